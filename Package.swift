@@ -1,0 +1,54 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "TransportSecurity",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    products: [
+        .library(name: "TransportSecurity", targets: ["TransportSecurity"]),
+        .library(name: "PKIBuilder", targets: ["PKIBuilder"]),
+        .executable(name: "tsec", targets: ["tsec"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+    ],
+    targets: [
+        .target(
+            name: "TransportSecurity",
+            dependencies: [
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
+        ),
+        .target(
+            name: "PKIBuilder",
+            dependencies: [
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
+        ),
+        .target(
+            name: "TSecCLI",
+            dependencies: [
+                "TransportSecurity",
+                "PKIBuilder",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(name: "tsec", dependencies: ["TSecCLI"]),
+        .testTarget(
+            name: "TransportSecurityTests",
+            dependencies: ["TransportSecurity", "PKIBuilder"]
+        ),
+        .testTarget(
+            name: "TSecCLITests",
+            dependencies: ["TSecCLI", "TransportSecurity", "PKIBuilder"]
+        ),
+    ]
+)

@@ -1,0 +1,38 @@
+/// Answers repeated evaluations from a ``DecisionCache`` and asks the wrapped evaluator only on a
+/// miss.
+public struct CachingTrustEvaluator: ServerTrustEvaluating {
+    /// The evaluator that decides on a miss.
+    public let base: AnyServerTrustEvaluator
+    /// Where decisions are kept.
+    public let cache: DecisionCache
+
+    /// Wraps `evaluator`.
+    public init(_ evaluator: any ServerTrustEvaluating, cache: DecisionCache = .shared) {
+        self.base = AnyServerTrustEvaluator(evaluator)
+        self.cache = cache
+    }
+
+    /// The cached decision, without evaluating; `nil` on a miss.
+    public func cachedDecision(for trust: ServerTrust, forHost host: String) -> TrustDecision? {
+        DecisionCacheKey(trust: trust, host: host, evaluator: base).flatMap(cache.cachedDecision(for:))
+    }
+
+    public func evaluate(_ trust: ServerTrust, forHost host: String) async -> TrustDecision {
+        guard let key = DecisionCacheKey(trust: trust, host: host, evaluator: base) else {
+            return await base.evaluate(trust, forHost: host)
+        }
+        if let cached = cache.cachedDecision(for: key) { return cached }
+        let decision = await base.evaluate(trust, forHost: host)
+        cache.store(decision, for: key, chain: trust.chain)
+        return decision
+    }
+
+    public static func == (lhs: CachingTrustEvaluator, rhs: CachingTrustEvaluator) -> Bool {
+        lhs.base == rhs.base && lhs.cache === rhs.cache
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(base)
+        hasher.combine(ObjectIdentifier(cache))
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+
+/// Everything a trust decision depends on, as a cache key.
+public struct DecisionCacheKey: Sendable, Hashable {
+    /// SHA-256 fingerprints of the presented chain, in order.
+    public let chainFingerprints: [[UInt8]]
+    /// The host the decision is for.
+    public let host: String
+    /// The evaluator that decides.
+    public let evaluator: AnyServerTrustEvaluator
+    /// The fingerprint of the store standing for the system store.
+    public let systemStoreFingerprint: [UInt8]
+    /// The fingerprint of the trust's own anchors, if set, and whether they are the only ones.
+    public let anchorsFingerprint: [UInt8]?
+    /// Whether the trust's anchors are the only ones.
+    public let anchorsOnly: Bool
+    /// The fixed evaluation time, if the trust has one.
+    public let evaluationTime: Date?
+    /// The path-building limits.
+    public let limits: PathBuildingLimits
+
+    /// The key for evaluating `trust` for `host` with `evaluator`.
+    /// - Returns: `nil` when the system store is needed and cannot be read (nothing is cached then).
+    public init?(trust: ServerTrust, host: String, evaluator: any ServerTrustEvaluating) {
+        self.init(
+            chainFingerprints: trust.chain.map(\.sha256Fingerprint),
+            trust: trust,
+            host: host,
+            evaluator: evaluator
+        )
+    }
+
+    /// The key from the chain's fingerprints alone, so that a cache hit needs no certificate
+    /// parsing; `trust` supplies everything but the chain.
+    public init?(chainFingerprints: [[UInt8]], trust: ServerTrust, host: String, evaluator: any ServerTrustEvaluating) {
+        guard let system = try? trust.systemStore ?? TrustStore.system else { return nil }
+        self.chainFingerprints = chainFingerprints
+        self.host = ServerHost(host).name
+        self.evaluator = AnyServerTrustEvaluator(evaluator)
+        self.systemStoreFingerprint = system.fingerprint
+        self.anchorsFingerprint = trust.anchors.map { TrustStore($0).fingerprint }
+        self.anchorsOnly = trust.anchorsOnly
+        self.evaluationTime = trust.evaluationTime
+        self.limits = trust.limits
+    }
+}

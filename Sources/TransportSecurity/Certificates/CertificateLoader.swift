@@ -1,0 +1,149 @@
+import Foundation
+import SwiftASN1
+
+/// Reads certificates from DER, PEM (one block or a bundle), files, directories and bundles.
+///
+/// Input that does not parse is never skipped silently: each failure is a
+/// ``CertificateLoadingError`` naming the file, the position inside a bundle, and the reason.
+public enum CertificateLoader {
+    /// The file extensions that hold certificates in a directory: `.cer .crt .der .pem`.
+    public static let certificateFileExtensions: Set<String> = ["cer", "crt", "der", "pem"]
+
+    /// Parses certificate bytes: DER, or PEM with one or more `CERTIFICATE` blocks.
+    ///
+    /// Other PEM blocks (private keys, parameters) are passed over; a file with none is an error.
+    /// - Parameters:
+    ///   - bytes: The input.
+    ///   - source: A name for the input used in errors (a path, say).
+    public static func certificates(from bytes: some Collection<UInt8>, source: String? = nil) throws
+        -> [DERCertificate]
+    {
+        let data = Array(bytes)
+        guard data.contains(where: { !Self.isWhitespace($0) }) else {
+            throw CertificateLoadingError(source: source, reason: .empty)
+        }
+        guard let text = String(validating: data, as: UTF8.self), text.contains("-----BEGIN") else {
+            do {
+                return [try DERCertificate(derBytes: data)]
+            } catch let error as CertificateLoadingError {
+                throw CertificateLoadingError(source: source, reason: error.reason)
+            }
+        }
+        return try certificates(fromPEM: text, source: source)
+    }
+
+    /// Reads the certificates of one file (DER, PEM or a PEM bundle).
+    /// - Parameter path: The file's path.
+    public static func certificates(atPath path: String) throws -> [DERCertificate] {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw CertificateLoadingError(source: path, reason: .unreadable(Self.describe(error)))
+        }
+        return try certificates(from: data, source: path)
+    }
+
+    /// What loading a directory found: the certificates, and every file that failed.
+    public struct DirectoryContents: Sendable {
+        /// The certificates of every file that parsed, in file-name order, without duplicates.
+        public var certificates: [DERCertificate]
+        /// One error per file that did not parse.
+        public var failures: [CertificateLoadingError]
+    }
+
+    /// Reads every certificate file (`.cer .crt .der .pem`) of a directory, not descending into
+    /// subdirectories: the seeds' `certificatesInBundle:`.
+    /// - Parameters:
+    ///   - path: The directory.
+    ///   - extensions: The file extensions to read (case-insensitive); `nil` reads every regular file.
+    /// - Throws: When the directory itself cannot be listed.
+    public static func certificates(
+        inDirectory path: String,
+        extensions: Set<String>? = certificateFileExtensions
+    ) throws -> DirectoryContents {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw CertificateLoadingError(source: path, reason: .unreadable("no such directory"))
+        }
+        guard isDirectory.boolValue else { throw CertificateLoadingError(source: path, reason: .notADirectory) }
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: path).sorted()
+        } catch {
+            throw CertificateLoadingError(source: path, reason: .unreadable(Self.describe(error)))
+        }
+        var contents = DirectoryContents(certificates: [], failures: [])
+        var seen = Set<DERCertificate>()
+        for name in names {
+            let fileExtension = (name as NSString).pathExtension.lowercased()
+            if let extensions, !extensions.contains(fileExtension) { continue }
+            let filePath = (path as NSString).appendingPathComponent(name)
+            var isSubdirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: filePath, isDirectory: &isSubdirectory),
+                !isSubdirectory.boolValue
+            else { continue }
+            do {
+                for certificate in try certificates(atPath: filePath) where seen.insert(certificate).inserted {
+                    contents.certificates.append(certificate)
+                }
+            } catch let error as CertificateLoadingError {
+                contents.failures.append(error)
+            }
+        }
+        return contents
+    }
+
+    /// Reads every certificate file of a bundle's resources (optionally a subdirectory of them).
+    /// - Parameters:
+    ///   - bundle: The bundle, `Bundle.module` of a target with certificate resources, say.
+    ///   - subdirectory: A folder inside the bundle's resources.
+    public static func certificates(in bundle: Bundle, subdirectory: String? = nil) throws -> DirectoryContents {
+        guard var path = bundle.resourcePath else {
+            throw CertificateLoadingError(source: bundle.bundlePath, reason: .unreadable("the bundle has no resources"))
+        }
+        if let subdirectory { path = (path as NSString).appendingPathComponent(subdirectory) }
+        return try certificates(inDirectory: path)
+    }
+
+    private static func certificates(fromPEM text: String, source: String?) throws -> [DERCertificate] {
+        var certificates: [DERCertificate] = []
+        var certificateIndex = 0
+        for block in try PEMBlockScanner.blocks(in: text, source: source) {
+            guard block.type == "CERTIFICATE" else { continue }
+            defer { certificateIndex += 1 }
+            let document: PEMDocument
+            do {
+                document = try PEMDocument(pemString: block.text)
+            } catch {
+                throw CertificateLoadingError(
+                    source: source,
+                    index: certificateIndex,
+                    reason: .malformedPEM(Self.describe(error))
+                )
+            }
+            do {
+                certificates.append(try DERCertificate(derBytes: document.derBytes))
+            } catch let error as CertificateLoadingError {
+                throw error.naming(source ?? "certificate data", index: certificateIndex)
+            }
+        }
+        guard !certificates.isEmpty else { throw CertificateLoadingError(source: source, reason: .noCertificates) }
+        return certificates
+    }
+
+    private static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? CocoaError, let underlying = error.underlying {
+            return underlying.localizedDescription
+        }
+        return (error as NSError).localizedDescription
+    }
+}
+
+extension CocoaError {
+    fileprivate var underlying: (any Error)? { userInfo[NSUnderlyingErrorKey] as? any Error }
+}

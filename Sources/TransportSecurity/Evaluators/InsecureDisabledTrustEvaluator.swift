@@ -1,0 +1,16 @@
+/// Accepts every server without looking at its certificate.
+///
+/// **Never use this outside tests.** It turns TLS into encryption with an unknown party: anyone
+/// on the path can read and change the traffic. Its decisions say so.
+public struct InsecureDisabledTrustEvaluator: ServerTrustEvaluating {
+    /// Creates the evaluator. Think twice.
+    public init() {}
+
+    public func evaluate(_ trust: ServerTrust, forHost host: String) async -> TrustDecision {
+        TrustDecision(
+            isTrusted: true,
+            decidedBy: evaluatorName,
+            reason: "INSECURE: trust evaluation is disabled for \(host); the certificate was not checked"
+        )
+    }
+}

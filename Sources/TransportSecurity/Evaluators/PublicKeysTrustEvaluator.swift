@@ -1,0 +1,57 @@
+/// Some certificate of the chain must carry a pinned public key (SPKI pin): OkHttp's
+/// `CertificatePinner`, TrustKit's pins, Alamofire's `PublicKeysTrustEvaluator`.
+///
+/// With ``performsDefaultValidation`` (the default) the chain must first validate against the
+/// system store, and the anchor it reaches counts among the certificates compared.
+public struct PublicKeysTrustEvaluator: ServerTrustEvaluating {
+    /// The pinned keys.
+    public let pins: Set<SPKIPin>
+    /// Validate the chain before comparing.
+    public let performsDefaultValidation: Bool
+    /// Check the hostname during validation.
+    public let validatesHost: Bool
+
+    /// Creates the evaluator from pins.
+    public init(pins: some Sequence<SPKIPin>, performsDefaultValidation: Bool = true, validatesHost: Bool = true) {
+        self.pins = Set(pins)
+        self.performsDefaultValidation = performsDefaultValidation
+        self.validatesHost = validatesHost
+    }
+
+    /// Creates the evaluator from the public keys of certificates.
+    public init(certificates: [DERCertificate], performsDefaultValidation: Bool = true, validatesHost: Bool = true) {
+        self.init(pins: certificates.map(\.spkiPin), performsDefaultValidation: performsDefaultValidation, validatesHost: validatesHost)
+    }
+
+    public func evaluate(_ trust: ServerTrust, forHost host: String) async -> TrustDecision {
+        guard !pins.isEmpty else {
+            return TrustDecision(isTrusted: false, decidedBy: evaluatorName, reason: "no public keys are pinned")
+        }
+        var checks: [TrustCheck] = []
+        var considered = trust.chain
+        if performsDefaultValidation {
+            let validation: TrustValidationPolicy = validatesHost ? .ssl(host) : .ssl(host: nil)
+            let evaluation = await validate(trust, under: validation, named: "trust under \(validation)", into: &checks)
+            guard evaluation.isTrusted else {
+                return TrustDecision(isTrusted: false, decidedBy: evaluatorName, reason: evaluation.summary, checks: checks)
+            }
+            if let anchor = evaluation.anchor, !considered.contains(anchor) { considered.append(anchor) }
+        }
+        guard let match = considered.first(where: { pins.contains($0.spkiPin) }) else {
+            return TrustDecision(
+                isTrusted: false,
+                decidedBy: evaluatorName,
+                reason: "no certificate of the chain carries a pinned public key",
+                checks: checks,
+                pinMismatch: PinMismatch(
+                    mode: .publicKey,
+                    host: host,
+                    considered: considered,
+                    expected: pins.sorted().map(PinMismatch.Entry.init(pin:))
+                )
+            )
+        }
+        checks.append(TrustCheck(name: "public-key pin", passed: true, detail: "\(match.subjectSummary) has pinned key \(match.spkiPin)"))
+        return TrustDecision(isTrusted: true, decidedBy: evaluatorName, reason: "\(match.subjectSummary) carries the pinned key \(match.spkiPin)", checks: checks)
+    }
+}

@@ -1,0 +1,71 @@
+/// The answer of a ``SecurityPolicy`` or an evaluator: trusted or not, which rule decided, what
+/// was checked, and on a pin mismatch the pins seen and expected.
+public struct TrustDecision: Sendable, Hashable, CustomStringConvertible {
+    /// Whether the connection may proceed.
+    public let isTrusted: Bool
+    /// What decided: `"SecurityPolicy rule 5 (certificate pinning)"`, `"PublicKeysTrustEvaluator"`, …
+    public let decidedBy: String
+    /// The SPEC §2 rule that decided, for a ``SecurityPolicy``.
+    public let rule: SecurityPolicy.Rule?
+    /// One sentence saying why.
+    public let reason: String
+    /// What was checked, in order.
+    public let checks: [TrustCheck]
+    /// The pins seen and expected, when pinning decided against the server.
+    public let pinMismatch: PinMismatch?
+
+    /// Creates a decision.
+    public init(
+        isTrusted: Bool,
+        decidedBy: String,
+        rule: SecurityPolicy.Rule? = nil,
+        reason: String,
+        checks: [TrustCheck] = [],
+        pinMismatch: PinMismatch? = nil
+    ) {
+        self.isTrusted = isTrusted
+        self.decidedBy = decidedBy
+        self.rule = rule
+        self.reason = reason
+        self.checks = checks
+        self.pinMismatch = pinMismatch
+    }
+
+    /// The last full trust evaluation that was made, if any.
+    public var lastEvaluation: TrustEvaluation? { checks.last(where: { $0.evaluation != nil })?.evaluation }
+
+    /// `trusted (…)` or `rejected: …`, with the pin report on a mismatch.
+    public var description: String {
+        var text = isTrusted ? "trusted (\(reason))" : "rejected: \(reason)"
+        if let pinMismatch { text += "\n" + pinMismatch.description }
+        return text
+    }
+}
+
+/// One check made on the way to a ``TrustDecision``.
+public struct TrustCheck: Sendable, Hashable, CustomStringConvertible {
+    /// What was checked: `"system trust under ssl(api.example.com)"`, `"public-key pin"`, …
+    public let name: String
+    /// Whether it passed.
+    public let passed: Bool
+    /// The specifics.
+    public let detail: String
+    /// The trust evaluation behind the check, if it was one.
+    public let evaluation: TrustEvaluation?
+
+    /// Creates a check.
+    public init(name: String, passed: Bool, detail: String, evaluation: TrustEvaluation? = nil) {
+        self.name = name
+        self.passed = passed
+        self.detail = detail
+        self.evaluation = evaluation
+    }
+
+    /// Creates the check that records a trust evaluation.
+    public init(name: String, evaluation: TrustEvaluation) {
+        self.init(name: name, passed: evaluation.isTrusted, detail: evaluation.summary, evaluation: evaluation)
+    }
+
+    /// `✓ name: detail` or `✗ name: detail`.
+    public var description: String { "\(passed ? "pass" : "fail") \(name): \(detail)" }
+}

@@ -1,0 +1,27 @@
+import SwiftASN1
+import X509
+
+/// A server's leaf must be an end-entity certificate, not a CA certificate.
+///
+/// A leaf that is itself the anchor (a path of one: a pinned self-signed server certificate)
+/// is exempt, since it is trusted by identity rather than issued.
+public struct EndEntityLeafPolicy: FailureReportingPolicy {
+    /// basicConstraints is processed by swift-certificates' RFC 5280 policy.
+    public let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = []
+
+    /// Creates the policy.
+    public init() {}
+
+    public func failures(in chain: UnverifiedCertificateChain) -> [TrustFailure] {
+        guard chain.count > 1 else { return [] }
+        let leaf = chain.leaf
+        guard case .some(.isCertificateAuthority) = try? leaf.extensions.basicConstraints else { return [] }
+        return [
+            TrustFailure(
+                .leafIsCertificateAuthority,
+                certificate: leaf.subjectText,
+                detail: "is a CA certificate (basicConstraints cA = true) and cannot identify a server"
+            )
+        ]
+    }
+}

@@ -1,0 +1,28 @@
+import SwiftASN1
+import X509
+
+/// A ``VerifierPolicy`` that reports typed ``TrustFailure``s instead of a bare string.
+///
+/// Every policy of this library conforms, so it can be used with swift-certificates' `Verifier`
+/// directly, and the server-trust engine can say exactly which rule failed and why.
+public protocol FailureReportingPolicy: VerifierPolicy, Sendable {
+    /// Every way `chain` fails this policy; empty when it meets it.
+    func failures(in chain: UnverifiedCertificateChain) -> [TrustFailure]
+}
+
+extension FailureReportingPolicy {
+    /// Meets the policy exactly when ``failures(in:)`` is empty.
+    public func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) -> PolicyEvaluationResult {
+        let failures = failures(in: chain)
+        guard failures.isEmpty else {
+            let reason = failures.map(\.description).joined(separator: "; ")
+            return .failsToMeetPolicy(reason: reason)
+        }
+        return .meetsPolicy
+    }
+}
+
+extension Certificate {
+    /// The subject as text, for failure messages.
+    var subjectText: String { String(describing: subject) }
+}

@@ -1,0 +1,41 @@
+import Foundation
+import SwiftASN1
+import X509
+
+/// Every certificate of the path, anchor included, must be within its validity window at the
+/// evaluation time. Reports ``TrustFailure/Code/expired`` and ``TrustFailure/Code/notYetValid``
+/// separately, with the dates.
+public struct ValidityPeriodPolicy: FailureReportingPolicy {
+    /// The time the validity windows are checked against.
+    public let validationTime: Date
+
+    /// No critical extensions are processed here.
+    public let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = []
+
+    /// Creates the policy for a fixed time.
+    public init(validationTime: Date) { self.validationTime = validationTime }
+
+    public func failures(in chain: UnverifiedCertificateChain) -> [TrustFailure] {
+        chain.compactMap { certificate in
+            if certificate.notValidAfter < validationTime {
+                return TrustFailure(
+                    .expired,
+                    certificate: certificate.subjectText,
+                    detail: "expired on \(Self.format(certificate.notValidAfter)) (evaluated at \(Self.format(validationTime)))"
+                )
+            }
+            if certificate.notValidBefore > validationTime {
+                return TrustFailure(
+                    .notYetValid,
+                    certificate: certificate.subjectText,
+                    detail: "not valid before \(Self.format(certificate.notValidBefore)) (evaluated at \(Self.format(validationTime)))"
+                )
+            }
+            return nil
+        }
+    }
+
+    static func format(_ date: Date) -> String {
+        date.formatted(.iso8601)
+    }
+}

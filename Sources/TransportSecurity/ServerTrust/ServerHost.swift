@@ -1,0 +1,73 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The name a client connected to: a DNS name or an IP literal.
+///
+/// DNS names are compared case-insensitively with a trailing dot removed; IP literals are kept in
+/// their canonical text form (`::1`, not `0:0:0:0:0:0:0:1`), with IPv6 brackets removed.
+public enum ServerHost: Sendable, Hashable, CustomStringConvertible, Codable {
+    /// A DNS name, lowercased, without a trailing dot.
+    case dnsName(String)
+    /// An IPv4 or IPv6 address in canonical text form.
+    case ipAddress(String)
+
+    /// Classifies `text` as an IP literal (`192.0.2.1`, `::1`, `[::1]`) or a DNS name.
+    public init(_ text: String) {
+        var trimmed = text.trimmingCharacters(in: .whitespaces)
+        if trimmed.hasPrefix("["), trimmed.hasSuffix("]") { trimmed = String(trimmed.dropFirst().dropLast()) }
+        if let canonical = Self.canonicalIPAddress(trimmed) {
+            self = .ipAddress(canonical)
+        } else {
+            var name = trimmed.lowercased()
+            if name.hasSuffix(".") { name.removeLast() }
+            self = .dnsName(name)
+        }
+    }
+
+    /// The host as text: the DNS name or the IP literal.
+    public var name: String {
+        switch self {
+        case .dnsName(let name), .ipAddress(let name): return name
+        }
+    }
+
+    /// Whether this is an IP literal.
+    public var isIPAddress: Bool {
+        if case .ipAddress = self { return true }
+        return false
+    }
+
+    /// The host as text.
+    public var description: String { name }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(name)
+    }
+
+    /// The canonical text of an IPv4 or IPv6 literal, or `nil` when `text` is not one.
+    static func canonicalIPAddress(_ text: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        if inet_pton(AF_INET, text, &v4) == 1 {
+            guard inet_ntop(AF_INET, &v4, &buffer, socklen_t(buffer.count)) != nil else { return nil }
+        } else if inet_pton(AF_INET6, text, &v6) == 1 {
+            guard inet_ntop(AF_INET6, &v6, &buffer, socklen_t(buffer.count)) != nil else { return nil }
+        } else {
+            return nil
+        }
+        return String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import SwiftASN1
+@_spi(DisableValidityCheck) import X509
+
+/// The policy a server-trust evaluation hands to swift-certificates' `Verifier`: RFC 5280 path
+/// rules (version, basic constraints, name constraints) from swift-certificates, plus this
+/// library's typed policies. It keeps every candidate path's failures, so that a failed
+/// evaluation can say which path came closest and why it failed.
+struct ServerTrustVerifierPolicy: VerifierPolicy {
+    private let rfc5280 = RFC5280Policy.withValidityCheckDisabled()
+    private let policies: [any FailureReportingPolicy]
+    /// Keeps each candidate path that reached an anchor, with its failures. A reference, because
+    /// the verifier's policy builder hides the policy's concrete type once it is handed over.
+    let candidates = CandidatePathRecorder()
+
+    let verifyingCriticalExtensions: [ASN1ObjectIdentifier]
+
+    init(validation: TrustValidationPolicy, time: Date, limits: PathBuildingLimits) {
+        var policies: [any FailureReportingPolicy] = [
+            MaximumPathLengthPolicy(maximumLength: limits.maximumPathLength),
+            ValidityPeriodPolicy(validationTime: time),
+        ]
+        if case .ssl(let host) = validation {
+            policies.append(EndEntityLeafPolicy())
+            policies.append(ServerAuthExtendedKeyUsagePolicy())
+            if let host { policies.append(SubjectAltNameHostPolicy(host: host)) }
+        }
+        self.policies = policies
+        // subjectAltName and extendedKeyUsage are understood under every validation policy: name
+        // constraints read the former, and the latter only restricts what a key may do.
+        var handled = rfc5280.verifyingCriticalExtensions
+        for oid in [ASN1ObjectIdentifier.X509ExtensionID.subjectAlternativeName, .X509ExtensionID.extendedKeyUsage]
+        where !handled.contains(oid) {
+            handled.append(oid)
+        }
+        self.verifyingCriticalExtensions = handled
+    }
+
+    mutating func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) -> PolicyEvaluationResult {
+        var failures = policies.flatMap { $0.failures(in: chain) }
+        // A path of one is a leaf that is itself an anchor: it is trusted by identity, so the
+        // issuer rules of RFC 5280 (which would demand that an anchor be a CA) do not apply.
+        if chain.count > 1, case .failsToMeetPolicy(let reason) = rfc5280.chainMeetsPolicyRequirements(chain: chain) {
+            failures.append(TrustFailure(.constraintViolation, detail: reason.description))
+        }
+        candidates.record(failures)
+        guard failures.isEmpty else {
+            let reason = failures.map(\.description).joined(separator: "; ")
+            return .failsToMeetPolicy(reason: reason)
+        }
+        return .meetsPolicy
+    }
+}
+
+/// The failures of every candidate path the verifier checked, in order.
+final class CandidatePathRecorder: @unchecked Sendable {
+    private let lock = NSLock()
+    private var recorded: [[TrustFailure]] = []
+
+    func record(_ failures: [TrustFailure]) {
+        lock.lock()
+        recorded.append(failures)
+        lock.unlock()
+    }
+
+    var failuresOfEachCandidate: [[TrustFailure]] {
+        lock.lock()
+        defer { lock.unlock() }
+        return recorded
+    }
+}

@@ -1,0 +1,31 @@
+/// What a server-trust evaluation checks besides the path: Apple's `SecPolicyCreateSSL` and
+/// `SecPolicyCreateBasicX509`.
+public enum TrustValidationPolicy: Sendable, Hashable, CustomStringConvertible {
+    /// Path validation, the serverAuth extended key usage when the leaf has an EKU extension, a
+    /// leaf that is not a CA, and, when `host` is given, that the leaf's subjectAltName names it
+    /// (never the common name).
+    case ssl(host: ServerHost?)
+    /// Path validation only: signatures, validity dates, basic and name constraints.
+    case basicX509
+
+    /// `ssl(host:)` from text (`nil` or empty: no hostname check).
+    public static func ssl(_ host: String?) -> TrustValidationPolicy {
+        guard let host, !host.isEmpty else { return .ssl(host: nil) }
+        return .ssl(host: ServerHost(host))
+    }
+
+    /// The host checked, if any.
+    public var host: ServerHost? {
+        if case .ssl(let host) = self { return host }
+        return nil
+    }
+
+    /// `ssl(host)`, `ssl` or `basicX509`.
+    public var description: String {
+        switch self {
+        case .ssl(let host?): return "ssl(\(host))"
+        case .ssl(nil): return "ssl"
+        case .basicX509: return "basicX509"
+        }
+    }
+}
