@@ -1,1 +1,5 @@
-print("x")
+import Foundation
+import TSecCLI
+
+let status = await TSec.run(arguments: Array(CommandLine.arguments.dropFirst()), output: .standardStreams())
+exit(status)

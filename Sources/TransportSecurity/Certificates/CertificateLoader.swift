@@ -35,6 +35,13 @@ public enum CertificateLoader {
     /// Reads the certificates of one file (DER, PEM or a PEM bundle).
     /// - Parameter path: The file's path.
     public static func certificates(atPath path: String) throws -> [DERCertificate] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw CertificateLoadingError(source: path, reason: .unreadable("no such file"))
+        }
+        guard !isDirectory.boolValue else {
+            throw CertificateLoadingError(source: path, reason: .unreadable("it is a directory, not a file"))
+        }
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -137,13 +144,12 @@ public enum CertificateLoader {
     }
 
     static func describe(_ error: any Error) -> String {
-        if let error = error as? CocoaError, let underlying = error.underlying {
-            return underlying.localizedDescription
+        let nsError = error as NSError
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain,
+            let message = strerror(Int32(underlying.code))
+        {
+            return String(cString: message)
         }
-        return (error as NSError).localizedDescription
+        return nsError.localizedDescription
     }
-}
-
-extension CocoaError {
-    fileprivate var underlying: (any Error)? { userInfo[NSUnderlyingErrorKey] as? any Error }
 }
