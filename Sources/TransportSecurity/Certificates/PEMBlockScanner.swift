@@ -1,3 +1,5 @@
+import Foundation
+
 /// Splits PEM text into its `-----BEGIN X-----` … `-----END X-----` blocks, so that each
 /// certificate of a bundle can be decoded (by swift-asn1) and reported on by its position.
 enum PEMBlockScanner {
@@ -9,6 +11,8 @@ enum PEMBlockScanner {
     static func blocks(in text: String, source: String?) throws -> [Block] {
         var blocks: [Block] = []
         var current: (type: String, lines: [Substring])?
+        // Files concatenated without a final newline run an END line into the next BEGIN line.
+        let text = text.replacingOccurrences(of: "----------BEGIN ", with: "-----\n-----BEGIN ")
         for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             let line = rawLine.trimmingSuffix(while: { $0 == "\r" || $0 == " " || $0 == "\t" })
             if let type = Self.label(of: line, marker: "BEGIN") {

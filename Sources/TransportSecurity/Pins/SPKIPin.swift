@@ -26,7 +26,9 @@ public struct SPKIPin: Sendable, Hashable, Comparable, Codable, CustomStringConv
     public init(_ text: String) throws {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         var encoded = Substring(trimmed)
-        if let slash = trimmed.firstIndex(of: "/"), trimmed[..<slash].allSatisfy({ $0.isLetter || $0.isNumber }) {
+        // Bare base64 may itself contain '/', so a prefix is only looked for when the whole text
+        // is not a base64 SHA-256 digest.
+        if Data(base64Encoded: trimmed)?.count != SHA256.byteCount, let slash = trimmed.firstIndex(of: "/") {
             let algorithm = trimmed[..<slash]
             guard algorithm.lowercased() == "sha256" else {
                 throw PinParsingError(text: text, reason: .unsupportedAlgorithm(String(algorithm)))
@@ -79,6 +81,12 @@ public struct PinParsingError: Error, Sendable, Equatable, CustomStringConvertib
     public let text: String
     /// Why it is not a pin.
     public let reason: Reason
+
+    /// Creates the error.
+    public init(text: String, reason: Reason) {
+        self.text = text
+        self.reason = reason
+    }
 
     /// A sentence naming the text and the problem.
     public var description: String {

@@ -1,0 +1,132 @@
+import Foundation
+import PKIBuilder
+import Testing
+import TransportSecurity
+
+@Suite("Loading certificates")
+struct CertificateLoaderTests {
+    let lab = LabFixture.shared.lab
+
+    @Test("DER, one PEM block and a PEM bundle")
+    func formats() throws {
+        #expect(try CertificateLoader.certificates(from: lab.leaf.derBytes) == [lab.leaf.der])
+        #expect(try CertificateLoader.certificates(from: Array(lab.leaf.pemString.utf8)) == [lab.leaf.der])
+        let bundle = [lab.leaf, lab.intermediate, lab.root].pemBundle
+        #expect(try CertificateLoader.certificates(from: Array(bundle.utf8)) == [lab.leaf, lab.intermediate, lab.root].map(\.der))
+    }
+
+    @Test("CRLF line endings and private-key blocks beside certificates are fine")
+    func tolerantPEM() throws {
+        let withKey = try lab.leaf.privateKeyPEM + "\n" + lab.leaf.pemString
+        #expect(try CertificateLoader.certificates(from: Array(withKey.utf8)) == [lab.leaf.der])
+        let crlf = lab.leaf.pemString.replacingOccurrences(of: "\n", with: "\r\n")
+        #expect(try CertificateLoader.certificates(from: Array(crlf.utf8)) == [lab.leaf.der])
+    }
+
+    @Test("a corrupt certificate inside a bundle is named by file and position")
+    func corruptBundleMember() throws {
+        let directory = try TemporaryDirectory()
+        var damaged = lab.intermediate.pemString.split(separator: "\n").map(String.init)
+        damaged[3] = String(repeating: "A", count: damaged[3].count)
+        let file = try directory.write(
+            "bundle.pem",
+            text: [lab.leaf.pemString, damaged.joined(separator: "\n"), lab.root.pemString].joined(separator: "\n")
+        )
+        let error = try #require(throws: CertificateLoadingError.self) { try CertificateLoader.certificates(atPath: file) }
+        #expect(error.source == file)
+        #expect(error.index == 1)
+        #expect(error.description.contains("certificate #2 of the bundle"))
+    }
+
+    @Test("a truncated PEM file says so")
+    func truncatedPEM() throws {
+        let pem = lab.leaf.pemString
+        let truncated = String(pem.prefix(pem.count / 2))
+        let error = try #require(throws: CertificateLoadingError.self) {
+            try CertificateLoader.certificates(from: Array(truncated.utf8), source: "half.pem")
+        }
+        guard case .malformedPEM(let detail) = error.reason else {
+            Issue.record("expected malformedPEM, got \(error)")
+            return
+        }
+        #expect(detail.contains("no END line"))
+    }
+
+    @Test("truncated DER, garbage, empty input and key-only PEM each get their own reason")
+    func badInput() throws {
+        let truncated = Array(lab.leaf.derBytes.prefix(100))
+        #expect(throws: CertificateLoadingError.self) { try CertificateLoader.certificates(from: truncated) }
+        let garbage = try #require(throws: CertificateLoadingError.self) {
+            try CertificateLoader.certificates(from: Array("hello, world".utf8), source: "hello.txt")
+        }
+        #expect(garbage.source == "hello.txt")
+        if case .malformedCertificate = garbage.reason {} else { Issue.record("garbage: \(garbage.reason)") }
+        #expect(throws: CertificateLoadingError(source: "e", reason: .empty)) { try CertificateLoader.certificates(from: [UInt8](), source: "e") }
+        #expect(throws: CertificateLoadingError(source: "k", reason: .noCertificates)) {
+            try CertificateLoader.certificates(from: Array(try lab.leaf.privateKeyPEM.utf8), source: "k")
+        }
+    }
+
+    @Test("a missing file is an unreadable input naming the path")
+    func missingFile() {
+        #expect(throws: CertificateLoadingError(source: "/nonexistent/cert.pem", reason: .unreadable("no such file"))) {
+            try CertificateLoader.certificates(atPath: "/nonexistent/cert.pem")
+        }
+    }
+
+    @Test("a directory yields every .cer .crt .der .pem file and reports the ones that fail")
+    func directory() throws {
+        let directory = try TemporaryDirectory()
+        try directory.write("leaf.cer", lab.leaf.derBytes)
+        try directory.write("intermediate.CRT", text: lab.intermediate.pemString)
+        try directory.write("root.der", lab.root.derBytes)
+        try directory.write("duplicate.pem", text: lab.root.pemString)
+        try directory.write("notes.txt", text: "not a certificate")
+        let broken = try directory.write("broken.pem", text: "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n")
+        let contents = try CertificateLoader.certificates(inDirectory: directory.path)
+        #expect(Set(contents.certificates) == Set([lab.leaf, lab.intermediate, lab.root].map(\.der)))
+        #expect(contents.certificates.count == 3)
+        #expect(contents.failures.map(\.source) == [broken])
+    }
+
+    @Test("default pinned certificates: loaded once, and a bad file fails the policy instead of being dropped")
+    func defaultPinnedCertificates() throws {
+        let directory = try TemporaryDirectory()
+        try directory.write("pinned.cer", lab.leaf.derBytes)
+        let cache = DefaultPinnedCertificates()
+        #expect(try cache.certificates(inDirectory: directory.path) == [lab.leaf.der])
+        // Loaded once: a file added later is not seen through the same cache.
+        try directory.write("later.pem", text: lab.root.pemString)
+        #expect(try cache.certificates(inDirectory: directory.path) == [lab.leaf.der])
+
+        let broken = try TemporaryDirectory()
+        try broken.write("good.pem", text: lab.root.pemString)
+        try broken.write("bad.crt", text: "garbage")
+        let error = try #require(throws: DefaultPinnedCertificatesError.self) {
+            try SecurityPolicy(pinningMode: .certificate, certificatesInDirectory: broken.path)
+        }
+        #expect(error.failures.count == 1)
+        #expect(error.description.contains("bad.crt"))
+
+        let policy = try SecurityPolicy(pinningMode: .publicKey, certificatesInDirectory: directory.path)
+        #expect(policy.pinnedCertificates.count == 2)
+        #expect(policy.pinnedPublicKeys == Set([lab.leaf.der.spkiPin, lab.root.der.spkiPin]))
+    }
+
+    @Test("a path that is a file, not a directory, is reported")
+    func notADirectory() throws {
+        let directory = try TemporaryDirectory()
+        let file = try directory.write("x.pem", text: lab.root.pemString)
+        #expect(throws: CertificateLoadingError(source: file, reason: .notADirectory)) {
+            try CertificateLoader.certificates(inDirectory: file)
+        }
+    }
+}
+
+extension CertificateLoaderTests {
+    @Test("PEM files concatenated without a final newline still split into certificates")
+    func concatenatedWithoutNewline() throws {
+        let glued = lab.leaf.pemString + lab.root.pemString
+        #expect(try CertificateLoader.certificates(from: Array(glued.utf8)) == [lab.leaf.der, lab.root.der])
+    }
+}
