@@ -75,6 +75,9 @@ public struct HostPatternError: Error, Sendable, Equatable, CustomStringConverti
     /// The pattern as given.
     public let pattern: String
 
+    /// Creates the error.
+    public init(pattern: String) { self.pattern = pattern }
+
     /// Names the pattern and the accepted forms.
     public var description: String {
         "'\(pattern)' is not a host pattern: use host, *.domain (one label) or **.domain (any depth)"

@@ -1,0 +1,141 @@
+import Foundation
+import PKIBuilder
+import Testing
+import TransportSecurity
+
+/// A wall clock the test moves by hand.
+final class ManualClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var current: Date
+    init(_ start: Date) { current = start }
+    var now: Date { lock.withLock { current } }
+    func advance(_ seconds: TimeInterval) { lock.withLock { current += seconds } }
+}
+
+/// Counts how often it is asked, and answers like its base.
+struct CountingEvaluator: ServerTrustEvaluating {
+    final class Counter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var count = 0
+        func increment() { lock.withLock { count += 1 } }
+        var value: Int { lock.withLock { count } }
+    }
+    let base: DefaultTrustEvaluator
+    let counter: Counter
+
+    func evaluate(_ trust: ServerTrust, forHost host: String) async -> TrustDecision {
+        counter.increment()
+        return await base.evaluate(trust, forHost: host)
+    }
+
+    static func == (lhs: Self, rhs: Self) -> Bool { lhs.counter === rhs.counter }
+    func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(counter)) }
+}
+
+@Suite("Decision cache")
+struct DecisionCacheTests {
+    let fixture = LabFixture.shared
+
+    func make(clock: ManualClock, capacity: Int = 16) -> (CachingTrustEvaluator, CountingEvaluator.Counter, DecisionCache) {
+        let counter = CountingEvaluator.Counter()
+        let cache = DecisionCache(capacity: capacity, maximumAge: 600, rejectionAge: 30, clock: { clock.now })
+        return (CachingTrustEvaluator(CountingEvaluator(base: DefaultTrustEvaluator(), counter: counter), cache: cache), counter, cache)
+    }
+
+    @Test("a repeated evaluation is a hit, answered synchronously")
+    func hits() async {
+        let (evaluator, counter, cache) = make(clock: ManualClock(Date()))
+        let trust = fixture.trust(.legitimate)
+        #expect(evaluator.cachedDecision(for: trust, forHost: fixture.host) == nil)
+        #expect(await evaluator.evaluate(trust, forHost: fixture.host).isTrusted)
+        #expect(await evaluator.evaluate(trust, forHost: fixture.host).isTrusted)
+        #expect(counter.value == 1)
+        #expect(evaluator.cachedDecision(for: trust, forHost: fixture.host)?.isTrusted == true)
+        #expect(cache.statistics.hits == 2)
+    }
+
+    @Test("another host, chain, evaluator or evaluation time is another entry")
+    func keys() async {
+        let (evaluator, counter, _) = make(clock: ManualClock(Date()))
+        _ = await evaluator.evaluate(fixture.trust(.legitimate), forHost: fixture.host)
+        _ = await evaluator.evaluate(fixture.trust(.legitimate), forHost: "other.example.test")
+        _ = await evaluator.evaluate(fixture.trust(.reissuedSameKey), forHost: fixture.host)
+        var later = fixture.trust(.legitimate)
+        later.evaluationTime = fixture.now.addingTimeInterval(60)
+        _ = await evaluator.evaluate(later, forHost: fixture.host)
+        #expect(counter.value == 4)
+    }
+
+    @Test("entries expire with their age, rejections sooner")
+    func ageing() async {
+        let clock = ManualClock(Date())
+        let (evaluator, counter, _) = make(clock: clock)
+        let good = fixture.trust(.legitimate)
+        let bad = fixture.trust(.untrustedRoot)
+        _ = await evaluator.evaluate(good, forHost: fixture.host)
+        _ = await evaluator.evaluate(bad, forHost: fixture.host)
+        clock.advance(31)
+        #expect(evaluator.cachedDecision(for: good, forHost: fixture.host) != nil)
+        #expect(evaluator.cachedDecision(for: bad, forHost: fixture.host) == nil)
+        clock.advance(600)
+        #expect(evaluator.cachedDecision(for: good, forHost: fixture.host) == nil)
+        _ = await evaluator.evaluate(good, forHost: fixture.host)
+        #expect(counter.value == 3)
+    }
+
+    @Test("a trusted decision is never reused past the earliest notAfter of the path")
+    func certificateExpiry() async throws {
+        let lab = fixture.lab
+        let clock = ManualClock(lab.pki.now)
+        let cache = DecisionCache(maximumAge: 86_400, clock: { clock.now })
+        let shortLived = try lab.pki.issue(.server(lab.host).valid(from: -PKI.day, until: 3600), by: lab.intermediate)
+        let fixed = fixture.trust(chain: [shortLived, lab.intermediate])
+        let decision = await DefaultTrustEvaluator().evaluate(fixed, forHost: lab.host)
+        #expect(decision.isTrusted)
+        // Stored for evaluations "now" (no fixed time): usable until the leaf expires, although
+        // the maximum age is a day.
+        var live = fixed
+        live.evaluationTime = nil
+        let key = try #require(DecisionCacheKey(trust: live, host: lab.host, evaluator: DefaultTrustEvaluator()))
+        cache.store(decision, for: key, chain: live.chain)
+        #expect(cache.cachedDecision(for: key) != nil)
+        clock.advance(3601)
+        #expect(cache.cachedDecision(for: key) == nil)
+    }
+
+    @Test("a changed trust store never answers from an entry made with the old one")
+    func storeChange() async {
+        let (evaluator, counter, _) = make(clock: ManualClock(Date()))
+        var trust = fixture.trust(.legitimate)
+        #expect(await evaluator.evaluate(trust, forHost: fixture.host).isTrusted)
+        trust.systemStore = TrustStore([fixture.lab.proxyRoot.der])
+        #expect(evaluator.cachedDecision(for: trust, forHost: fixture.host) == nil)
+        #expect(await evaluator.evaluate(trust, forHost: fixture.host).isTrusted == false)
+        #expect(counter.value == 2)
+    }
+
+    @Test("the cache stays within its capacity")
+    func bounded() async {
+        let (evaluator, _, cache) = make(clock: ManualClock(Date()), capacity: 3)
+        for host in (0..<10).map({ "h\($0).example.test" }) {
+            _ = await evaluator.evaluate(fixture.trust(.legitimate), forHost: host)
+        }
+        #expect(cache.statistics.entries <= 3)
+    }
+
+    @Test("concurrent evaluations are safe and agree")
+    func concurrency() async {
+        let (evaluator, _, cache) = make(clock: ManualClock(Date()), capacity: 8)
+        let results = await withTaskGroup(of: Bool.self) { group in
+            for index in 0..<64 {
+                group.addTask {
+                    let server: TrustLab.Server = index.isMultiple(of: 2) ? .legitimate : .untrustedRoot
+                    return await evaluator.evaluate(fixture.trust(server), forHost: "h\(index % 12).example.test").isTrusted
+                }
+            }
+            return await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(results.count == 64)
+        #expect(cache.statistics.entries <= 8)
+    }
+}

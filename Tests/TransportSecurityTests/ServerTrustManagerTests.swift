@@ -1,0 +1,67 @@
+import PKIBuilder
+import Testing
+import TransportSecurity
+
+@Suite("Host patterns and the trust manager")
+struct ServerTrustManagerTests {
+    let fixture = LabFixture.shared
+
+    @Test(
+        "patterns match as documented",
+        arguments: [
+            ("api.example.com", "api.example.com", true),
+            ("api.example.com", "API.Example.com.", true),
+            ("api.example.com", "www.api.example.com", false),
+            ("*.example.com", "api.example.com", true),
+            ("*.example.com", "a.b.example.com", false),
+            ("*.example.com", "example.com", false),
+            ("**.example.com", "a.b.example.com", true),
+            ("**.example.com", "api.example.com", true),
+            ("**.example.com", "example.com", false),
+            ("**.example.com", "badexample.com", false),
+        ]
+    )
+    func matching(pattern: String, host: String, matches: Bool) throws {
+        #expect(try HostPattern(pattern).matches(host) == matches)
+    }
+
+    @Test("malformed patterns are refused", arguments: ["", "*", "a*.example.com", "api.*.com", "**.", "a..b"])
+    func malformedPattern(pattern: String) {
+        #expect(throws: HostPatternError(pattern: pattern)) { try HostPattern(pattern) }
+    }
+
+    @Test("the most specific pattern wins")
+    func specificity() throws {
+        let manager = try ServerTrustManager(evaluators: [
+            "**.example.com": DefaultTrustEvaluator(),
+            "*.example.com": DefaultTrustEvaluator(validatesHost: false),
+            "api.example.com": InsecureDisabledTrustEvaluator(),
+            "**.eu.example.com": PublicKeysTrustEvaluator(pins: []),
+        ])
+        #expect(manager.rule(forHost: "api.example.com")?.pattern.description == "api.example.com")
+        #expect(manager.rule(forHost: "www.example.com")?.pattern.description == "*.example.com")
+        #expect(manager.rule(forHost: "a.www.example.com")?.pattern.description == "**.example.com")
+        #expect(manager.rule(forHost: "a.eu.example.com")?.pattern.description == "**.eu.example.com")
+        #expect(manager.rule(forHost: "example.org") == nil)
+    }
+
+    @Test("unmatched hosts are rejected when every host must be evaluated, else use the fallback")
+    func unmatchedHosts() async throws {
+        let strict = try ServerTrustManager(evaluators: ["other.test": DefaultTrustEvaluator()])
+        let rejected = await strict.evaluate(fixture.trust(.legitimate), forHost: fixture.host)
+        #expect(rejected.isTrusted == false)
+        #expect(rejected.reason.contains("no evaluator is configured for \(fixture.host)"))
+        let lenient = try ServerTrustManager(allHostsMustBeEvaluated: false, evaluators: [:])
+        #expect(await lenient.evaluate(fixture.trust(.legitimate), forHost: fixture.host).isTrusted)
+    }
+
+    @Test("the matching evaluator decides and the decision names the pattern")
+    func decides() async throws {
+        let lab = fixture.lab
+        let manager = try ServerTrustManager(evaluators: ["**.example.test": PublicKeysTrustEvaluator(certificates: [lab.root.der])])
+        let trusted = await manager.evaluate(fixture.trust(.legitimate), forHost: fixture.host)
+        #expect(trusted.isTrusted)
+        #expect(trusted.decidedBy.hasPrefix("**.example.test → PublicKeysTrustEvaluator"))
+        #expect(await manager.evaluate(fixture.trust(.interceptingProxy), forHost: fixture.host).isTrusted == false)
+    }
+}
