@@ -27,6 +27,7 @@ let package = Package(
         .target(
             name: "PKIBuilder",
             dependencies: [
+                "TransportSecurity",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),

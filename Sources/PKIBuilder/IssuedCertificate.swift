@@ -1,4 +1,5 @@
 import SwiftASN1
+import TransportSecurity
 import X509
 
 /// A certificate made by the ``PKI``, with the key pair it certifies.
@@ -20,6 +21,15 @@ public struct IssuedCertificate: Sendable {
             preconditionFailure("a certificate built by the PKI cannot fail to serialize: \(error)")
         }
         return serializer.serializedBytes
+    }
+
+    /// The certificate as the engine sees it: parsed, with its exact DER.
+    public var der: DERCertificate {
+        do {
+            return try DERCertificate(derBytes: derBytes)
+        } catch {
+            preconditionFailure("a certificate built by the PKI always parses: \(error)")
+        }
     }
 
     /// The certificate as one PEM block.

@@ -2,14 +2,6 @@ import Foundation
 import PKIBuilder
 import TransportSecurity
 
-extension IssuedCertificate {
-    /// The certificate as the engine sees it.
-    var der: DERCertificate {
-        // A certificate the PKI just built always parses.
-        try! DERCertificate(derBytes: derBytes)
-    }
-}
-
 /// The trust lab as the engine sees it: DER chains, the lab's system store, the lab's clock.
 struct LabFixture: Sendable {
     let lab: TrustLab
