@@ -130,3 +130,21 @@ extension CertificateLoaderTests {
         #expect(try CertificateLoader.certificates(from: Array(glued.utf8)) == [lab.leaf.der, lab.root.der])
     }
 }
+
+extension CertificateLoaderTests {
+    @Test("a bundle's resource folder is read like a directory")
+    func bundleResources() throws {
+        let directory = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: directory.path + "/pins", withIntermediateDirectories: true)
+        try directory.write("pins/root.cer", lab.root.derBytes)
+        let bundle = try #require(Bundle(path: directory.path))
+        let resources = try #require(bundle.resourcePath)
+        try FileManager.default.createDirectory(atPath: resources + "/pins", withIntermediateDirectories: true)
+        if !FileManager.default.fileExists(atPath: resources + "/pins/root.cer") {
+            try Data(lab.root.derBytes).write(to: URL(fileURLWithPath: resources + "/pins/root.cer"))
+        }
+        #expect(try CertificateLoader.certificates(in: bundle, subdirectory: "pins").certificates == [lab.root.der])
+        let policy = try SecurityPolicy(pinningMode: .certificate, certificatesIn: bundle, subdirectory: "pins")
+        #expect(policy.pinnedCertificates == [lab.root.der])
+    }
+}
