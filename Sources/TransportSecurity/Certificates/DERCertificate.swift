@@ -19,6 +19,8 @@ public struct DERCertificate: Sendable, Hashable, CustomStringConvertible {
     public let spkiPin: SPKIPin
     /// SHA-256 over ``derBytes``.
     public let sha256Fingerprint: [UInt8]
+    /// The subject distinguished name, as text (made once: every message uses it).
+    public let subjectSummary: String
 
     /// Parses a DER-encoded certificate.
     /// - Parameter derBytes: The DER encoding.
@@ -52,10 +54,8 @@ public struct DERCertificate: Sendable, Hashable, CustomStringConvertible {
         self.subjectPublicKeyInfoBytes = subjectPublicKeyInfoBytes
         self.spkiPin = SPKIPin(subjectPublicKeyInfoDER: subjectPublicKeyInfoBytes)
         self.sha256Fingerprint = Array(SHA256.hash(data: derBytes))
+        self.subjectSummary = String(describing: certificate.subject)
     }
-
-    /// The subject distinguished name, as text.
-    public var subjectSummary: String { String(describing: certificate.subject) }
 
     /// The issuer distinguished name, as text.
     public var issuerSummary: String { String(describing: certificate.issuer) }

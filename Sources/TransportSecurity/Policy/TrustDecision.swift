@@ -48,22 +48,27 @@ public struct TrustCheck: Sendable, Hashable, CustomStringConvertible {
     public let name: String
     /// Whether it passed.
     public let passed: Bool
-    /// The specifics.
-    public let detail: String
     /// The trust evaluation behind the check, if it was one.
     public let evaluation: TrustEvaluation?
+    private let explicitDetail: String?
+
+    /// The specifics (for an evaluation, its summary, made when asked for).
+    public var detail: String { explicitDetail ?? evaluation?.summary ?? "" }
 
     /// Creates a check.
-    public init(name: String, passed: Bool, detail: String, evaluation: TrustEvaluation? = nil) {
+    public init(name: String, passed: Bool, detail: String) {
         self.name = name
         self.passed = passed
-        self.detail = detail
-        self.evaluation = evaluation
+        self.explicitDetail = detail
+        self.evaluation = nil
     }
 
     /// Creates the check that records a trust evaluation.
     public init(name: String, evaluation: TrustEvaluation) {
-        self.init(name: name, passed: evaluation.isTrusted, detail: evaluation.summary, evaluation: evaluation)
+        self.name = name
+        self.passed = evaluation.isTrusted
+        self.explicitDetail = nil
+        self.evaluation = evaluation
     }
 
     /// `✓ name: detail` or `✗ name: detail`.

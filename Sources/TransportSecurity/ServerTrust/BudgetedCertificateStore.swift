@@ -38,7 +38,7 @@ struct BudgetedCertificateStore: CustomCertificateStore {
 
     subscript(subject: DistinguishedName) -> [Certificate]? {
         get async {
-            guard let found = index.bySubject[subject] else {
+            guard let found = index.certificates(named: subject) else {
                 _ = budget.take(1)
                 return nil
             }
@@ -46,7 +46,7 @@ struct BudgetedCertificateStore: CustomCertificateStore {
         }
     }
 
-    func contains(_ certificate: Certificate) async -> Bool { index.members.contains(certificate) }
+    func contains(_ certificate: Certificate) async -> Bool { index.contains(certificate) }
 
     /// The verifier never adds to its stores; a budgeted store is a read-only view.
     mutating func append(contentsOf certificates: some Sequence<Certificate>) {}

@@ -13,7 +13,6 @@ struct ServerTrustEngine {
         guard let leaf = trust.chain.first else {
             return result(.fatalFailure, failures: [TrustFailure(.emptyChain, detail: "the server presented no certificate")])
         }
-        let presented = CertificateIndex(trust.chain)
         let budget = PathBuildingBudget(units: trust.limits.maximumWork)
         let policy = ServerTrustVerifierPolicy(validation: trust.policy, time: time, limits: trust.limits)
         if let failure = Self.unhandledCriticalExtension(of: leaf, handled: policy.verifyingCriticalExtensions) {
@@ -28,7 +27,9 @@ struct ServerTrustEngine {
         let validation = await verifier.validate(leaf: leaf.certificate, intermediates: intermediates)
 
         if case .validCertificate(let path) = validation {
-            let wrapped = path.map { presented.wrapped[$0] ?? anchors.index.wrapped[$0] }
+            let wrapped = path.map { certificate in
+                trust.chain.first { CertificateIndex.same($0.certificate, certificate) } ?? anchors.index.wrapped(certificate)
+            }
             if wrapped.allSatisfy({ $0 != nil }) {
                 return result(.trusted, path: wrapped.compactMap { $0 })
             }

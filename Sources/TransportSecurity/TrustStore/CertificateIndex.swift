@@ -1,27 +1,46 @@
 import X509
 
-/// Certificates indexed by subject name, for path building, and by their exact bytes, for
-/// membership. Built once per store.
+/// Certificates indexed by subject name, for path building and membership.
+///
+/// Lookups hash only distinguished names and compare certificates by their signed bytes:
+/// hashing whole `Certificate` values costs microseconds each, which a warm connection cannot
+/// afford.
 struct CertificateIndex: Sendable, Hashable {
-    let bySubject: [DistinguishedName: [Certificate]]
-    let members: Set<Certificate>
-    let wrapped: [Certificate: DERCertificate]
+    private let bySubject: [DistinguishedName: [DERCertificate]]
+    private let parsedBySubject: [DistinguishedName: [Certificate]]
+    private let fingerprints: [[UInt8]]
 
-    init(_ certificates: [DERCertificate]) {
-        var bySubject: [DistinguishedName: [Certificate]] = [:]
-        var wrapped: [Certificate: DERCertificate] = [:]
+    init(_ certificates: some Sequence<DERCertificate>) {
+        var bySubject: [DistinguishedName: [DERCertificate]] = [:]
         for certificate in certificates {
-            bySubject[certificate.certificate.subject, default: []].append(certificate.certificate)
-            wrapped[certificate.certificate] = certificate
+            bySubject[certificate.certificate.subject, default: []].append(certificate)
         }
         self.bySubject = bySubject
-        self.members = Set(wrapped.keys)
-        self.wrapped = wrapped
+        self.parsedBySubject = bySubject.mapValues { $0.map(\.certificate) }
+        self.fingerprints = bySubject.values.flatMap { $0.map(\.sha256Fingerprint) }
+            .sorted { $0.lexicographicallyPrecedes($1) }
     }
 
-    func contains(_ certificate: DERCertificate) -> Bool { wrapped[certificate.certificate] == certificate }
+    /// The certificates whose subject is `name`, as the verifier wants them.
+    func certificates(named name: DistinguishedName) -> [Certificate]? { parsedBySubject[name] }
 
-    static func == (lhs: CertificateIndex, rhs: CertificateIndex) -> Bool { lhs.members == rhs.members }
+    /// The indexed certificate that is `certificate`, if any.
+    func wrapped(_ certificate: Certificate) -> DERCertificate? {
+        bySubject[certificate.subject]?.first { Self.same($0.certificate, certificate) }
+    }
 
-    func hash(into hasher: inout Hasher) { hasher.combine(members.count) }
+    func contains(_ certificate: Certificate) -> Bool { wrapped(certificate) != nil }
+
+    func contains(_ certificate: DERCertificate) -> Bool {
+        bySubject[certificate.certificate.subject]?.contains(certificate) ?? false
+    }
+
+    /// Two parsed certificates are the same when their signed parts and signatures are.
+    static func same(_ lhs: Certificate, _ rhs: Certificate) -> Bool {
+        lhs.tbsCertificateBytes == rhs.tbsCertificateBytes && lhs.signature == rhs.signature
+    }
+
+    static func == (lhs: CertificateIndex, rhs: CertificateIndex) -> Bool { lhs.fingerprints == rhs.fingerprints }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(fingerprints) }
 }

@@ -31,14 +31,13 @@ public struct SubjectAltNameHostPolicy: FailureReportingPolicy {
         } catch {
             return [TrustFailure(.malformedCertificate, certificate: leaf.subjectText, detail: "has a malformed subjectAltName extension: \(error)")]
         }
-        let presented = names.compactMap { name -> String? in
+        let hasHostNames = names.contains { name in
             switch name {
-            case .dnsName(let dns): return dns
-            case .ipAddress(let bytes): return Self.formatIPAddress(Array(bytes.bytes))
-            default: return nil
+            case .dnsName, .ipAddress: return true
+            default: return false
             }
         }
-        guard !presented.isEmpty else {
+        guard hasHostNames else {
             return [
                 TrustFailure(
                     .hostnameMismatch,
@@ -49,6 +48,13 @@ public struct SubjectAltNameHostPolicy: FailureReportingPolicy {
         }
         var identity = identityPolicy
         guard case .meetsPolicy = identity.chainMeetsPolicyRequirements(chain: chain) else {
+            let presented = names.compactMap { name -> String? in
+                switch name {
+                case .dnsName(let dns): return dns
+                case .ipAddress(let bytes): return Self.formatIPAddress(Array(bytes.bytes))
+                default: return nil
+                }
+            }
             return [
                 TrustFailure(
                     .hostnameMismatch,
