@@ -95,7 +95,9 @@ struct SecurityPolicyRuleTests {
         let accepted = await policy.evaluate(fixture.trust(.legitimate), forDomain: fixture.host)
         #expect(accepted.isTrusted)
         #expect(accepted.rule == .certificatePinning)
-        #expect(accepted.checks.map(\.name).contains("trust to the pinned certificates alone under ssl(\(fixture.host))"))
+        #expect(accepted.checks.map(\.name) == ["system trust", "trust to the pinned certificates alone", "certificate pin"])
+        #expect(accepted.checks[1].evaluation?.policy == .ssl(fixture.host))
+        #expect(accepted.checks[1].evaluation?.anchor == lab.root.der)
 
         let mitm = await policy.evaluate(fixture.trust(.interceptingProxy), forDomain: fixture.host)
         #expect(mitm.isTrusted == false)

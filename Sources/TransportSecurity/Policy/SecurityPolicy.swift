@@ -28,16 +28,26 @@ public struct SecurityPolicy: Sendable, Hashable {
 
         /// `rule N (name)`.
         public var description: String {
-            let name: String
             switch self {
-            case .domainValidationRequiresPinning: name = "domain validation requires pinning"
-            case .validationPolicy: name = "validation policy"
-            case .noPinning: name = "no pinning"
-            case .systemTrustBeforePinning: name = "system trust before pinning"
-            case .certificatePinning: name = "certificate pinning"
-            case .publicKeyPinning: name = "public-key pinning"
+            case .domainValidationRequiresPinning: return "rule 1 (domain validation requires pinning)"
+            case .validationPolicy: return "rule 2 (validation policy)"
+            case .noPinning: return "rule 3 (no pinning)"
+            case .systemTrustBeforePinning: return "rule 4 (system trust before pinning)"
+            case .certificatePinning: return "rule 5 (certificate pinning)"
+            case .publicKeyPinning: return "rule 6 (public-key pinning)"
             }
-            return "rule \(rawValue) (\(name))"
+        }
+
+        /// `SecurityPolicy rule N (name)`: what a decision made by this rule is decided by.
+        var decider: String {
+            switch self {
+            case .domainValidationRequiresPinning: return "SecurityPolicy rule 1 (domain validation requires pinning)"
+            case .validationPolicy: return "SecurityPolicy rule 2 (validation policy)"
+            case .noPinning: return "SecurityPolicy rule 3 (no pinning)"
+            case .systemTrustBeforePinning: return "SecurityPolicy rule 4 (system trust before pinning)"
+            case .certificatePinning: return "SecurityPolicy rule 5 (certificate pinning)"
+            case .publicKeyPinning: return "SecurityPolicy rule 6 (public-key pinning)"
+            }
         }
     }
 

@@ -29,13 +29,13 @@ struct SecurityPolicyEvaluation {
             if policy.allowInvalidCertificates {
                 return accept(.noPinning, "no pinning and allowInvalidCertificates: the chain is not validated")
             }
-            let evaluation = await record("system trust under \(validation)", systemTrust)
+            let evaluation = await record("system trust", systemTrust)
             guard evaluation.isTrusted else { return reject(.noPinning, evaluation.summary) }
             return accept(.noPinning, "the chain validates against the system store under \(validation)")
         }
 
         // Rule 4.
-        let systemEvaluation = await record("system trust under \(validation)", systemTrust)
+        let systemEvaluation = await record("system trust", systemTrust)
         if !systemEvaluation.isTrusted, !policy.allowInvalidCertificates {
             return reject(.systemTrustBeforePinning, systemEvaluation.summary)
         }
@@ -46,7 +46,7 @@ struct SecurityPolicyEvaluation {
         case .certificate:
             // Rule 5.
             let pinnedTrust = trust.withPolicy(validation).settingAnchors(policy.pinnedCertificates, only: true)
-            let pinnedEvaluation = await record("trust to the pinned certificates alone under \(validation)", pinnedTrust)
+            let pinnedEvaluation = await record("trust to the pinned certificates alone", pinnedTrust)
             guard pinnedEvaluation.isTrusted else {
                 return reject(
                     .certificatePinning,
@@ -105,13 +105,13 @@ struct SecurityPolicyEvaluation {
     }
 
     private func accept(_ rule: SecurityPolicy.Rule, _ reason: String) -> TrustDecision {
-        TrustDecision(isTrusted: true, decidedBy: "SecurityPolicy \(rule)", rule: rule, reason: reason, checks: checks)
+        TrustDecision(isTrusted: true, decidedBy: rule.decider, rule: rule, reason: reason, checks: checks)
     }
 
     private func reject(_ rule: SecurityPolicy.Rule, _ reason: String, mismatch: PinMismatch? = nil) -> TrustDecision {
         TrustDecision(
             isTrusted: false,
-            decidedBy: "SecurityPolicy \(rule)",
+            decidedBy: rule.decider,
             rule: rule,
             reason: reason,
             checks: checks,

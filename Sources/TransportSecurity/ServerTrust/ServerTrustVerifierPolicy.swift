@@ -26,15 +26,19 @@ struct ServerTrustVerifierPolicy: VerifierPolicy {
             if let host { policies.append(SubjectAltNameHostPolicy(host: host)) }
         }
         self.policies = policies
-        // subjectAltName and extendedKeyUsage are understood under every validation policy: name
-        // constraints read the former, and the latter only restricts what a key may do.
-        var handled = rfc5280.verifyingCriticalExtensions
-        for oid in [ASN1ObjectIdentifier.X509ExtensionID.subjectAlternativeName, .X509ExtensionID.extendedKeyUsage]
-        where !handled.contains(oid) {
-            handled.append(oid)
-        }
-        self.verifyingCriticalExtensions = handled
+        self.verifyingCriticalExtensions = Self.handledCriticalExtensions
     }
+
+    /// RFC 5280's (basic constraints, name constraints, key usage), plus subjectAltName and
+    /// extendedKeyUsage, which are understood under every validation policy: name constraints
+    /// read the former, and the latter only restricts what a key may do.
+    static let handledCriticalExtensions: [ASN1ObjectIdentifier] = [
+        .X509ExtensionID.basicConstraints,
+        .X509ExtensionID.nameConstraints,
+        .X509ExtensionID.keyUsage,
+        .X509ExtensionID.subjectAlternativeName,
+        .X509ExtensionID.extendedKeyUsage,
+    ]
 
     mutating func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) -> PolicyEvaluationResult {
         var failures = policies.flatMap { $0.failures(in: chain) }

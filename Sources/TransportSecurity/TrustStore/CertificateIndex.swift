@@ -8,7 +8,6 @@ import X509
 struct CertificateIndex: Sendable, Hashable {
     private let bySubject: [DistinguishedName: [DERCertificate]]
     private let parsedBySubject: [DistinguishedName: [Certificate]]
-    private let fingerprints: [[UInt8]]
 
     init(_ certificates: some Sequence<DERCertificate>) {
         var bySubject: [DistinguishedName: [DERCertificate]] = [:]
@@ -17,8 +16,11 @@ struct CertificateIndex: Sendable, Hashable {
         }
         self.bySubject = bySubject
         self.parsedBySubject = bySubject.mapValues { $0.map(\.certificate) }
-        self.fingerprints = bySubject.values.flatMap { $0.map(\.sha256Fingerprint) }
-            .sorted { $0.lexicographicallyPrecedes($1) }
+    }
+
+    /// The members' fingerprints in a fixed order: equality and hashing, computed when asked.
+    private var fingerprints: [[UInt8]] {
+        bySubject.values.flatMap { $0.map(\.sha256Fingerprint) }.sorted { $0.lexicographicallyPrecedes($1) }
     }
 
     /// The certificates whose subject is `name`, as the verifier wants them.
