@@ -70,6 +70,7 @@ public struct EvaluateCommand: TSecCommand {
     /// Creates the command (for ArgumentParser).
     public init() {}
 
+    /// Refuses option combinations that make no sense, before anything is read.
     public func validate() throws {
         if anchors != nil, mode != .none || !pins.isEmpty || allowInvalidCertificates {
             throw ValidationError("--anchors is a raw server-trust evaluation; it cannot be combined with --mode, --pin or --allow-invalid-certificates")
