@@ -182,7 +182,28 @@ struct ServerTrustTests {
         let leaf = try lab.pki.issue(.server(lab.host), by: notCA)
         let evaluation = await fixture.trust(chain: [leaf, notCA]).evaluate()
         #expect(evaluation.outcome == .fatalFailure)
+        // Not a CA (RFC 5280 basic constraints) and no keyCertSign (key usage): both reported.
+        #expect(evaluation.failures.map(\.code) == [.constraintViolation, .constraintViolation])
+        #expect(evaluation.summary.contains("lacks keyCertSign"))
+        #expect(evaluation.summary.contains("CA"))
+    }
+
+    @Test("an issuer whose key usage lacks keyCertSign cannot issue; no key usage at all is allowed")
+    func issuerKeyUsage() async throws {
+        var signingOnly = CertificateProfile.certificateAuthority("Signing-only CA")
+        signingOnly.keyUsage = KeyUsage(digitalSignature: true)
+        let badIssuer = try lab.pki.issue(signingOnly, by: lab.root)
+        let leaf = try lab.pki.issue(.server(lab.host), by: badIssuer)
+        let evaluation = await fixture.trust(chain: [leaf, badIssuer]).evaluate()
+        #expect(evaluation.outcome == .fatalFailure)
         #expect(evaluation.failures.map(\.code) == [.constraintViolation])
+        #expect(evaluation.summary.contains("lacks keyCertSign"))
+
+        var unrestricted = CertificateProfile.certificateAuthority("Unrestricted CA")
+        unrestricted.keyUsage = nil
+        let goodIssuer = try lab.pki.issue(unrestricted, by: lab.root)
+        let goodLeaf = try lab.pki.issue(.server(lab.host), by: goodIssuer)
+        #expect(await fixture.trust(chain: [goodLeaf, goodIssuer]).evaluate().isTrusted)
     }
 
     @Test("paths longer than the limit are rejected")

@@ -19,6 +19,7 @@ struct ServerTrustVerifierPolicy: VerifierPolicy {
         var policies: [any FailureReportingPolicy] = [
             MaximumPathLengthPolicy(maximumLength: limits.maximumPathLength),
             ValidityPeriodPolicy(validationTime: time),
+            IssuerKeyUsagePolicy(),
         ]
         if case .ssl(let host) = validation {
             policies.append(EndEntityLeafPolicy())

@@ -1,0 +1,32 @@
+import SwiftASN1
+import X509
+
+/// Every certificate that issues another in the path must, when it has a key usage extension,
+/// assert `keyCertSign` (RFC 5280 §4.2.1.3). swift-certificates' `RFC5280Policy` declares the
+/// extension handled but deliberately does not police it; this policy does.
+///
+/// A path of one (a leaf that is itself the anchor) issues nothing and is not checked.
+public struct IssuerKeyUsagePolicy: FailureReportingPolicy {
+    /// keyUsage is declared handled by swift-certificates' RFC 5280 policy.
+    public let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = [.X509ExtensionID.keyUsage]
+
+    /// Creates the policy.
+    public init() {}
+
+    public func failures(in chain: UnverifiedCertificateChain) -> [TrustFailure] {
+        chain.dropFirst().compactMap { issuer in
+            let keyUsage: KeyUsage?
+            do {
+                keyUsage = try issuer.extensions.keyUsage
+            } catch {
+                return TrustFailure(.malformedCertificate, certificate: issuer.subjectText, detail: "has a malformed key usage extension: \(error)")
+            }
+            guard let keyUsage, !keyUsage.keyCertSign else { return nil }
+            return TrustFailure(
+                .constraintViolation,
+                certificate: issuer.subjectText,
+                detail: "issues certificates but its key usage (\(keyUsage)) lacks keyCertSign"
+            )
+        }
+    }
+}
