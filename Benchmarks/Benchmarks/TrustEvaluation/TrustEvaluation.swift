@@ -47,6 +47,34 @@ struct Scenario: Sendable {
     }
 }
 
+/// A hostile chain: six layers of eight cross-signed CAs sharing names, no path to the anchor, so
+/// path building explores until its work budget is spent.
+func hostileMesh() throws -> ServerTrust {
+    let pki = PKI()
+    let root = try pki.issueRoot(.certificateAuthority("Mesh Root"))
+    var previous = [root]
+    var layers: [[IssuedCertificate]] = []
+    for level in 0..<6 {
+        var layer: [IssuedCertificate] = []
+        for _ in 0..<4 {
+            let key = try KeyPair(generating: .p256)
+            for parent in previous.prefix(2) {
+                layer.append(try pki.issue(.certificateAuthority("Mesh \(level)"), by: parent, key: key))
+            }
+        }
+        layers.append(layer)
+        previous = layer
+    }
+    let leaf = try pki.issue(.server("mesh.example.test"), by: previous[0])
+    let unrelated = try pki.issueRoot(.certificateAuthority("Unrelated Root"))
+    return ServerTrust(
+        chain: [leaf.der] + layers.reversed().flatMap { $0.map(\.der) },
+        policy: .ssl("mesh.example.test"),
+        systemStore: TrustStore([unrelated.der]),
+        evaluationTime: pki.now
+    )
+}
+
 let benchmarks: @Sendable () -> Void = {
     let configuration = Benchmark.Configuration(
         metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .throughput],
@@ -81,6 +109,13 @@ let benchmarks: @Sendable () -> Void = {
             for _ in benchmark.scaledIterations {
                 blackHole(await cached.evaluate(scenario.trust, forHost: scenario.host).isTrusted)
             }
+        }
+    }
+
+    let mesh = try! hostileMesh()
+    Benchmark("hostile mesh rejected at the work budget") { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(await mesh.evaluate().isTrusted)
         }
     }
 }

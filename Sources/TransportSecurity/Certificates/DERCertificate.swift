@@ -9,18 +9,40 @@ import X509
 /// `SubjectPublicKeyInfo` bytes, so both are kept exactly as they arrived rather than
 /// re-encoded. The SPKI pin and the SHA-256 fingerprint are computed once, when the value is made.
 public struct DERCertificate: Sendable, Hashable, CustomStringConvertible {
+    /// Everything is kept in one immutable object, so that copying a certificate through chains,
+    /// indexes and decisions costs one reference count, not one per field.
+    private final class Storage: Sendable {
+        let certificate: Certificate
+        let derBytes: [UInt8]
+        let subjectPublicKeyInfoBytes: [UInt8]
+        let spkiPin: SPKIPin
+        let sha256Fingerprint: [UInt8]
+        let subjectSummary: String
+
+        init(certificate: Certificate, derBytes: [UInt8], subjectPublicKeyInfoBytes: [UInt8]) {
+            self.certificate = certificate
+            self.derBytes = derBytes
+            self.subjectPublicKeyInfoBytes = subjectPublicKeyInfoBytes
+            self.spkiPin = SPKIPin(subjectPublicKeyInfoDER: subjectPublicKeyInfoBytes)
+            self.sha256Fingerprint = Array(SHA256.hash(data: derBytes))
+            self.subjectSummary = String(describing: certificate.subject)
+        }
+    }
+
+    private let storage: Storage
+
     /// The parsed certificate.
-    public let certificate: Certificate
+    public var certificate: Certificate { storage.certificate }
     /// The certificate's DER encoding, as received.
-    public let derBytes: [UInt8]
+    public var derBytes: [UInt8] { storage.derBytes }
     /// The DER encoding of the certificate's whole `SubjectPublicKeyInfo` (algorithm and key).
-    public let subjectPublicKeyInfoBytes: [UInt8]
+    public var subjectPublicKeyInfoBytes: [UInt8] { storage.subjectPublicKeyInfoBytes }
     /// The SPKI pin of the certificate's public key.
-    public let spkiPin: SPKIPin
+    public var spkiPin: SPKIPin { storage.spkiPin }
     /// SHA-256 over ``derBytes``.
-    public let sha256Fingerprint: [UInt8]
+    public var sha256Fingerprint: [UInt8] { storage.sha256Fingerprint }
     /// The subject distinguished name, as text (made once: every message uses it).
-    public let subjectSummary: String
+    public var subjectSummary: String { storage.subjectSummary }
 
     /// Parses a DER-encoded certificate.
     /// - Parameter derBytes: The DER encoding.
@@ -36,7 +58,7 @@ public struct DERCertificate: Sendable, Hashable, CustomStringConvertible {
         } catch {
             throw CertificateLoadingError(source: nil, reason: .malformedCertificate(String(describing: error)))
         }
-        self.init(certificate: certificate, derBytes: bytes, subjectPublicKeyInfoBytes: spki)
+        storage = Storage(certificate: certificate, derBytes: bytes, subjectPublicKeyInfoBytes: spki)
     }
 
     /// Wraps a certificate built in memory, encoding it as DER.
@@ -46,15 +68,6 @@ public struct DERCertificate: Sendable, Hashable, CustomStringConvertible {
         var serializer = DER.Serializer()
         try serializer.serialize(certificate)
         try self.init(derBytes: serializer.serializedBytes)
-    }
-
-    private init(certificate: Certificate, derBytes: [UInt8], subjectPublicKeyInfoBytes: [UInt8]) {
-        self.certificate = certificate
-        self.derBytes = derBytes
-        self.subjectPublicKeyInfoBytes = subjectPublicKeyInfoBytes
-        self.spkiPin = SPKIPin(subjectPublicKeyInfoDER: subjectPublicKeyInfoBytes)
-        self.sha256Fingerprint = Array(SHA256.hash(data: derBytes))
-        self.subjectSummary = String(describing: certificate.subject)
     }
 
     /// The issuer distinguished name, as text.
@@ -71,7 +84,9 @@ public struct DERCertificate: Sendable, Hashable, CustomStringConvertible {
     /// The subject, for logs and messages.
     public var description: String { subjectSummary }
 
-    public static func == (lhs: DERCertificate, rhs: DERCertificate) -> Bool { lhs.derBytes == rhs.derBytes }
+    public static func == (lhs: DERCertificate, rhs: DERCertificate) -> Bool {
+        lhs.storage === rhs.storage || lhs.derBytes == rhs.derBytes
+    }
 
     public func hash(into hasher: inout Hasher) { hasher.combine(sha256Fingerprint) }
 
