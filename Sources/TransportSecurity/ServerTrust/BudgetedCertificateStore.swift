@@ -5,7 +5,7 @@ import X509
 final class PathBuildingBudget: @unchecked Sendable {
     private let lock = NSLock()
     private var remaining: Int
-    private(set) var isExhausted = false
+    private var isExhausted = false
 
     init(units: Int) { remaining = units }
 
@@ -21,6 +21,7 @@ final class PathBuildingBudget: @unchecked Sendable {
         return true
     }
 
+    /// Whether a look-up was refused for lack of budget.
     var exhausted: Bool {
         lock.lock()
         defer { lock.unlock() }
