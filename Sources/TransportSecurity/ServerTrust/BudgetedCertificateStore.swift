@@ -1,13 +1,16 @@
 import Foundation
 import X509
 
-/// Counts the work of one path-building run; shared by the anchor and intermediate stores.
-final class PathBuildingBudget: @unchecked Sendable {
+/// The mutable state of one path-building run, shared by the anchor and intermediate stores and
+/// the policy: the work budget, and the failures of every candidate path the verifier checked.
+/// One object and one lock per evaluation.
+final class PathBuildingState: @unchecked Sendable {
     private let lock = NSLock()
     private var remaining: Int
     private var isExhausted = false
+    private var candidateFailures: [[TrustFailure]] = []
 
-    init(units: Int) { remaining = units }
+    init(workUnits: Int) { remaining = workUnits }
 
     /// Takes `units` of work; `false` (and from then on, always `false`) once the budget is spent.
     func take(_ units: Int) -> Bool {
@@ -27,15 +30,29 @@ final class PathBuildingBudget: @unchecked Sendable {
         defer { lock.unlock() }
         return isExhausted
     }
+
+    /// Records the failures of one candidate path (empty for an accepted one).
+    func record(_ failures: [TrustFailure]) {
+        lock.lock()
+        candidateFailures.append(failures)
+        lock.unlock()
+    }
+
+    /// The failures of each candidate path, in the order they were checked.
+    var failuresOfEachCandidate: [[TrustFailure]] {
+        lock.lock()
+        defer { lock.unlock() }
+        return candidateFailures
+    }
 }
 
 /// A certificate store for swift-certificates' `Verifier` that charges every issuer look-up (one
-/// unit, plus one per candidate returned, each of which costs a signature check) to a
-/// ``PathBuildingBudget``. Once the budget is spent, look-ups find nothing, so the verifier's
+/// unit, plus one per candidate returned, each of which costs a signature check) to the run's
+/// ``PathBuildingState``. Once the budget is spent, look-ups find nothing, so the verifier's
 /// depth-first search drains and stops, whatever the chain.
 struct BudgetedCertificateStore: CustomCertificateStore {
     let index: CertificateIndex
-    let budget: PathBuildingBudget
+    let budget: PathBuildingState
 
     subscript(subject: DistinguishedName) -> [Certificate]? {
         get async {

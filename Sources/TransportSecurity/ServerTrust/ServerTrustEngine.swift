@@ -13,16 +13,13 @@ struct ServerTrustEngine {
         guard let leaf = trust.chain.first else {
             return result(.fatalFailure, failures: [TrustFailure(.emptyChain, detail: "the server presented no certificate")])
         }
-        let budget = PathBuildingBudget(units: trust.limits.maximumWork)
-        let policy = ServerTrustVerifierPolicy(validation: trust.policy, time: time, limits: trust.limits)
-        if let failure = Self.unhandledCriticalExtension(of: leaf, handled: policy.verifyingCriticalExtensions) {
-            return result(.fatalFailure, failures: [failure])
-        }
+        let state = PathBuildingState(workUnits: trust.limits.maximumWork)
+        let policy = ServerTrustVerifierPolicy(validation: trust.policy, time: time, limits: trust.limits, state: state)
         var verifier = Verifier(
-            rootCertificates: CertificateStore(custom: BudgetedCertificateStore(index: anchors.index, budget: budget))
+            rootCertificates: CertificateStore(custom: BudgetedCertificateStore(index: anchors.index, budget: state))
         ) { policy }
         let intermediates = CertificateStore(
-            custom: BudgetedCertificateStore(index: CertificateIndex(Array(trust.chain.dropFirst())), budget: budget)
+            custom: BudgetedCertificateStore(index: CertificateIndex(trust.chain.dropFirst()), budget: state)
         )
         let validation = await verifier.validate(leaf: leaf.certificate, intermediates: intermediates)
 
@@ -34,7 +31,12 @@ struct ServerTrustEngine {
                 return result(.trusted, path: wrapped.compactMap { $0 })
             }
         }
-        if budget.exhausted {
+        // The verifier refuses a leaf with an unprocessed critical extension before building any
+        // path, and says nothing more: name the extension.
+        if let failure = Self.unhandledCriticalExtension(of: leaf, handled: policy.verifyingCriticalExtensions) {
+            return result(.fatalFailure, failures: [failure])
+        }
+        if state.exhausted {
             return result(
                 .fatalFailure,
                 failures: [
@@ -46,7 +48,7 @@ struct ServerTrustEngine {
                 ]
             )
         }
-        if let closest = Self.closestCandidate(policy.candidates.failuresOfEachCandidate) {
+        if let closest = Self.closestCandidate(state.failuresOfEachCandidate) {
             let recoverable = closest.allSatisfy(\.code.isRecoverable)
             return result(recoverable ? .recoverableFailure : .fatalFailure, failures: closest)
         }

@@ -9,13 +9,14 @@ import SwiftASN1
 struct ServerTrustVerifierPolicy: VerifierPolicy {
     private let rfc5280 = RFC5280Policy.withValidityCheckDisabled()
     private let policies: [any FailureReportingPolicy]
-    /// Keeps each candidate path that reached an anchor, with its failures. A reference, because
-    /// the verifier's policy builder hides the policy's concrete type once it is handed over.
-    let candidates = CandidatePathRecorder()
+    /// Keeps each candidate path's failures. A reference, because the verifier's policy builder
+    /// hides the policy's concrete type once it is handed over.
+    let state: PathBuildingState
 
     let verifyingCriticalExtensions: [ASN1ObjectIdentifier]
 
-    init(validation: TrustValidationPolicy, time: Date, limits: PathBuildingLimits) {
+    init(validation: TrustValidationPolicy, time: Date, limits: PathBuildingLimits, state: PathBuildingState) {
+        self.state = state
         var policies: [any FailureReportingPolicy] = [
             MaximumPathLengthPolicy(maximumLength: limits.maximumPathLength),
             ValidityPeriodPolicy(validationTime: time),
@@ -48,29 +49,11 @@ struct ServerTrustVerifierPolicy: VerifierPolicy {
         if chain.count > 1, case .failsToMeetPolicy(let reason) = rfc5280.chainMeetsPolicyRequirements(chain: chain) {
             failures.append(TrustFailure(.constraintViolation, detail: reason.description))
         }
-        candidates.record(failures)
+        state.record(failures)
         guard failures.isEmpty else {
             let reason = failures.map(\.description).joined(separator: "; ")
             return .failsToMeetPolicy(reason: reason)
         }
         return .meetsPolicy
-    }
-}
-
-/// The failures of every candidate path the verifier checked, in order.
-final class CandidatePathRecorder: @unchecked Sendable {
-    private let lock = NSLock()
-    private var recorded: [[TrustFailure]] = []
-
-    func record(_ failures: [TrustFailure]) {
-        lock.lock()
-        recorded.append(failures)
-        lock.unlock()
-    }
-
-    var failuresOfEachCandidate: [[TrustFailure]] {
-        lock.lock()
-        defer { lock.unlock() }
-        return recorded
     }
 }
