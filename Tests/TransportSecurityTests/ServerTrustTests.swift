@@ -226,22 +226,7 @@ struct ServerTrustTests {
     @Test("path building stops at its work budget, whatever the chain")
     func workBudget() async throws {
         // Many cross-signed CAs sharing names: the search space grows fast.
-        let pki = lab.pki
-        var layers: [[IssuedCertificate]] = []
-        var previous = [lab.root]
-        for level in 0..<6 {
-            var layer: [IssuedCertificate] = []
-            for _ in 0..<4 {
-                let key = try KeyPair(generating: .p256)
-                for parent in previous.prefix(2) {
-                    layer.append(try pki.issue(.certificateAuthority("Mesh \(level)"), by: parent, key: key))
-                }
-            }
-            layers.append(layer)
-            previous = layer
-        }
-        let leaf = try pki.issue(.server(lab.host), by: previous[0])
-        let chain = [leaf] + layers.reversed().flatMap { $0 }
+        let chain = try lab.pki.crossSignedMesh(under: lab.root, host: lab.host).chain
         var trust = fixture.trust(chain: chain)
         trust.limits = PathBuildingLimits(maximumPathLength: 10, maximumWork: 40)
         let clock = ContinuousClock()

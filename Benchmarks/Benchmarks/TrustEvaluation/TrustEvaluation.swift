@@ -47,28 +47,15 @@ struct Scenario: Sendable {
     }
 }
 
-/// A hostile chain: six layers of eight cross-signed CAs sharing names, no path to the anchor, so
+/// A hostile chain: six layers of eight cross-signed CAs sharing names (`PKI.crossSignedMesh`), no path to the anchor, so
 /// path building explores until its work budget is spent.
 func hostileMesh() throws -> ServerTrust {
     let pki = PKI()
     let root = try pki.issueRoot(.certificateAuthority("Mesh Root"))
-    var previous = [root]
-    var layers: [[IssuedCertificate]] = []
-    for level in 0..<6 {
-        var layer: [IssuedCertificate] = []
-        for _ in 0..<4 {
-            let key = try KeyPair(generating: .p256)
-            for parent in previous.prefix(2) {
-                layer.append(try pki.issue(.certificateAuthority("Mesh \(level)"), by: parent, key: key))
-            }
-        }
-        layers.append(layer)
-        previous = layer
-    }
-    let leaf = try pki.issue(.server("mesh.example.test"), by: previous[0])
+    let mesh = try pki.crossSignedMesh(under: root, host: "mesh.example.test")
     let unrelated = try pki.issueRoot(.certificateAuthority("Unrelated Root"))
     return ServerTrust(
-        chain: [leaf.der] + layers.reversed().flatMap { $0.map(\.der) },
+        chain: mesh.chain.map(\.der),
         policy: .ssl("mesh.example.test"),
         systemStore: TrustStore([unrelated.der]),
         evaluationTime: pki.now
