@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
         .library(name: "TransportSecurity", targets: ["TransportSecurity"]),
+        .library(name: "TransportSecurityNIO", targets: ["TransportSecurityNIO"]),
         .library(name: "PKIBuilder", targets: ["PKIBuilder"]),
         .executable(name: "tsec", targets: ["tsec"]),
     ],
@@ -14,6 +15,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
         .target(
@@ -22,6 +26,18 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
+        ),
+        .target(
+            name: "TransportSecurityNIO",
+            dependencies: [
+                "TransportSecurity",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
@@ -46,6 +62,18 @@ let package = Package(
         .testTarget(
             name: "TransportSecurityTests",
             dependencies: ["TransportSecurity", "PKIBuilder"]
+        ),
+        .testTarget(
+            name: "TransportSecurityNIOTests",
+            dependencies: [
+                "TransportSecurityNIO",
+                "TransportSecurity",
+                "PKIBuilder",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
         ),
         .testTarget(
             name: "TSecCLITests",

@@ -22,10 +22,16 @@ struct ServerTrustVerifierPolicy: VerifierPolicy {
             ValidityPeriodPolicy(validationTime: time),
             IssuerKeyUsagePolicy(),
         ]
-        if case .ssl(let host) = validation {
+        switch validation {
+        case .ssl(let host):
             policies.append(EndEntityLeafPolicy())
-            policies.append(ServerAuthExtendedKeyUsagePolicy())
+            policies.append(ExtendedKeyUsagePolicy.serverAuthentication)
             if let host { policies.append(SubjectAltNameHostPolicy(host: host)) }
+        case .sslClient:
+            policies.append(EndEntityLeafPolicy())
+            policies.append(ExtendedKeyUsagePolicy.clientAuthentication)
+        case .basicX509:
+            break
         }
         self.policies = policies
         self.verifyingCriticalExtensions = Self.handledCriticalExtensions

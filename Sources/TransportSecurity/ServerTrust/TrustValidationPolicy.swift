@@ -5,6 +5,10 @@ public enum TrustValidationPolicy: Sendable, Hashable, CustomStringConvertible {
     /// leaf that is not a CA, and, when `host` is given, that the leaf's subjectAltName names it
     /// (never the common name).
     case ssl(host: ServerHost?)
+    /// A TLS client's certificate, as a server requiring client certificates sees it
+    /// (`SecPolicyCreateSSL(false, nil)`): path validation, the clientAuth extended key usage when
+    /// the leaf has an EKU extension, and a leaf that is not a CA. No name is checked.
+    case sslClient
     /// Path validation only: signatures, validity dates, basic and name constraints.
     case basicX509
 
@@ -25,6 +29,7 @@ public enum TrustValidationPolicy: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .ssl(let host?): return "ssl(\(host))"
         case .ssl(nil): return "ssl"
+        case .sslClient: return "sslClient"
         case .basicX509: return "basicX509"
         }
     }

@@ -1,0 +1,164 @@
+import Foundation
+import NIOSSL
+import SwiftASN1
+import TransportSecurity
+import X509
+
+/// A private key and its certificate chain: the certificate a client presents for mutual TLS,
+/// or the one a server presents.
+///
+/// Loaded from PKCS#12 (a file, bytes or base64 text, with a passphrase) or from PEM
+/// (certificate chain and private key). Each way loading can fail has its own
+/// ``ClientIdentityError``; the passphrase never appears in an error or a log.
+public struct ClientIdentity: Sendable {
+    /// The certificates, leaf first.
+    public let certificateChain: [NIOSSLCertificate]
+    /// The private key of the leaf.
+    public let privateKey: NIOSSLPrivateKey
+    /// The leaf as the engine sees it (subject, pins).
+    public let leaf: DERCertificate
+
+    /// Creates an identity from parts already loaded, checking that the key is the leaf's.
+    /// - Throws: ``ClientIdentityError``.
+    public init(certificateChain: [NIOSSLCertificate], privateKey: NIOSSLPrivateKey, source: String = "identity") throws {
+        guard let first = certificateChain.first else {
+            throw ClientIdentityError(source: source, reason: .noCertificate)
+        }
+        let leaf: DERCertificate
+        do {
+            leaf = try DERCertificate(derBytes: first.toDERBytes())
+        } catch {
+            throw ClientIdentityError(source: source, reason: .malformedCertificate("\(error)"))
+        }
+        guard Self.publicKey(of: privateKey) == leaf.certificate.publicKey else {
+            throw ClientIdentityError(source: source, reason: .keyDoesNotMatchCertificate)
+        }
+        self.certificateChain = certificateChain
+        self.privateKey = privateKey
+        self.leaf = leaf
+    }
+
+    /// Loads PEM text: a certificate chain (leaf first) and a private key, optionally encrypted.
+    public init(certificateChainPEM: String, privateKeyPEM: String, passphrase: String? = nil, source: String = "PEM data") throws {
+        guard !certificateChainPEM.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            throw ClientIdentityError(source: source, reason: .noCertificate)
+        }
+        guard !privateKeyPEM.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            throw ClientIdentityError(source: source, reason: .noPrivateKey)
+        }
+        let certificates: [NIOSSLCertificate]
+        do {
+            certificates = try NIOSSLCertificate.fromPEMBytes(Array(certificateChainPEM.utf8))
+        } catch {
+            throw ClientIdentityError(source: source, reason: .malformedCertificate(Self.describe(error)))
+        }
+        let key: NIOSSLPrivateKey
+        do {
+            if let passphrase {
+                key = try NIOSSLPrivateKey(bytes: Array(privateKeyPEM.utf8), format: .pem) { provide in
+                    provide(Array(passphrase.utf8))
+                }
+            } else {
+                key = try NIOSSLPrivateKey(bytes: Array(privateKeyPEM.utf8), format: .pem)
+            }
+        } catch {
+            let encrypted = privateKeyPEM.contains("ENCRYPTED")
+            throw ClientIdentityError(
+                source: source,
+                reason: encrypted ? .wrongPassphrase : .malformedPrivateKey(Self.describe(error))
+            )
+        }
+        try self.init(certificateChain: certificates, privateKey: key, source: source)
+    }
+
+    /// Loads a PEM certificate-chain file and a PEM private-key file.
+    public init(certificateFile: String, privateKeyFile: String, passphrase: String? = nil) throws {
+        try self.init(
+            certificateChainPEM: Self.readText(certificateFile),
+            privateKeyPEM: Self.readText(privateKeyFile),
+            passphrase: passphrase,
+            source: "\(certificateFile) + \(privateKeyFile)"
+        )
+    }
+
+    /// Loads PKCS#12 data.
+    /// - Parameters:
+    ///   - pkcs12: The DER (or BER) bytes.
+    ///   - passphrase: The passphrase.
+    ///   - source: A name for the data, used in errors.
+    public init(pkcs12 bytes: [UInt8], passphrase: String, source: String = "PKCS#12 data") throws {
+        guard !bytes.isEmpty else { throw ClientIdentityError(source: source, reason: .empty) }
+        // swift-nio-ssl stops the process (fatalError) when the data parses but holds no key:
+        // find out first, from the structure, without decrypting anything.
+        switch PKCS12Contents.privateKeyPresence(in: bytes) {
+        case .notPKCS12(let detail): throw ClientIdentityError(source: source, reason: .notPKCS12(detail))
+        case .absent: throw ClientIdentityError(source: source, reason: .noPrivateKey)
+        case .hiddenInEncryptedContainer: throw ClientIdentityError(source: source, reason: .privateKeyNotReadable)
+        case .present: break
+        }
+        let bundle: NIOSSLPKCS12Bundle
+        do {
+            bundle = try NIOSSLPKCS12Bundle(buffer: bytes, passphrase: Array(passphrase.utf8))
+        } catch {
+            throw ClientIdentityError(source: source, reason: Self.classifyPKCS12Error(error))
+        }
+        try self.init(certificateChain: bundle.certificateChain, privateKey: bundle.privateKey, source: source)
+    }
+
+    /// Loads a PKCS#12 file (`.p12`, `.pfx`).
+    public init(pkcs12File path: String, passphrase: String) throws {
+        try self.init(pkcs12: Array(Self.readData(path)), passphrase: passphrase, source: path)
+    }
+
+    /// Loads PKCS#12 data given as base64 text (line breaks and spaces are ignored).
+    public init(pkcs12Base64 text: String, passphrase: String, source: String = "PKCS#12 base64 text") throws {
+        let compact = text.filter { !$0.isWhitespace }
+        guard !compact.isEmpty else { throw ClientIdentityError(source: source, reason: .empty) }
+        guard let data = Data(base64Encoded: compact) else {
+            throw ClientIdentityError(source: source, reason: .notPKCS12("the text is not valid base64"))
+        }
+        try self.init(pkcs12: Array(data), passphrase: passphrase, source: source)
+    }
+
+    /// BoringSSL's errors, as swift-nio-ssl passes them on, in words.
+    static func classifyPKCS12Error(_ error: any Error) -> ClientIdentityError.Reason {
+        let text = String(describing: error)
+        if text.contains("INCORRECT_PASSWORD") || text.contains("BAD_PASSWORD") || text.contains("DECRYPT") {
+            return .wrongPassphrase
+        }
+        if text.contains("BAD_PKCS12") || text.contains("DECODE") || text.contains("ASN1") || text.contains("HEADER") {
+            return .notPKCS12(Self.describe(error))
+        }
+        return .notPKCS12(text.isEmpty || text.hasSuffix("[])") ? "no detail from BoringSSL" : Self.describe(error))
+    }
+
+    /// The public key of a private key, as swift-certificates sees it; `nil` if it cannot tell.
+    static func publicKey(of key: NIOSSLPrivateKey) -> Certificate.PublicKey? {
+        guard let der = try? key.derBytes else { return nil }
+        for type in ["PRIVATE KEY", "EC PRIVATE KEY", "RSA PRIVATE KEY"] {
+            if let parsed = try? Certificate.PrivateKey(pemDocument: PEMDocument(type: type, derBytes: der)) {
+                return parsed.publicKey
+            }
+        }
+        return nil
+    }
+
+    private static func readData(_ path: String) throws -> Data {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw ClientIdentityError(source: path, reason: .unreadable("no such file"))
+        }
+        do {
+            return try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw ClientIdentityError(source: path, reason: .unreadable((error as NSError).localizedDescription))
+        }
+    }
+
+    private static func readText(_ path: String) throws -> String {
+        String(decoding: try readData(path), as: UTF8.self)
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        String(describing: error)
+    }
+}

@@ -1,0 +1,57 @@
+/// A client identity that cannot be loaded, naming the input and why. The passphrase never
+/// appears in it.
+public struct ClientIdentityError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Why the identity cannot be loaded.
+    public enum Reason: Sendable, Equatable {
+        /// The file cannot be read.
+        case unreadable(String)
+        /// The input is empty.
+        case empty
+        /// The passphrase does not open the PKCS#12 data or the encrypted key.
+        case wrongPassphrase
+        /// The data is not PKCS#12 (or is corrupt or truncated).
+        case notPKCS12(String)
+        /// The PKCS#12 data or PEM holds no private key.
+        case noPrivateKey
+        /// The private key exists but sits where it cannot be checked without decrypting it first
+        /// (inside an encrypted PKCS#12 container), which swift-nio-ssl cannot do safely.
+        case privateKeyNotReadable
+        /// No certificate came with the key.
+        case noCertificate
+        /// The private key is not the key of the leaf certificate.
+        case keyDoesNotMatchCertificate
+        /// The certificate PEM does not parse.
+        case malformedCertificate(String)
+        /// The private key PEM does not parse.
+        case malformedPrivateKey(String)
+    }
+
+    /// The file, or a description of the data.
+    public let source: String
+    /// Why loading failed.
+    public let reason: Reason
+
+    /// Creates an error.
+    public init(source: String, reason: Reason) {
+        self.source = source
+        self.reason = reason
+    }
+
+    /// A sentence naming the input and the reason.
+    public var description: String {
+        let why: String
+        switch reason {
+        case .unreadable(let detail): why = "cannot be read: \(detail)"
+        case .empty: why = "is empty"
+        case .wrongPassphrase: why = "cannot be opened: the passphrase is wrong"
+        case .notPKCS12(let detail): why = "is not PKCS#12 data, or is corrupt or truncated (\(detail))"
+        case .noPrivateKey: why = "contains no private key"
+        case .privateKeyNotReadable: why = "keeps its private key inside an encrypted container, which cannot be loaded safely; export it with the key in a shrouded key bag (the default of openssl pkcs12 -export)"
+        case .noCertificate: why = "contains no certificate"
+        case .keyDoesNotMatchCertificate: why = "has a private key that does not belong to its certificate"
+        case .malformedCertificate(let detail): why = "has a certificate that does not parse: \(detail)"
+        case .malformedPrivateKey(let detail): why = "has a private key that does not parse: \(detail)"
+        }
+        return "client identity \(source) \(why)"
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import NIOCore
+import NIOTLS
+import NIOPosix
+import NIOSSL
+import PKIBuilder
+import TransportSecurity
+import TransportSecurityNIO
+
+/// Echoes what it reads.
+final class EchoHandler: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        context.writeAndFlush(data, promise: nil)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+}
+
+/// A TLS echo server on 127.0.0.1 presenting a chosen chain, optionally requiring client
+/// certificates decided by a ``PeerTrustVerifier``.
+final class TLSTestServer: Sendable {
+    let channel: any Channel
+    var port: Int { channel.localAddress?.port ?? 0 }
+
+    init(chain: [IssuedCertificate], clientVerifier: PeerTrustVerifier? = nil) async throws {
+        let identity = try ClientIdentity(certificateChainPEM: chain.pemBundle, privateKeyPEM: chain[0].privateKeyPEM)
+        let configuration = TLSConfiguration.transportSecurityServer(
+            identity: identity,
+            requiringClientCertificates: clientVerifier != nil
+        )
+        let context = try NIOSSLContext(configuration: configuration)
+        channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let handler: NIOSSLServerHandler
+                    if let clientVerifier {
+                        handler = NIOSSLServerHandler(context: context, customVerificationCallback: clientVerifier.makeVerificationCallback())
+                    } else {
+                        handler = NIOSSLServerHandler(context: context)
+                    }
+                    try channel.pipeline.syncOperations.addHandler(handler)
+                    try channel.pipeline.syncOperations.addHandler(EchoHandler())
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0)
+            .get()
+    }
+
+    func stop() async {
+        try? await channel.close()
+    }
+}
+
+/// Completes when the TLS handshake completes, fails when it fails or the connection closes first.
+final class HandshakeProbe: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = ByteBuffer
+
+    let handshake: EventLoopPromise<Void>
+    let echo: EventLoopPromise<String>
+
+    init(eventLoop: any EventLoop) {
+        handshake = eventLoop.makePromise()
+        echo = eventLoop.makePromise()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case TLSUserEvent.handshakeCompleted = event {
+            handshake.succeed()
+            context.writeAndFlush(NIOAny(ByteBuffer(string: "ping")), promise: nil)
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        echo.succeed(String(buffer: unwrapInboundIn(data)))
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        handshake.fail(error)
+        echo.fail(error)
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        handshake.fail(ChannelError.ioOnClosedChannel)
+        echo.fail(ChannelError.ioOnClosedChannel)
+    }
+}
+
+struct ConnectionOutcome {
+    /// Whether the TLS handshake completed.
+    let handshakeCompleted: Bool
+    /// What the server echoed, if data flowed.
+    let echoed: String?
+    /// Whether the connection was closed by the time the outcome was known.
+    let closed: Bool
+    /// The decision the verifier made, if it made one.
+    let decision: TrustDecision?
+}
+
+/// Connects to 127.0.0.1:`port` with TransportSecurity verifying the server.
+func connect(port: Int, verifier: PeerTrustVerifier, identity: ClientIdentity? = nil) async throws -> ConnectionOutcome {
+    let context = try NIOSSLContext(configuration: .transportSecurityClient(identity: identity))
+    let recorder = DecisionRecorder()
+    let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        .channelInitializer { channel in
+            channel.eventLoop.makeCompletedFuture {
+                let handler = try NIOSSLClientHandler(
+                    context: context,
+                    serverHostname: verifier.serverNameIndication,
+                    customVerificationCallback: verifier.makeVerificationCallback(onDecision: recorder.record)
+                )
+                try channel.pipeline.syncOperations.addHandler(handler)
+                try channel.pipeline.syncOperations.addHandler(HandshakeProbe(eventLoop: channel.eventLoop))
+            }
+        }
+        .connect(host: "127.0.0.1", port: port)
+        .get()
+    let probe = try await channel.pipeline.handler(type: HandshakeProbe.self).get()
+    let handshakeCompleted = (try? await probe.handshake.futureResult.get()) != nil
+    let echoed = try? await probe.echo.futureResult.get()
+    if handshakeCompleted { try? await channel.close() }
+    // A rejected connection must close by itself.
+    let closed = await withTaskGroup(of: Bool.self) { group in
+        group.addTask { (try? await channel.closeFuture.get()) != nil }
+        group.addTask {
+            try? await Task.sleep(for: .seconds(5))
+            return false
+        }
+        let first = await group.next() ?? false
+        group.cancelAll()
+        return first
+    }
+    return ConnectionOutcome(handshakeCompleted: handshakeCompleted, echoed: echoed, closed: closed, decision: recorder.last)
+}
+
+final class DecisionRecorder: @unchecked Sendable {
+    private let lock = NSLock()
+    private var decisions: [TrustDecision] = []
+    func record(_ decision: TrustDecision) { lock.withLock { decisions.append(decision) } }
+    var last: TrustDecision? { lock.withLock { decisions.last } }
+}
