@@ -1,0 +1,136 @@
+import Foundation
+import PKIBuilder
+import Testing
+import TransportSecurity
+import TransportSecurityNIO
+
+/// PKCS#12 files are made by `openssl pkcs12 -export`: an independent implementation.
+@Suite("Client identities")
+struct ClientIdentityTests {
+    let lab = try! TrustLab()
+    let directory: String
+
+    init() throws {
+        directory = (NSTemporaryDirectory() as NSString).appendingPathComponent("tsec-identity-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+
+    func path(_ name: String) -> String { (directory as NSString).appendingPathComponent(name) }
+
+    func write(_ name: String, _ text: String) throws -> String {
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path(name)))
+        return path(name)
+    }
+
+    /// `openssl pkcs12 -export` of the lab leaf (with its intermediate), plus extra arguments.
+    func exportPKCS12(_ name: String, passphrase: String, extra: String = "") throws -> String {
+        let certificate = try write("\(name).crt", [lab.leaf, lab.intermediate].pemBundle)
+        let key = try write("\(name).key", try lab.leaf.privateKeyPEM)
+        let output = path("\(name).p12")
+        _ = try shell("openssl pkcs12 -export -in '\(certificate)' -inkey '\(key)' -out '\(output)' -passout 'pass:\(passphrase)' \(extra)")
+        return output
+    }
+
+    @Test("PKCS#12 from a file, from bytes and from base64 text")
+    func pkcs12() throws {
+        let file = try exportPKCS12("good", passphrase: "correct horse")
+        let identity = try ClientIdentity(pkcs12File: file, passphrase: "correct horse")
+        #expect(identity.leaf == lab.leaf.der)
+        #expect(identity.certificateChain.count == 2)
+        let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: file)))
+        #expect(try ClientIdentity(pkcs12: bytes, passphrase: "correct horse").leaf == lab.leaf.der)
+        let base64 = Data(bytes).base64EncodedString(options: .lineLength64Characters)
+        #expect(try ClientIdentity(pkcs12Base64: base64, passphrase: "correct horse").leaf == lab.leaf.der)
+    }
+
+    @Test("a wrong passphrase is its own error, and the passphrase is not in it")
+    func wrongPassphrase() throws {
+        let file = try exportPKCS12("locked", passphrase: "s3cret-passphrase")
+        let error = try #require(throws: ClientIdentityError.self) {
+            try ClientIdentity(pkcs12File: file, passphrase: "guess-passphrase")
+        }
+        #expect(error.reason == .wrongPassphrase)
+        #expect(!error.description.contains("guess-passphrase"))
+        #expect(!error.description.contains("s3cret-passphrase"))
+        #expect(error.description.contains(file))
+    }
+
+    @Test("truncated, not PKCS#12, empty: each its own error")
+    func corrupt() throws {
+        let file = try exportPKCS12("whole", passphrase: "pw")
+        let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: file)))
+        let truncated = try #require(throws: ClientIdentityError.self) {
+            try ClientIdentity(pkcs12: Array(bytes.prefix(bytes.count / 2)), passphrase: "pw")
+        }
+        guard case .notPKCS12 = truncated.reason else { Issue.record("truncated: \(truncated)"); return }
+        let pem = try #require(throws: ClientIdentityError.self) {
+            try ClientIdentity(pkcs12: Array(lab.leaf.pemString.utf8), passphrase: "pw")
+        }
+        guard case .notPKCS12 = pem.reason else { Issue.record("pem: \(pem)"); return }
+        #expect(throws: ClientIdentityError(source: "PKCS#12 data", reason: .empty)) { try ClientIdentity(pkcs12: [], passphrase: "pw") }
+        #expect(throws: ClientIdentityError(source: "PKCS#12 base64 text", reason: .empty)) { try ClientIdentity(pkcs12Base64: " \n", passphrase: "pw") }
+        let notBase64 = try #require(throws: ClientIdentityError.self) { try ClientIdentity(pkcs12Base64: "%%%", passphrase: "pw") }
+        guard case .notPKCS12 = notBase64.reason else { Issue.record("base64: \(notBase64)"); return }
+        let missing = try #require(throws: ClientIdentityError.self) { try ClientIdentity(pkcs12File: path("missing.p12"), passphrase: "pw") }
+        #expect(missing.reason == .unreadable("no such file"))
+    }
+
+    @Test("a PKCS#12 without a private key is an error, never a crash")
+    func noKey() throws {
+        let file = try exportPKCS12("nokey", passphrase: "pw", extra: "-nokeys")
+        let error = try #require(throws: ClientIdentityError.self) { try ClientIdentity(pkcs12File: file, passphrase: "pw") }
+        #expect([ClientIdentityError.Reason.noPrivateKey, .privateKeyNotReadable].contains(error.reason))
+        let plain = try exportPKCS12("nokey-plain", passphrase: "pw", extra: "-nokeys -certpbe NONE")
+        let plainError = try #require(throws: ClientIdentityError.self) { try ClientIdentity(pkcs12File: plain, passphrase: "pw") }
+        #expect(plainError.reason == .noPrivateKey)
+    }
+
+    @Test("PEM: certificate and key files; mismatched key; missing key; encrypted key with passphrase")
+    func pem() throws {
+        let certificate = try write("leaf.crt", [lab.leaf, lab.intermediate].pemBundle)
+        let key = try write("leaf.key", try lab.leaf.privateKeyPEM)
+        #expect(try ClientIdentity(certificateFile: certificate, privateKeyFile: key).leaf == lab.leaf.der)
+
+        let otherKey = try write("other.key", try lab.root.privateKeyPEM)
+        let mismatch = try #require(throws: ClientIdentityError.self) {
+            try ClientIdentity(certificateFile: certificate, privateKeyFile: otherKey)
+        }
+        #expect(mismatch.reason == .keyDoesNotMatchCertificate)
+
+        let empty = try write("empty.key", "")
+        #expect(throws: ClientIdentityError.self) { try ClientIdentity(certificateFile: certificate, privateKeyFile: empty) }
+        let garbage = try write("garbage.key", "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n")
+        let malformed = try #require(throws: ClientIdentityError.self) {
+            try ClientIdentity(certificateFile: certificate, privateKeyFile: garbage)
+        }
+        guard case .malformedPrivateKey = malformed.reason else { Issue.record("\(malformed)"); return }
+
+        let encrypted = path("encrypted.key")
+        _ = try shell("openssl pkcs8 -topk8 -in '\(key)' -out '\(encrypted)' -passout pass:open-sesame")
+        #expect(try ClientIdentity(certificateFile: certificate, privateKeyFile: encrypted, passphrase: "open-sesame").leaf == lab.leaf.der)
+        let wrong = try #require(throws: ClientIdentityError.self) {
+            try ClientIdentity(certificateFile: certificate, privateKeyFile: encrypted, passphrase: "nope")
+        }
+        #expect(wrong.reason == .wrongPassphrase)
+        #expect(!wrong.description.contains("nope"))
+    }
+}
+
+func shell(_ command: String) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/bash")
+    process.arguments = ["-c", command]
+    let output = Pipe()
+    let error = Pipe()
+    process.standardOutput = output
+    process.standardError = error
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    let errorData = error.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    struct Failure: Error, CustomStringConvertible { let description: String }
+    guard process.terminationStatus == 0 else {
+        throw Failure(description: "`\(command)` failed: \(String(decoding: errorData, as: UTF8.self))")
+    }
+    return String(decoding: data, as: UTF8.self)
+}

@@ -1,0 +1,84 @@
+import Foundation
+import PKIBuilder
+import Testing
+import TransportSecurity
+import TransportSecurityNIO
+
+@Suite("Mutual TLS: client identities verified by the server with the same bridge")
+struct MutualTLSTests {
+    let lab = try! TrustLab()
+    var store: TrustStore { TrustStore(lab.systemRoots.map(\.der), origin: "lab system store") }
+
+    func serverVerifying(clientCA: IssuedCertificate, pins: [SPKIPin] = []) async throws -> TLSTestServer {
+        let clientVerifier = PeerTrustVerifier(
+            evaluator: ClientCertificateEvaluator(clientCAs: [clientCA.der], pins: pins),
+            host: "client",
+            systemStore: .empty,
+            evaluationTime: lab.pki.now,
+            cache: nil
+        )
+        return try await TLSTestServer(chain: lab.chain(.legitimate), clientVerifier: clientVerifier)
+    }
+
+    var serverVerifier: PeerTrustVerifier {
+        PeerTrustVerifier(evaluator: SecurityPolicy.default, host: lab.host, systemStore: store, evaluationTime: lab.pki.now, cache: nil)
+    }
+
+    func identity(_ certificate: IssuedCertificate, chain: [IssuedCertificate] = []) throws -> ClientIdentity {
+        try ClientIdentity(certificateChainPEM: ([certificate] + chain).pemBundle, privateKeyPEM: certificate.privateKeyPEM)
+    }
+
+    @Test("a client with a certificate from the server's client CA gets through; data flows")
+    func accepted() async throws {
+        let clientCA = try lab.pki.issueRoot(.certificateAuthority("Client CA"))
+        let alice = try lab.pki.issue(.client("alice"), by: clientCA)
+        let server = try await serverVerifying(clientCA: clientCA)
+        let outcome = try await connect(port: server.port, verifier: serverVerifier, identity: identity(alice))
+        await server.stop()
+        #expect(outcome.handshakeCompleted)
+        #expect(outcome.echoed == "ping")
+    }
+
+    @Test("no client certificate, one from another CA, or one without clientAuth: the server refuses")
+    func refused() async throws {
+        let clientCA = try lab.pki.issueRoot(.certificateAuthority("Client CA"))
+        let otherCA = try lab.pki.issueRoot(.certificateAuthority("Other CA"))
+        let stranger = try lab.pki.issue(.client("mallory"), by: otherCA)
+        let serverOnly = try lab.pki.issue(.server("not-a-client.example.test"), by: clientCA)
+        let server = try await serverVerifying(clientCA: clientCA)
+        for clientIdentity in [nil, try identity(stranger), try identity(serverOnly)] {
+            let outcome = try await connect(port: server.port, verifier: serverVerifier, identity: clientIdentity)
+            #expect(outcome.echoed == nil, "identity \(clientIdentity?.leaf.subjectSummary ?? "none") must not get data through")
+            #expect(outcome.closed)
+        }
+        await server.stop()
+    }
+
+    @Test("a server can pin its clients' keys")
+    func pinnedClients() async throws {
+        let clientCA = try lab.pki.issueRoot(.certificateAuthority("Client CA"))
+        let alice = try lab.pki.issue(.client("alice"), by: clientCA)
+        let bob = try lab.pki.issue(.client("bob"), by: clientCA)
+        let server = try await serverVerifying(clientCA: clientCA, pins: [alice.der.spkiPin])
+        let aliceOutcome = try await connect(port: server.port, verifier: serverVerifier, identity: identity(alice))
+        let bobOutcome = try await connect(port: server.port, verifier: serverVerifier, identity: identity(bob))
+        await server.stop()
+        #expect(aliceOutcome.echoed == "ping")
+        #expect(bobOutcome.echoed == nil)
+    }
+
+    @Test("the client-certificate evaluator's decisions say why")
+    func evaluatorDecisions() async throws {
+        let clientCA = try lab.pki.issueRoot(.certificateAuthority("Client CA"))
+        let alice = try lab.pki.issue(.client("alice"), by: clientCA)
+        let serverCert = try lab.pki.issue(.server("svc.example.test"), by: clientCA)
+        let evaluator = ClientCertificateEvaluator(clientCAs: [clientCA.der])
+        func trust(_ certificate: IssuedCertificate) -> ServerTrust {
+            ServerTrust(chain: [certificate.der], policy: .sslClient, systemStore: .empty, evaluationTime: lab.pki.now)
+        }
+        #expect(await evaluator.evaluate(trust(alice), forHost: "ignored").isTrusted)
+        let wrongUsage = await evaluator.evaluate(trust(serverCert), forHost: "ignored")
+        #expect(wrongUsage.lastEvaluation?.failures.map(\.code) == [.extendedKeyUsage])
+        #expect(wrongUsage.reason.contains("not for TLS clients"))
+    }
+}
