@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "TransportSecurity", targets: ["TransportSecurity"]),
         .library(name: "TransportSecurityNIO", targets: ["TransportSecurityNIO"]),
+        .library(name: "SecureSession", targets: ["SecureSession"]),
         .library(name: "PKIBuilder", targets: ["PKIBuilder"]),
         .executable(name: "tsec", targets: ["tsec"]),
     ],
@@ -37,6 +38,19 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "SecureSession",
+            dependencies: [
+                "TransportSecurity",
+                "TransportSecurityNIO",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -72,6 +86,19 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+        .testTarget(
+            name: "SecureSessionTests",
+            dependencies: [
+                "SecureSession",
+                "TransportSecurityNIO",
+                "TransportSecurity",
+                "PKIBuilder",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),

@@ -17,7 +17,13 @@ extension TLSConfiguration {
     ) -> TLSConfiguration {
         var configuration = TLSConfiguration.makeClientConfiguration()
         configuration.certificateVerification = .noHostnameVerification
+        // The callback decides against TransportSecurity's stores: BoringSSL needs none of its own
+        // (and would read the system bundle for every context otherwise).
+        configuration.trustRoots = .certificates([])
         configuration.minimumTLSVersion = minimumTLSVersion
+        // A client closing a connection (idle, timed out, cancelled) need not wait long for the
+        // server's close_notify; swift-nio-ssl's default would hold every abort for 5 seconds.
+        configuration.shutdownTimeout = .milliseconds(250)
         if let identity {
             configuration.certificateChain = identity.certificateChain.map { .certificate($0) }
             configuration.privateKey = .privateKey(identity.privateKey)

@@ -1,0 +1,14 @@
+import TransportSecurity
+
+/// What makes two requests able to share a connection: scheme, host, port, the client identity
+/// offered, and the evaluator that trusted the server.
+struct ConnectionKey: Sendable, Hashable, CustomStringConvertible {
+    let isSecure: Bool
+    let host: String
+    let port: Int
+    /// SHA-256 of the client identity's leaf, if one is offered.
+    let identity: [UInt8]?
+    let evaluator: AnyServerTrustEvaluator
+
+    var description: String { "\(isSecure ? "https" : "http")://\(host):\(port)" }
+}

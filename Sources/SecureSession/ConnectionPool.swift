@@ -1,0 +1,66 @@
+import NIOCore
+
+/// Keep-alive connections per ``ConnectionKey``, at most a fixed number open per key; requests
+/// beyond it wait for a connection to come back.
+actor ConnectionPool {
+    private let maximumPerKey: Int
+    private var idle: [ConnectionKey: [HTTP1Connection]] = [:]
+    private var leased: [ConnectionKey: Int] = [:]
+    private var waiters: [ConnectionKey: [CheckedContinuation<Void, Never>]] = [:]
+    private var isShutDown = false
+
+    init(maximumPerKey: Int) { self.maximumPerKey = max(1, maximumPerKey) }
+
+    /// A usable connection for `key`: an idle one, or a new one from `connect`.
+    func lease(
+        _ key: ConnectionKey,
+        connect: @Sendable () async throws -> HTTP1Connection
+    ) async throws -> HTTP1Connection {
+        guard !isShutDown else { throw SecureSessionError.sessionShutDown }
+        while leased[key, default: 0] >= maximumPerKey {
+            await withCheckedContinuation { waiters[key, default: []].append($0) }
+            guard !isShutDown else { throw SecureSessionError.sessionShutDown }
+        }
+        leased[key, default: 0] += 1
+        while var available = idle[key], let connection = available.popLast() {
+            idle[key] = available
+            if connection.isUsable { return connection }
+        }
+        do {
+            return try await connect()
+        } catch {
+            slotFreed(key)
+            throw error
+        }
+    }
+
+    /// Gives a connection back: kept for the next request when `reusable`, closed otherwise.
+    func release(_ connection: HTTP1Connection, reusable: Bool) {
+        if reusable, connection.isUsable, !isShutDown {
+            idle[connection.key, default: []].append(connection)
+        } else {
+            connection.close()
+        }
+        slotFreed(connection.key)
+    }
+
+    /// How many idle connections are kept for `key` (tests).
+    func idleCount(for key: ConnectionKey) -> Int { idle[key]?.filter(\.isUsable).count ?? 0 }
+
+    /// Closes every idle connection and refuses new leases.
+    func shutdown() {
+        isShutDown = true
+        for connection in idle.values.joined() { connection.close() }
+        idle.removeAll()
+        for continuation in waiters.values.joined() { continuation.resume() }
+        waiters.removeAll()
+    }
+
+    private func slotFreed(_ key: ConnectionKey) {
+        leased[key, default: 1] -= 1
+        if var queue = waiters[key], !queue.isEmpty {
+            queue.removeFirst().resume()
+            waiters[key] = queue
+        }
+    }
+}

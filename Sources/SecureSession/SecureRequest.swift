@@ -1,0 +1,63 @@
+import Foundation
+
+/// An HTTP request for a ``SecureSession``: method, URL (with query items), headers, body, and
+/// per-request overrides.
+public struct SecureRequest: Sendable {
+    /// The method.
+    public var method: HTTPMethod
+    /// The URL (`https://…` or `http://…`).
+    public var url: URL
+    /// Header fields, in order; names compare case-insensitively.
+    public var headers: [(name: String, value: String)]
+    /// The body, if any.
+    public var body: Data?
+    /// How long the whole request may take; `nil` uses the session's.
+    public var timeout: Duration?
+    /// What responses are acceptable; `nil` uses the session's.
+    public var validation: ResponseValidation?
+    /// Whether redirects are followed (bounded by the session's maximum).
+    public var followsRedirects: Bool
+
+    /// Creates a request.
+    /// - Parameters:
+    ///   - method: The method.
+    ///   - url: The URL.
+    ///   - queryItems: Added to the URL's query.
+    ///   - headers: Header fields.
+    ///   - body: The body.
+    public init(
+        _ method: HTTPMethod = .get,
+        url: URL,
+        queryItems: [URLQueryItem] = [],
+        headers: [(name: String, value: String)] = [],
+        body: Data? = nil
+    ) {
+        self.method = method
+        if !queryItems.isEmpty, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) {
+            components.queryItems = (components.queryItems ?? []) + queryItems
+            self.url = components.url ?? url
+        } else {
+            self.url = url
+        }
+        self.headers = headers
+        self.body = body
+        self.timeout = nil
+        self.validation = nil
+        self.followsRedirects = true
+    }
+
+    /// A request whose body is `value` encoded as JSON, with `Content-Type: application/json`.
+    public static func json(
+        _ method: HTTPMethod,
+        url: URL,
+        body value: some Encodable,
+        encoder: JSONEncoder = JSONEncoder()
+    ) throws -> SecureRequest {
+        SecureRequest(method, url: url, headers: [("Content-Type", "application/json")], body: try encoder.encode(value))
+    }
+
+    /// The value of the first header field named `name` (case-insensitive).
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import TransportSecurity
+
+/// What a ``SecureSession`` received.
+public struct SecureResponse: Sendable {
+    /// The status code.
+    public let statusCode: Int
+    /// The reason phrase.
+    public let reasonPhrase: String
+    /// Header fields, in order.
+    public let headers: [(name: String, value: String)]
+    /// The body (empty for a download, whose body went to a file).
+    public let body: Data
+    /// The URL that answered (after redirects).
+    public let url: URL
+    /// The trust decision of the connection that answered (`nil` for cleartext).
+    public let trustDecision: TrustDecision?
+    /// The redirects followed, in order.
+    public let redirects: [URL]
+    /// How long the request took, from the first connection attempt to the end of the body.
+    public let duration: Duration
+
+    /// The value of the first header field named `name` (case-insensitive).
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+
+    /// The media type of the body, lowercased, without parameters (`application/json`).
+    public var mediaType: String? {
+        header("Content-Type")?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+    }
+
+    /// The body decoded from JSON.
+    public func decode<Value: Decodable>(_ type: Value.Type, decoder: JSONDecoder = JSONDecoder()) throws -> Value {
+        try decoder.decode(type, from: body)
+    }
+
+    /// The body as UTF-8 text.
+    public var text: String { String(decoding: body, as: UTF8.self) }
+}

@@ -1,0 +1,284 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import TransportSecurity
+
+/// An async HTTP session whose every TLS connection is judged by a TransportSecurity policy:
+/// the `AFHTTPSessionManager` of this library.
+///
+/// ```swift
+/// let pins = try CertificateLoader.certificates(atPath: "pins/issuing-ca.pem")
+/// let session = SecureSession(configuration: .init(
+///     trustEvaluator: SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: pins)
+/// ))
+/// let user: User = try await session.get(URL(string: "https://api.example.com/me")!).decode(User.self)
+/// await session.shutdown()
+/// ```
+///
+/// HTTP/1.1 with keep-alive connections pooled per scheme, host, port, client identity and
+/// policy; redirects followed (bounded, the trust decided again for every new host, https → http
+/// refused); timeouts; cancellation through task cancellation; downloads streamed to a file.
+public final class SecureSession: Sendable {
+    /// The configuration.
+    public let configuration: SecureSessionConfiguration
+    private let group: any EventLoopGroup
+    private let pool: ConnectionPool
+    private let tlsContext: Result<NIOSSLContext, SecureSessionError>
+
+    /// Creates a session.
+    /// - Parameters:
+    ///   - configuration: Trust, identity, timeouts, validation.
+    ///   - eventLoopGroup: Where connections run; the shared singleton by default.
+    public init(
+        configuration: SecureSessionConfiguration = SecureSessionConfiguration(),
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) {
+        self.configuration = configuration
+        self.group = eventLoopGroup
+        self.pool = ConnectionPool(maximumPerKey: configuration.maximumConnectionsPerHost)
+        // One TLS context for every connection of the session.
+        self.tlsContext = Result {
+            try NIOSSLContext(configuration: .transportSecurityClient(identity: configuration.clientIdentity))
+        }.mapError { SecureSessionError.tlsFailure("cannot create the TLS context: \($0)") }
+    }
+
+    /// Sends `request` and returns the whole response, validated.
+    public func send(_ request: SecureRequest) async throws -> SecureResponse {
+        let body = BodyCollector()
+        var response = try await perform(request) { buffer in body.append(buffer) }
+        response = response.with(body: body.data)
+        if let violation = (request.validation ?? configuration.validation).violation(in: response) { throw violation }
+        return response
+    }
+
+    /// Sends `request` and writes the body to `path` as it arrives, never holding it in memory.
+    /// The response's ``SecureResponse/body`` is empty. The file is written only after the status
+    /// is validated; on failure no partial file is left behind.
+    public func download(_ request: SecureRequest, to path: String) async throws -> SecureResponse {
+        let temporary = path + ".part-\(UUID().uuidString)"
+        guard FileManager.default.createFile(atPath: temporary, contents: nil),
+            let handle = FileHandle(forWritingAtPath: temporary)
+        else {
+            throw SecureSessionError.fileError("cannot create \(temporary)")
+        }
+        let writer = FileBodyWriter(handle: handle)
+        do {
+            let response = try await perform(request) { buffer in try writer.write(buffer) }
+            try writer.close()
+            if let violation = (request.validation ?? configuration.validation).violation(in: response) { throw violation }
+            try? FileManager.default.removeItem(atPath: path)
+            do {
+                try FileManager.default.moveItem(atPath: temporary, toPath: path)
+            } catch {
+                throw SecureSessionError.fileError("cannot move the download to \(path): \(error.localizedDescription)")
+            }
+            return response
+        } catch {
+            try? writer.close()
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw error
+        }
+    }
+
+    /// Closes every pooled connection; later requests fail with ``SecureSessionError/sessionShutDown``.
+    public func shutdown() async {
+        await pool.shutdown()
+    }
+
+    // MARK: - The request loop
+
+    private func perform(_ request: SecureRequest, sink: @escaping @Sendable (ByteBuffer) async throws -> Void) async throws -> SecureResponse {
+        let clock = ContinuousClock()
+        let started = clock.now
+        let limit = request.timeout ?? configuration.requestTimeout
+        let closer = ConnectionCloser()
+        return try await withDeadline(limit, onTimeout: closer.closeAll) {
+            var current = request
+            var redirects: [URL] = []
+            while true {
+                let (head, connection) = try await self.exchange(current, sink: sink, closer: closer)
+                if current.followsRedirects, Self.isRedirect(head), let location = head.headers.first(name: "Location") {
+                    guard redirects.count < self.configuration.maximumRedirects else {
+                        throw SecureSessionError.tooManyRedirects(self.configuration.maximumRedirects)
+                    }
+                    current = try self.redirected(current, status: Int(head.status.code), location: location)
+                    redirects.append(current.url)
+                    self.configuration.logger.debug("redirect", metadata: ["to": "\(current.url)"])
+                    continue
+                }
+                return SecureResponse(
+                    statusCode: Int(head.status.code),
+                    reasonPhrase: head.status.reasonPhrase,
+                    headers: head.headers.map { ($0.name, $0.value) },
+                    body: Data(),
+                    url: current.url,
+                    trustDecision: connection.trustDecision,
+                    redirects: redirects,
+                    duration: clock.now - started
+                )
+            }
+        }
+    }
+
+    /// One request on one pooled connection.
+    private func exchange(
+        _ request: SecureRequest,
+        sink: @escaping @Sendable (ByteBuffer) async throws -> Void,
+        closer: ConnectionCloser
+    ) async throws -> (HTTPResponseHead, HTTP1Connection) {
+        let key = try connectionKey(for: request.url)
+        let configuration = configuration
+        let group = group
+        let tlsContext = try tlsContext.get()
+        let connection = try await pool.lease(key) {
+            try await HTTP1Connection.connect(key: key, configuration: configuration, tlsContext: tlsContext, group: group)
+        }
+        closer.track(connection)
+        do {
+            let followsRedirects = request.followsRedirects
+            let response = try await connection.execute(
+                head: requestHead(request, key: key),
+                body: request.body.map { ByteBuffer(bytes: $0) }
+            ) { head, buffer in
+                // The body of a redirect that will be followed is not the caller's.
+                if followsRedirects, Self.isRedirect(head) { return }
+                try await sink(buffer)
+            }
+            await pool.release(connection, reusable: response.reusable)
+            closer.untrack(connection)
+            return (response.head, connection)
+        } catch {
+            await pool.release(connection, reusable: false)
+            closer.untrack(connection)
+            throw error
+        }
+    }
+
+    static func isRedirect(_ head: HTTPResponseHead) -> Bool {
+        [301, 302, 303, 307, 308].contains(head.status.code) && head.headers.contains(name: "Location")
+    }
+
+    private func connectionKey(for url: URL) throws -> ConnectionKey {
+        guard let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http" else {
+            throw SecureSessionError.invalidURL("\(url): only https and http are supported")
+        }
+        guard let host = url.host, !host.isEmpty else { throw SecureSessionError.invalidURL("\(url) has no host") }
+        let isSecure = scheme == "https"
+        return ConnectionKey(
+            isSecure: isSecure,
+            host: ServerHost(host).name,
+            port: url.port ?? (isSecure ? 443 : 80),
+            identity: configuration.clientIdentity?.leaf.sha256Fingerprint,
+            evaluator: configuration.trustEvaluator
+        )
+    }
+
+    private func requestHead(_ request: SecureRequest, key: ConnectionKey) -> HTTPRequestHead {
+        var path = request.url.path.isEmpty ? "/" : request.url.path
+        if let query = request.url.query { path += "?" + query }
+        var headers = HTTPHeaders(request.headers.map { ($0.name, $0.value) })
+        if !headers.contains(name: "Host") {
+            let defaultPort = key.isSecure ? 443 : 80
+            let hostField = ServerHost(key.host).isIPAddress && key.host.contains(":") ? "[\(key.host)]" : key.host
+            headers.add(name: "Host", value: key.port == defaultPort ? hostField : "\(hostField):\(key.port)")
+        }
+        if let body = request.body {
+            headers.replaceOrAdd(name: "Content-Length", value: String(body.count))
+        } else if [.post, .put, .patch].contains(request.method) {
+            headers.replaceOrAdd(name: "Content-Length", value: "0")
+        }
+        if !headers.contains(name: "User-Agent") { headers.add(name: "User-Agent", value: "TransportSecurity/1") }
+        return HTTPRequestHead(version: .http1_1, method: NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue), uri: path, headers: headers)
+    }
+
+    private func redirected(_ request: SecureRequest, status: Int, location: String) throws -> SecureRequest {
+        guard let target = URL(string: location, relativeTo: request.url)?.absoluteURL else {
+            throw SecureSessionError.invalidResponse("the redirect Location '\(location)' is not a URL")
+        }
+        if request.url.scheme?.lowercased() == "https", target.scheme?.lowercased() == "http" {
+            throw SecureSessionError.insecureRedirect(from: request.url, to: target)
+        }
+        var next = request
+        next.url = target
+        // 303, and 301/302 after a POST, become a GET without a body (as browsers and URLSession do).
+        if status == 303 || ([301, 302].contains(status) && request.method == .post) {
+            next.method = .get
+            next.body = nil
+            next.headers.removeAll { ["content-type", "content-length"].contains($0.name.lowercased()) }
+        }
+        // Credentials are not carried to another host.
+        if target.host?.lowercased() != request.url.host?.lowercased() {
+            next.headers.removeAll { $0.name.lowercased() == "authorization" }
+        }
+        return next
+    }
+}
+
+extension SecureResponse {
+    func with(body: Data) -> SecureResponse {
+        SecureResponse(
+            statusCode: statusCode,
+            reasonPhrase: reasonPhrase,
+            headers: headers,
+            body: body,
+            url: url,
+            trustDecision: trustDecision,
+            redirects: redirects,
+            duration: duration
+        )
+    }
+}
+
+/// Collects a body in memory.
+final class BodyCollector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var collected = Data()
+
+    func append(_ buffer: ByteBuffer) { lock.withLock { collected.append(contentsOf: buffer.readableBytesView) } }
+
+    var data: Data { lock.withLock { collected } }
+}
+
+/// Writes a body to a file chunk by chunk.
+final class FileBodyWriter: @unchecked Sendable {
+    private let lock = NSLock()
+    private let handle: FileHandle
+    private var isClosed = false
+
+    init(handle: FileHandle) { self.handle = handle }
+
+    func write(_ buffer: ByteBuffer) throws {
+        try lock.withLock {
+            do {
+                try handle.write(contentsOf: Data(buffer.readableBytesView))
+            } catch {
+                throw SecureSessionError.fileError(error.localizedDescription)
+            }
+        }
+    }
+
+    func close() throws {
+        try lock.withLock {
+            guard !isClosed else { return }
+            isClosed = true
+            try handle.close()
+        }
+    }
+}
+
+/// The connections a request is using, closed on timeout or cancellation.
+final class ConnectionCloser: @unchecked Sendable {
+    private let lock = NSLock()
+    private var connections: [ObjectIdentifier: HTTP1Connection] = [:]
+
+    func track(_ connection: HTTP1Connection) { lock.withLock { connections[ObjectIdentifier(connection)] = connection } }
+
+    func untrack(_ connection: HTTP1Connection) { lock.withLock { connections[ObjectIdentifier(connection)] = nil } }
+
+    @Sendable func closeAll() {
+        for connection in lock.withLock({ Array(connections.values) }) { connection.close() }
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import Logging
+import TransportSecurity
+import TransportSecurityNIO
+
+/// How a ``SecureSession`` connects, trusts and validates.
+public struct SecureSessionConfiguration: Sendable {
+    /// Decides on every server's certificate: a ``SecurityPolicy`` (the default policy unless set),
+    /// an evaluator or a ``ServerTrustManager``.
+    public var trustEvaluator: AnyServerTrustEvaluator
+    /// The certificate and key offered when a server asks for one.
+    public var clientIdentity: ClientIdentity?
+    /// The store standing for the system's; `nil` reads the machine's.
+    public var systemStore: TrustStore?
+    /// A fixed evaluation time for certificates (tests); `nil` is the time of each handshake.
+    public var evaluationTime: Date?
+    /// Where trust decisions are cached; `nil` evaluates every handshake.
+    public var decisionCache: DecisionCache?
+    /// How long connecting (TCP and TLS handshake) may take.
+    public var connectTimeout: Duration
+    /// How long a whole request may take, redirects included, unless the request says otherwise.
+    public var requestTimeout: Duration
+    /// The most redirects followed for one request.
+    public var maximumRedirects: Int
+    /// The most connections open at once to one scheme, host, port, identity and policy.
+    public var maximumConnectionsPerHost: Int
+    /// Which responses are successes, unless the request says otherwise.
+    public var validation: ResponseValidation
+    /// Where the session logs (never keys or passphrases).
+    public var logger: Logger
+
+    /// Creates a configuration.
+    public init(
+        trustEvaluator: any ServerTrustEvaluating = SecurityPolicy.default,
+        clientIdentity: ClientIdentity? = nil,
+        systemStore: TrustStore? = nil,
+        evaluationTime: Date? = nil,
+        decisionCache: DecisionCache? = .shared,
+        connectTimeout: Duration = .seconds(10),
+        requestTimeout: Duration = .seconds(60),
+        maximumRedirects: Int = 10,
+        maximumConnectionsPerHost: Int = 6,
+        validation: ResponseValidation = .successfulStatus,
+        logger: Logger = Logger(label: "SecureSession")
+    ) {
+        self.trustEvaluator = AnyServerTrustEvaluator(trustEvaluator)
+        self.clientIdentity = clientIdentity
+        self.systemStore = systemStore
+        self.evaluationTime = evaluationTime
+        self.decisionCache = decisionCache
+        self.connectTimeout = connectTimeout
+        self.requestTimeout = requestTimeout
+        self.maximumRedirects = maximumRedirects
+        self.maximumConnectionsPerHost = maximumConnectionsPerHost
+        self.validation = validation
+        self.logger = logger
+    }
+}

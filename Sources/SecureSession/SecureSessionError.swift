@@ -1,0 +1,54 @@
+import Foundation
+import TransportSecurity
+
+/// Why a ``SecureSession`` request failed. The cases tell apart what went wrong, so that a caller
+/// (and `tsec get`'s exit status) can react: a rejected server is not a network failure.
+public enum SecureSessionError: Error, Sendable, CustomStringConvertible {
+    /// The server's certificate was rejected; the decision says which rule and why.
+    case trustRejected(TrustDecision)
+    /// The TLS handshake failed for another reason (protocol, cipher, the server refusing our
+    /// client certificate, …).
+    case tlsFailure(String)
+    /// The connection could not be made or broke.
+    case connectionFailed(String)
+    /// The connection or request took longer than allowed.
+    case timeout(Duration)
+    /// The request was cancelled (task cancellation).
+    case cancelled
+    /// The status code is not acceptable; the body came with it.
+    case unacceptableStatus(code: Int, body: Data)
+    /// The media type is not acceptable.
+    case unacceptableContentType(String?, acceptable: Set<String>)
+    /// More redirects than allowed.
+    case tooManyRedirects(Int)
+    /// A redirect from https to http, refused.
+    case insecureRedirect(from: URL, to: URL)
+    /// The URL cannot be requested (no host, unsupported scheme).
+    case invalidURL(String)
+    /// The server's answer was not valid HTTP.
+    case invalidResponse(String)
+    /// The session was shut down.
+    case sessionShutDown
+    /// A download's destination could not be written.
+    case fileError(String)
+
+    /// A sentence saying what went wrong.
+    public var description: String {
+        switch self {
+        case .trustRejected(let decision): return "the server's certificate was rejected: \(decision.reason) [\(decision.decidedBy)]"
+        case .tlsFailure(let detail): return "TLS handshake failed: \(detail)"
+        case .connectionFailed(let detail): return "connection failed: \(detail)"
+        case .timeout(let duration): return "timed out after \(duration)"
+        case .cancelled: return "the request was cancelled"
+        case .unacceptableStatus(let code, _): return "unacceptable HTTP status \(code)"
+        case .unacceptableContentType(let type, let acceptable):
+            return "unacceptable content type \(type ?? "(none)"); expected \(acceptable.sorted().joined(separator: ", "))"
+        case .tooManyRedirects(let count): return "more than \(count) redirects"
+        case .insecureRedirect(let from, let to): return "refused the redirect from \(from) to \(to): https must not downgrade to http"
+        case .invalidURL(let detail): return "invalid URL: \(detail)"
+        case .invalidResponse(let detail): return "invalid HTTP response: \(detail)"
+        case .sessionShutDown: return "the session is shut down"
+        case .fileError(let detail): return "cannot write the download: \(detail)"
+        }
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import PKIBuilder
+import TransportSecurity
+import TransportSecurityNIO
+
+/// An HTTP(S) server on 127.0.0.1 for the session tests.
+///
+/// Routes: `/hello` (text), `/json` (JSON), `/echo` (the request body back, method in
+/// `X-Method`), `/status/N`, `/redirect?to=URL[&status=N]`, `/bytes/N` (N bytes, streamed),
+/// `/never` (never answers), `/loop` (redirects to itself), `/connection` (an id of the TCP connection), `/headers` (the
+/// request headers as JSON).
+final class HTTPTestServer: Sendable {
+    let channel: any Channel
+    let isSecure: Bool
+    let connections = ConnectionCounter()
+
+    var port: Int { channel.localAddress?.port ?? 0 }
+
+    func url(_ path: String, host: String = "127.0.0.1") -> URL {
+        URL(string: "\(isSecure ? "https" : "http")://\(host):\(port)\(path)")!
+    }
+
+    /// - Parameters:
+    ///   - chain: The TLS chain to present; `nil` for cleartext HTTP.
+    ///   - clientVerifier: Require client certificates, decided by this verifier.
+    init(chain: [IssuedCertificate]?, clientVerifier: PeerTrustVerifier? = nil) async throws {
+        var sslContext: NIOSSLContext?
+        if let chain {
+            let identity = try ClientIdentity(certificateChainPEM: chain.pemBundle, privateKeyPEM: chain[0].privateKeyPEM)
+            sslContext = try NIOSSLContext(
+                configuration: .transportSecurityServer(identity: identity, requiringClientCertificates: clientVerifier != nil)
+            )
+        }
+        isSecure = chain != nil
+        let counter = connections
+        let context = sslContext
+        channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    if let context {
+                        let handler =
+                            clientVerifier.map {
+                                NIOSSLServerHandler(context: context, customVerificationCallback: $0.makeVerificationCallback())
+                            } ?? NIOSSLServerHandler(context: context)
+                        try channel.pipeline.syncOperations.addHandler(handler)
+                    }
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                    try channel.pipeline.syncOperations.addHandler(RouteHandler(connection: counter.next()))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0)
+            .get()
+    }
+
+    func stop() async { try? await channel.close() }
+}
+
+final class ConnectionCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func next() -> Int { lock.withLock { count += 1; return count } }
+    var total: Int { lock.withLock { count } }
+}
+
+private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    let connection: Int
+    private var head: HTTPRequestHead?
+    private var body = ByteBuffer()
+
+    init(connection: Int) { self.connection = connection }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            self.head = head
+            body.clear()
+        case .body(var chunk):
+            body.writeBuffer(&chunk)
+        case .end:
+            guard let head else { return }
+            respond(context: context, to: head)
+        }
+    }
+
+    private func respond(context: ChannelHandlerContext, to head: HTTPRequestHead) {
+        let components = URLComponents(string: "http://x" + head.uri)
+        let path = components?.path ?? "/"
+        let query = Dictionary((components?.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { a, _ in a })
+        switch path {
+        case "/hello":
+            send(context, .ok, "hello", type: "text/plain")
+        case "/json":
+            send(context, .ok, #"{"name":"transport","count":3}"#, type: "application/json; charset=utf-8")
+        case "/echo":
+            send(context, .ok, String(buffer: body), type: head.headers.first(name: "Content-Type") ?? "application/octet-stream", extra: [("X-Method", head.method.rawValue)])
+        case "/connection":
+            send(context, .ok, String(connection), type: "text/plain")
+        case "/headers":
+            let fields = Dictionary(head.headers.map { ($0.name.lowercased(), $0.value) }, uniquingKeysWith: { a, _ in a })
+            let json = (try? JSONSerialization.data(withJSONObject: fields, options: .sortedKeys)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+            send(context, .ok, json, type: "application/json")
+        case "/redirect":
+            let status = HTTPResponseStatus(statusCode: Int(query["status"] ?? "302") ?? 302)
+            send(context, status, "moved", type: "text/plain", extra: [("Location", query["to"] ?? "/hello")])
+        case "/never":
+            break
+        case "/loop":
+            send(context, .found, "again", type: "text/plain", extra: [("Location", "/loop")])
+        default:
+            if path.hasPrefix("/status/"), let code = Int(path.dropFirst("/status/".count)) {
+                send(context, HTTPResponseStatus(statusCode: code), "status \(code)", type: "text/plain")
+            } else if path.hasPrefix("/bytes/"), let count = Int(path.dropFirst("/bytes/".count)) {
+                stream(context, count: count)
+            } else {
+                send(context, .notFound, "no route \(path)", type: "text/plain")
+            }
+        }
+    }
+
+    private func send(_ context: ChannelHandlerContext, _ status: HTTPResponseStatus, _ text: String, type: String, extra: [(String, String)] = []) {
+        var headers = HTTPHeaders([("Content-Type", type), ("Content-Length", String(text.utf8.count))])
+        headers.add(contentsOf: extra)
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: text)))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+    }
+
+    private func stream(_ context: ChannelHandlerContext, count: Int) {
+        let headers = HTTPHeaders([("Content-Type", "application/octet-stream"), ("Content-Length", String(count))])
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+        var remaining = count
+        let chunk = ByteBuffer(repeating: UInt8(ascii: "x"), count: 64 * 1024)
+        while remaining > 0 {
+            let size = min(remaining, chunk.readableBytes)
+            context.write(wrapOutboundOut(.body(.byteBuffer(chunk.getSlice(at: 0, length: size)!))), promise: nil)
+            remaining -= size
+        }
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+    }
+}

@@ -1,0 +1,296 @@
+import Foundation
+import PKIBuilder
+import Testing
+import TransportSecurity
+import TransportSecurityNIO
+import SecureSession
+
+@Suite("Secure session against real servers on 127.0.0.1")
+struct SecureSessionTests {
+    let lab = try! TrustLab()
+    var store: TrustStore { TrustStore(lab.systemRoots.map(\.der), origin: "lab system store") }
+
+    /// A chain for 127.0.0.1 and localhost from the lab's legitimate CA.
+    func loopbackChain(issuer: IssuedCertificate? = nil) throws -> [IssuedCertificate] {
+        let issuer = issuer ?? lab.intermediate
+        let leaf = try lab.pki.issue(.server("loopback", dnsNames: ["localhost"], ipAddresses: ["127.0.0.1"]), by: issuer)
+        return issuer.certificate.subject == lab.intermediate.certificate.subject ? [leaf, lab.intermediate] : [leaf]
+    }
+
+    func session(_ evaluator: any ServerTrustEvaluating = SecurityPolicy.default, configure: (inout SecureSessionConfiguration) -> Void = { _ in }) -> SecureSession {
+        var configuration = SecureSessionConfiguration(
+            trustEvaluator: evaluator,
+            systemStore: store,
+            evaluationTime: lab.pki.now,
+            decisionCache: nil,
+            connectTimeout: .seconds(5),
+            requestTimeout: .seconds(10)
+        )
+        configure(&configuration)
+        return SecureSession(configuration: configuration)
+    }
+
+    @Test("GET over TLS with a pinned root: status, body, headers and the trust decision")
+    func get() async throws {
+        let server = try await HTTPTestServer(chain: loopbackChain())
+        let session = session(SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: [lab.root.der]))
+        let response = try await session.get(server.url("/hello"))
+        #expect(response.statusCode == 200)
+        #expect(response.text == "hello")
+        #expect(response.header("content-type") == "text/plain")
+        #expect(response.trustDecision?.rule == .publicKeyPinning)
+        await session.shutdown()
+        await server.stop()
+    }
+
+    @Test("keep-alive: sequential requests share one connection")
+    func keepAlive() async throws {
+        let server = try await HTTPTestServer(chain: loopbackChain())
+        let session = session()
+        let first = try await session.get(server.url("/connection")).text
+        let second = try await session.get(server.url("/connection")).text
+        #expect(first == second)
+        #expect(server.connections.total == 1)
+        await session.shutdown()
+        await server.stop()
+    }
+
+    @Test("a rejected server fails with the engine's decision")
+    func trustRejected() async throws {
+        let server = try await HTTPTestServer(chain: loopbackChain(issuer: lab.proxyRoot))
+        let session = session(SecurityPolicy(pinningMode: .certificate, pinnedCertificates: [lab.root.der]))
+        await #expect {
+            _ = try await session.get(server.url("/hello"))
+        } throws: { error in
+            guard case SecureSessionError.trustRejected(let decision) = error else { return false }
+            return decision.rule == .certificatePinning && decision.pinMismatch != nil
+        }
+        await session.shutdown()
+        await server.stop()
+    }
+
+    @Test("status and content-type validation, and validation turned off")
+    func validation() async throws {
+        let server = try await HTTPTestServer(chain: loopbackChain())
+        let session = session()
+        await #expect {
+            _ = try await session.get(server.url("/status/404"))
+        } throws: { error in
+            guard case SecureSessionError.unacceptableStatus(let code, let body) = error else { return false }
+            return code == 404 && String(decoding: body, as: UTF8.self) == "status 404"
+        }
+        var anyStatus = SecureRequest(url: server.url("/status/503"))
+        anyStatus.validation = ResponseValidation.none
+        #expect(try await session.send(anyStatus).statusCode == 503)
+        var wantsJSON = SecureRequest(url: server.url("/hello"))
+        wantsJSON.validation = .json
+        await #expect {
+            _ = try await session.send(wantsJSON)
+        } throws: { error in
+            guard case SecureSessionError.unacceptableContentType(let type, _) = error else { return false }
+            return type == "text/plain"
+        }
+        await session.shutdown()
+        await server.stop()
+    }
+
+    @Test("JSON in and out, query items, custom headers, methods")
+    func jsonAndMethods() async throws {
+        struct Item: Codable, Equatable { let name: String; let count: Int }
+        let server = try await HTTPTestServer(chain: loopbackChain())
+        let session = session()
+        let decoded = try await session.get(server.url("/json")).decode(Item.self)
+        #expect(decoded == Item(name: "transport", count: 3))
+        let echoed = try await session.json(.post, server.url("/echo"), body: Item(name: "sent", count: 7), as: Item.self)
+        #expect(echoed == Item(name: "sent", count: 7))
+        for method in [HTTPMethod.put, .patch, .delete] {
+            let response = try await session.send(SecureRequest(method, url: server.url("/echo"), body: Data("x".utf8)))
+            #expect(response.header("X-Method") == method.rawValue)
+        }
+        let head = try await session.head(server.url("/hello"))
+        #expect(head.statusCode == 200)
+        #expect(head.body.isEmpty)
+        let headers = try await session.get(server.url("/headers"), queryItems: [URLQueryItem(name: "q", value: "a b")], headers: [("X-Trace", "42")])
+        let fields = try #require(try JSONSerialization.jsonObject(with: headers.body) as? [String: String])
+        #expect(fields["x-trace"] == "42")
+        #expect(fields["host"] == "127.0.0.1:\(server.port)")
+        #expect(headers.url.query == "q=a%20b")
+        await session.shutdown()
+        await server.stop()
+    }
+
+    @Test("a redirect to another host is trusted afresh: a differently issued server is refused")
+    func redirectReevaluatesTrust() async throws {
+        let first = try await HTTPTestServer(chain: loopbackChain())
+        let rogueLeaf = try lab.pki.issue(.server("localhost", dnsNames: ["localhost"], ipAddresses: ["127.0.0.1"]), by: lab.proxyRoot)
+        let second = try await HTTPTestServer(chain: [rogueLeaf])
+        let session = session(SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: [lab.root.der]))
+        let target = second.url("/hello", host: "localhost").absoluteString
+        let redirect = first.url("/redirect?to=\(target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)")
+        await #expect {
+            _ = try await session.get(redirect)
+        } throws: { error in
+            guard case SecureSessionError.trustRejected = error else { return false }
+            return true
+        }
+        // The same redirect within the trusted host is followed.
+        let local = first.url("/redirect?to=%2Fhello&status=307")
+        let followed = try await session.get(local)
+        #expect(followed.text == "hello")
+        #expect(followed.redirects.map(\.path) == ["/hello"])
+        await session.shutdown()
+        await first.stop()
+        await second.stop()
+    }
+
+    @Test("an https → http redirect is refused; redirect loops stop at the limit")
+    func redirectRules() async throws {
+        let secure = try await HTTPTestServer(chain: loopbackChain())
+        let cleartext = try await HTTPTestServer(chain: nil)
+        let session = session { $0.maximumRedirects = 3 }
+        let downgrade = secure.url("/redirect?to=\(cleartext.url("/hello").absoluteString.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)")
+        await #expect {
+            _ = try await session.get(downgrade)
+        } throws: { error in
+            guard case SecureSessionError.insecureRedirect = error else { return false }
+            return true
+        }
+        let loop = secure.url("/loop")
+        await #expect {
+            _ = try await session.get(loop)
+        } throws: { error in
+            guard case SecureSessionError.tooManyRedirects(3) = error else { return false }
+            return true
+        }
+        var notFollowed = SecureRequest(url: secure.url("/redirect?to=%2Fhello"))
+        notFollowed.followsRedirects = false
+        notFollowed.validation = ResponseValidation.none
+        let response = try await session.send(notFollowed)
+        #expect(response.statusCode == 302)
+        #expect(response.text == "moved")
+        await session.shutdown()
+        await secure.stop()
+        await cleartext.stop()
+    }
+
+    @Test("a server that never answers times out; cancelling the task cancels the request")
+    func timeoutAndCancellation() async throws {
+        let server = try await HTTPTestServer(chain: loopbackChain())
+        let session = session()
+        var request = SecureRequest(url: server.url("/never"))
+        request.timeout = .milliseconds(300)
+        let clock = ContinuousClock()
+        let started = clock.now
+        await #expect {
+            _ = try await session.send(request)
+        } throws: { error in
+            guard case SecureSessionError.timeout = error else { return false }
+            return true
+        }
+        let elapsed = clock.now - started
+        #expect(elapsed < .seconds(3), "took \(elapsed)")
+
+        let task = Task { try await session.send(SecureRequest(url: server.url("/never"))) }
+        try await Task.sleep(for: .milliseconds(200))
+        task.cancel()
+        await #expect {
+            _ = try await task.value
+        } throws: { error in
+            guard case SecureSessionError.cancelled = error else { return false }
+            return true
+        }
+        // The session still works after both.
+        #expect(try await session.get(server.url("/hello")).text == "hello")
+        await session.shutdown()
+        await server.stop()
+    }
+
+    @Test("connection failures and bad URLs are told apart")
+    func connectionFailures() async throws {
+        let session = session()
+        let closed = try await HTTPTestServer(chain: nil)
+        let port = closed.port
+        await closed.stop()
+        await #expect {
+            _ = try await session.get(URL(string: "https://127.0.0.1:\(port)/")!)
+        } throws: { error in
+            guard case SecureSessionError.connectionFailed = error else { return false }
+            return true
+        }
+        await #expect {
+            _ = try await session.get(URL(string: "ftp://127.0.0.1/")!)
+        } throws: { error in
+            guard case SecureSessionError.invalidURL = error else { return false }
+            return true
+        }
+        await session.shutdown()
+        await #expect {
+            _ = try await session.get(URL(string: "https://127.0.0.1:\(port)/")!)
+        } throws: { error in
+            guard case SecureSessionError.sessionShutDown = error else { return false }
+            return true
+        }
+    }
+
+    @Test("downloads stream to a file; a failed download leaves no file")
+    func download() async throws {
+        let server = try await HTTPTestServer(chain: loopbackChain())
+        let session = session()
+        let directory = NSTemporaryDirectory() + "tsec-download-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = directory + "/big.bin"
+        let size = 8 * 1024 * 1024
+        let response = try await session.download(SecureRequest(url: server.url("/bytes/\(size)")), to: file)
+        #expect(response.statusCode == 200)
+        #expect(response.body.isEmpty)
+        let attributes = try FileManager.default.attributesOfItem(atPath: file)
+        #expect((attributes[.size] as? Int) == size)
+
+        let missing = directory + "/missing.bin"
+        await #expect(throws: SecureSessionError.self) {
+            _ = try await session.download(SecureRequest(url: server.url("/status/404")), to: missing)
+        }
+        #expect(!FileManager.default.fileExists(atPath: missing))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["big.bin"])
+        await session.shutdown()
+        await server.stop()
+    }
+
+    @Test("the per-host limit holds concurrent requests to one connection each at a time")
+    func perHostLimit() async throws {
+        let server = try await HTTPTestServer(chain: loopbackChain())
+        let session = session { $0.maximumConnectionsPerHost = 2 }
+        let bodies = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<12 { group.addTask { try await session.get(server.url("/hello")).text } }
+            return try await group.reduce(into: [String]()) { $0.append($1) }
+        }
+        #expect(bodies.count == 12)
+        #expect(bodies.allSatisfy { $0 == "hello" })
+        #expect(server.connections.total <= 2)
+        await session.shutdown()
+        await server.stop()
+    }
+
+    @Test("a client identity is presented to a server that requires one")
+    func mutualTLS() async throws {
+        let clientCA = try lab.pki.issueRoot(.certificateAuthority("Client CA"))
+        let alice = try lab.pki.issue(.client("alice"), by: clientCA)
+        let verifier = PeerTrustVerifier(
+            evaluator: ClientCertificateEvaluator(clientCAs: [clientCA.der]),
+            host: "client",
+            systemStore: .empty,
+            evaluationTime: lab.pki.now,
+            cache: nil
+        )
+        let server = try await HTTPTestServer(chain: loopbackChain(), clientVerifier: verifier)
+        let identity = try ClientIdentity(certificateChainPEM: alice.pemString, privateKeyPEM: alice.privateKeyPEM)
+        let withIdentity = session { $0.clientIdentity = identity }
+        #expect(try await withIdentity.get(server.url("/hello")).text == "hello")
+        let without = session()
+        await #expect(throws: SecureSessionError.self) { _ = try await without.get(server.url("/hello")) }
+        await withIdentity.shutdown()
+        await without.shutdown()
+        await server.stop()
+    }
+}
