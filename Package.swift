@@ -68,7 +68,12 @@ let package = Package(
             name: "TSecCLI",
             dependencies: [
                 "TransportSecurity",
+                "TransportSecurityNIO",
+                "SecureSession",
                 "PKIBuilder",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -77,10 +82,24 @@ let package = Package(
             name: "TransportSecurityTests",
             dependencies: ["TransportSecurity", "PKIBuilder"]
         ),
+        .target(
+            name: "TestServers",
+            dependencies: [
+                "TransportSecurity",
+                "TransportSecurityNIO",
+                "PKIBuilder",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            path: "Tests/TestServers"
+        ),
         .testTarget(
             name: "TransportSecurityNIOTests",
             dependencies: [
                 "TransportSecurityNIO",
+                "TestServers",
                 "TransportSecurity",
                 "PKIBuilder",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -93,6 +112,7 @@ let package = Package(
             name: "SecureSessionTests",
             dependencies: [
                 "SecureSession",
+                "TestServers",
                 "TransportSecurityNIO",
                 "TransportSecurity",
                 "PKIBuilder",
@@ -104,7 +124,17 @@ let package = Package(
         ),
         .testTarget(
             name: "TSecCLITests",
-            dependencies: ["TSecCLI", "TransportSecurity", "PKIBuilder"]
+            dependencies: [
+                "TSecCLI",
+                "TestServers",
+                "TransportSecurity",
+                "TransportSecurityNIO",
+                "PKIBuilder",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
         ),
     ]
 )

@@ -100,9 +100,10 @@ final class HTTP1Connection: Sendable {
             try await withDeadline(configuration.connectTimeout, onTimeout: { asyncChannel.channel.close(promise: nil) }) {
                 try await handshake.get()
             }
-        } catch let error as SecureSessionError {
-            throw error
         } catch {
+            // The async channel must be closed through its owner, or NIO traps on its writer.
+            try? await asyncChannel.executeThenClose { _, _ in }
+            if let error = error as? SecureSessionError { throw error }
             if let decision = decisions.last, !decision.isTrusted { throw SecureSessionError.trustRejected(decision) }
             throw SecureSessionError.tlsFailure("\(key): \(error)")
         }

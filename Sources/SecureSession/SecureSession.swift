@@ -112,6 +112,7 @@ public final class SecureSession: Sendable {
                 return SecureResponse(
                     statusCode: Int(head.status.code),
                     reasonPhrase: head.status.reasonPhrase,
+                    httpVersion: "HTTP/\(head.version.major).\(head.version.minor)",
                     headers: head.headers.map { ($0.name, $0.value) },
                     body: Data(),
                     url: current.url,
@@ -222,6 +223,7 @@ extension SecureResponse {
         SecureResponse(
             statusCode: statusCode,
             reasonPhrase: reasonPhrase,
+            httpVersion: httpVersion,
             headers: headers,
             body: body,
             url: url,

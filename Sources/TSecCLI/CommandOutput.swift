@@ -18,6 +18,15 @@ public final class CommandOutput: @unchecked Sendable {
     /// Writes a line to standard output.
     public func line(_ text: String) { write(text + "\n", toError: false) }
 
+    /// Writes raw bytes to standard output (a response body).
+    public func bytes(_ data: Data) {
+        if writesToStandardStreams {
+            FileHandle(fileDescriptor: 1).write(data)
+            return
+        }
+        lock.withLock { standardOutput += String(decoding: data, as: UTF8.self) }
+    }
+
     /// Writes a line to standard error.
     public func error(_ text: String) { write(text + "\n", toError: true) }
 

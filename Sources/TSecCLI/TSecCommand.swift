@@ -23,4 +23,6 @@ public enum ExitStatus {
     public static let rejected: Int32 = 1
     /// Bad usage or unreadable input.
     public static let usageOrInput: Int32 = 2
+    /// A connection, TLS, timeout or redirect failure (`tsec get`).
+    public static let connectionFailure: Int32 = 3
 }

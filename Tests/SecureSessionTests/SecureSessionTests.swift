@@ -4,6 +4,7 @@ import Testing
 import TransportSecurity
 import TransportSecurityNIO
 import SecureSession
+import TestServers
 
 @Suite("Secure session against real servers on 127.0.0.1")
 struct SecureSessionTests {

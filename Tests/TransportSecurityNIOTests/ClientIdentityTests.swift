@@ -2,6 +2,7 @@ import Foundation
 import PKIBuilder
 import Testing
 import TransportSecurity
+import TestServers
 import TransportSecurityNIO
 
 /// PKCS#12 files are made by `openssl pkcs12 -export`: an independent implementation.
@@ -114,23 +115,4 @@ struct ClientIdentityTests {
         #expect(wrong.reason == .wrongPassphrase)
         #expect(!wrong.description.contains("nope"))
     }
-}
-
-func shell(_ command: String) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/bash")
-    process.arguments = ["-c", command]
-    let output = Pipe()
-    let error = Pipe()
-    process.standardOutput = output
-    process.standardError = error
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    let errorData = error.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    struct Failure: Error, CustomStringConvertible { let description: String }
-    guard process.terminationStatus == 0 else {
-        throw Failure(description: "`\(command)` failed: \(String(decoding: errorData, as: UTF8.self))")
-    }
-    return String(decoding: data, as: UTF8.self)
 }

@@ -13,21 +13,22 @@ import TransportSecurityNIO
 /// `X-Method`), `/status/N`, `/redirect?to=URL[&status=N]`, `/bytes/N` (N bytes, streamed),
 /// `/never` (never answers), `/loop` (redirects to itself), `/connection` (an id of the TCP connection), `/headers` (the
 /// request headers as JSON).
-final class HTTPTestServer: Sendable {
-    let channel: any Channel
-    let isSecure: Bool
-    let connections = ConnectionCounter()
+public final class HTTPTestServer: Sendable {
+    public let channel: any Channel
+    public let isSecure: Bool
+    public let connections = ConnectionCounter()
 
-    var port: Int { channel.localAddress?.port ?? 0 }
+    public var port: Int { channel.localAddress?.port ?? 0 }
 
-    func url(_ path: String, host: String = "127.0.0.1") -> URL {
+    public func url(_ path: String, host: String = "127.0.0.1") -> URL {
         URL(string: "\(isSecure ? "https" : "http")://\(host):\(port)\(path)")!
     }
 
+    /// Starts the server.
     /// - Parameters:
     ///   - chain: The TLS chain to present; `nil` for cleartext HTTP.
     ///   - clientVerifier: Require client certificates, decided by this verifier.
-    init(chain: [IssuedCertificate]?, clientVerifier: PeerTrustVerifier? = nil) async throws {
+    public init(chain: [IssuedCertificate]?, clientVerifier: PeerTrustVerifier? = nil) async throws {
         var sslContext: NIOSSLContext?
         if let chain {
             let identity = try ClientIdentity(certificateChainPEM: chain.pemBundle, privateKeyPEM: chain[0].privateKeyPEM)
@@ -57,14 +58,15 @@ final class HTTPTestServer: Sendable {
             .get()
     }
 
-    func stop() async { try? await channel.close() }
+    public func stop() async { try? await channel.close() }
 }
 
-final class ConnectionCounter: @unchecked Sendable {
+/// Counts the TCP connections a test server accepted.
+public final class ConnectionCounter: @unchecked Sendable {
     private let lock = NSLock()
     private var count = 0
     func next() -> Int { lock.withLock { count += 1; return count } }
-    var total: Int { lock.withLock { count } }
+    public var total: Int { lock.withLock { count } }
 }
 
 private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {

@@ -1,0 +1,251 @@
+import ArgumentParser
+import Foundation
+import SecureSession
+import TransportSecurity
+import TransportSecurityNIO
+
+/// `tsec get URL`: a small curl for pinned and mutual TLS, through ``SecureSession``.
+public struct GetCommand: TSecCommand {
+    /// The command's name and help.
+    public static let configuration = CommandConfiguration(
+        commandName: "get",
+        abstract: "Make an HTTPS request with a security policy, pins and an optional client identity.",
+        discussion: """
+            The body goes to stdout (or to --output). Exit status: 0 a response was received (any
+            status), 1 the server's trust was rejected, 2 usage or unreadable input (bad file,
+            wrong passphrase), 3 connection, TLS, timeout or redirect failure.
+            """
+    )
+
+    @Argument(help: "The URL (https:// or http://).")
+    var url: String
+
+    @OptionGroup var policy: PolicyOptions
+
+    @Option(name: .customLong("pin-sha256"), help: "An SPKI pin (sha256/<base64>) some certificate of the chain must carry. Repeatable.")
+    var spkiPins: [String] = []
+
+    @Option(help: "A PKCS#12 client identity (.p12/.pfx).")
+    var clientIdentity: String?
+
+    @Option(help: "The environment variable holding the PKCS#12 passphrase.")
+    var passphraseEnv: String?
+
+    @Option(help: "A file whose first line is the PKCS#12 passphrase.")
+    var passphraseFile: String?
+
+    @Option(help: "A PEM client certificate (chain), with --client-key.")
+    var clientCert: String?
+
+    @Option(help: "The PEM private key of --client-cert.")
+    var clientKey: String?
+
+    @Option(name: [.customShort("H"), .long], help: "A request header, 'Name: value'. Repeatable.")
+    var header: [String] = []
+
+    @Option(name: [.customShort("X"), .customLong("request")], help: "The request method.")
+    var method: String = "GET"
+
+    @Option(name: [.customShort("d"), .long], help: "The request body; @FILE reads it from a file.")
+    var data: String?
+
+    @Option(name: [.customShort("o"), .long], help: "Write the body to this file instead of stdout.")
+    var output: String?
+
+    @Flag(name: [.customShort("i"), .long], help: "Print the status line and headers before the body.")
+    var include = false
+
+    @Option(help: "The most seconds the whole request may take.")
+    var maxTime: Double = 60
+
+    @Flag(help: "Print status, headers, timing and the trust decision as JSON.")
+    var json = false
+
+    /// Creates the command (for ArgumentParser).
+    public init() {}
+
+    /// Refuses option combinations that make no sense, before anything is read.
+    public func validate() throws {
+        if clientIdentity != nil, clientCert != nil {
+            throw ValidationError("give either --client-identity (PKCS#12) or --client-cert/--client-key (PEM), not both")
+        }
+        if (clientCert == nil) != (clientKey == nil) {
+            throw ValidationError("--client-cert and --client-key go together")
+        }
+        if clientIdentity != nil, passphraseEnv == nil, passphraseFile == nil {
+            throw ValidationError("--client-identity needs --passphrase-env VAR or --passphrase-file FILE")
+        }
+        if maxTime <= 0 { throw ValidationError("--max-time must be positive") }
+        if let malformed = header.first(where: { !$0.contains(":") }) {
+            throw ValidationError("-H '\(malformed)' is not 'Name: value'")
+        }
+    }
+
+    public func execute(output terminal: CommandOutput) async -> Int32 {
+        let request: SecureRequest
+        let configuration: SecureSessionConfiguration
+        do {
+            request = try makeRequest()
+            configuration = try makeConfiguration()
+        } catch {
+            terminal.error("tsec get: \(error)")
+            return ExitStatus.usageOrInput
+        }
+        let session = SecureSession(configuration: configuration)
+        let status = await fetch(request, with: session, to: terminal)
+        await session.shutdown()
+        return status
+    }
+
+    private func fetch(_ request: SecureRequest, with session: SecureSession, to terminal: CommandOutput) async -> Int32 {
+        do {
+            let response: SecureResponse
+            if let output {
+                response = try await session.download(request, to: output)
+            } else {
+                response = try await session.send(request)
+            }
+            report(response, to: terminal)
+            return ExitStatus.success
+        } catch let error as SecureSessionError {
+            terminal.error("tsec get: \(error)")
+            switch error {
+            case .trustRejected(let decision):
+                if let mismatch = decision.pinMismatch { terminal.error(mismatch.description) }
+                return ExitStatus.rejected
+            case .invalidURL, .fileError:
+                return ExitStatus.usageOrInput
+            default:
+                return ExitStatus.connectionFailure
+            }
+        } catch {
+            terminal.error("tsec get: \(error)")
+            return ExitStatus.connectionFailure
+        }
+    }
+
+    private func makeRequest() throws -> SecureRequest {
+        guard let target = URL(string: url), target.host != nil else {
+            throw ValidationError("'\(url)' is not a URL with a host")
+        }
+        var body: Data?
+        if let data {
+            if data.hasPrefix("@") {
+                let path = String(data.dropFirst())
+                guard let contents = FileManager.default.contents(atPath: path) else {
+                    throw CertificateLoadingError(source: path, reason: .unreadable("the request body file cannot be read"))
+                }
+                body = contents
+            } else {
+                body = Data(data.utf8)
+            }
+        }
+        let method = data != nil && self.method == "GET" ? "POST" : self.method
+        var request = SecureRequest(
+            HTTPMethod(rawValue: method),
+            url: target,
+            headers: header.map { field in
+                let parts = field.split(separator: ":", maxSplits: 1)
+                return (String(parts[0]).trimmingCharacters(in: .whitespaces), String(parts.count > 1 ? parts[1] : "").trimmingCharacters(in: .whitespaces))
+            },
+            body: body
+        )
+        request.validation = ResponseValidation.none
+        request.timeout = .milliseconds(Int64(maxTime * 1000))
+        return request
+    }
+
+    private func makeConfiguration() throws -> SecureSessionConfiguration {
+        var evaluators: [any ServerTrustEvaluating] = [try policy.makePolicy()]
+        if !spkiPins.isEmpty {
+            evaluators.append(
+                PublicKeysTrustEvaluator(
+                    pins: try spkiPins.map(SPKIPin.init),
+                    performsDefaultValidation: !policy.allowInvalidCertificates,
+                    validatesHost: !policy.noDomainValidation
+                )
+            )
+        }
+        // Only --pin-sha256 (no --mode): the pins decide, with system validation unless invalid
+        // certificates are allowed; otherwise the policy and the pins must both agree.
+        let evaluator: any ServerTrustEvaluating =
+            evaluators.count == 1
+            ? evaluators[0]
+            : (policy.mode == .none ? evaluators[1] : CompositeTrustEvaluator(evaluators))
+        return SecureSessionConfiguration(
+            trustEvaluator: evaluator,
+            clientIdentity: try loadIdentity(),
+            systemStore: try policy.makeSystemStore(),
+            evaluationTime: policy.evaluationTime,
+            requestTimeout: .milliseconds(Int64(maxTime * 1000))
+        )
+    }
+
+    private func loadIdentity() throws -> ClientIdentity? {
+        if let clientIdentity {
+            return try ClientIdentity(pkcs12File: clientIdentity, passphrase: try passphrase())
+        }
+        if let clientCert, let clientKey {
+            return try ClientIdentity(certificateFile: clientCert, privateKeyFile: clientKey)
+        }
+        return nil
+    }
+
+    private func passphrase() throws -> String {
+        if let passphraseEnv {
+            guard let value = ProcessInfo.processInfo.environment[passphraseEnv] else {
+                throw ValidationError("the environment variable \(passphraseEnv) is not set")
+            }
+            return value
+        }
+        if let passphraseFile {
+            guard let contents = FileManager.default.contents(atPath: passphraseFile) else {
+                throw ValidationError("the passphrase file \(passphraseFile) cannot be read")
+            }
+            return String(decoding: contents, as: UTF8.self).split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+        }
+        return ""
+    }
+
+    private func report(_ response: SecureResponse, to terminal: CommandOutput) {
+        if json {
+            terminal.line(JSONOutput.encode(GetReport(response, bodyIncluded: output == nil)))
+            return
+        }
+        if include {
+            terminal.line("\(response.httpVersion) \(response.statusCode) \(response.reasonPhrase)")
+            for field in response.headers { terminal.line("\(field.name): \(field.value)") }
+            terminal.line("")
+        }
+        if output == nil { terminal.bytes(response.body) }
+    }
+}
+
+/// `tsec get --json`: what was received and how the server was trusted.
+struct GetReport: Encodable {
+    struct Field: Encodable {
+        let name: String
+        let value: String
+    }
+
+    let status: Int
+    let url: String
+    let redirects: [String]
+    let headers: [Field]
+    let timeMilliseconds: Double
+    let trust: TrustDecision?
+    let bodyBytes: Int
+    let body: String?
+
+    init(_ response: SecureResponse, bodyIncluded: Bool) {
+        status = response.statusCode
+        url = response.url.absoluteString
+        redirects = response.redirects.map(\.absoluteString)
+        headers = response.headers.map { Field(name: $0.name, value: $0.value) }
+        let (seconds, attoseconds) = response.duration.components
+        timeMilliseconds = Double(seconds) * 1000 + Double(attoseconds) / 1e15
+        trust = response.trustDecision
+        bodyBytes = response.body.count
+        body = bodyIncluded ? String(validating: response.body, as: UTF8.self) : nil
+    }
+}

@@ -1,0 +1,69 @@
+import ArgumentParser
+import Foundation
+import TransportSecurity
+
+/// The security-policy options `tsec evaluate` and `tsec get` share.
+struct PolicyOptions: ParsableArguments {
+    /// The pinning modes as written on the command line.
+    enum Mode: String, ExpressibleByArgument, CaseIterable, Sendable {
+        case none
+        case publicKey = "public-key"
+        case certificate
+
+        var pinningMode: SSLPinningMode {
+            switch self {
+            case .none: return .none
+            case .publicKey: return .publicKey
+            case .certificate: return .certificate
+            }
+        }
+    }
+
+    @Option(help: "The pinning mode.")
+    var mode: Mode = .none
+
+    @Option(name: .customLong("pin"), help: "A certificate file to pin (a bundle pins each certificate). Repeatable.")
+    var pins: [String] = []
+
+    @Flag(help: "Accept chains that do not validate, as far as the pinning mode allows.")
+    var allowInvalidCertificates = false
+
+    @Flag(help: "Do not check that the certificate names the host.")
+    var noDomainValidation = false
+
+    @Option(help: "A PEM bundle that replaces the system trust store.")
+    var systemRoots: String?
+
+    @Option(help: "The evaluation time, ISO 8601 (2030-01-01T00:00:00Z). Default: now.")
+    var at: String?
+
+    func validate() throws {
+        if mode != .none, pins.isEmpty {
+            throw ValidationError("--mode \(mode.rawValue) needs at least one --pin certificate")
+        }
+        if let at, Self.parseDate(at) == nil {
+            throw ValidationError("--at '\(at)' is not an ISO 8601 time such as 2030-01-01T00:00:00Z")
+        }
+    }
+
+    /// The policy the options describe (reads the pinned certificates).
+    func makePolicy() throws -> SecurityPolicy {
+        SecurityPolicy(
+            pinningMode: mode.pinningMode,
+            pinnedCertificates: try pins.flatMap { try CertificateLoader.certificates(atPath: $0) },
+            allowInvalidCertificates: allowInvalidCertificates,
+            validatesDomainName: !noDomainValidation
+        )
+    }
+
+    /// The store given with `--system-roots`, if any.
+    func makeSystemStore() throws -> TrustStore? {
+        try systemRoots.map { TrustStore(try CertificateLoader.certificates(atPath: $0), origin: $0) }
+    }
+
+    var evaluationTime: Date? { at.flatMap(Self.parseDate) }
+
+    static func parseDate(_ text: String) -> Date? {
+        try? Date(text, strategy: .iso8601)
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import PKIBuilder
+import TSecCLI
+import TestServers
+import Testing
+import TransportSecurity
+import TransportSecurityNIO
+
+@Suite("tsec get")
+struct GetCommandTests {
+    let files = try! LabFiles()
+    var lab: TrustLab { files.lab }
+
+    /// A chain for 127.0.0.1 issued by `issuer` (the lab's intermediate by default).
+    func loopbackChain(issuedBy issuer: IssuedCertificate? = nil) throws -> [IssuedCertificate] {
+        let issuer = issuer ?? lab.intermediate
+        let leaf = try lab.pki.issue(.server("loopback", dnsNames: ["localhost"], ipAddresses: ["127.0.0.1"]), by: issuer)
+        return issuer.certificate.subject == lab.intermediate.certificate.subject ? [leaf, lab.intermediate] : [leaf]
+    }
+
+    /// `tsec get URL --system-roots <lab roots> --at <lab time>` plus `arguments`.
+    func get(_ url: URL, _ arguments: [String] = []) async -> (status: Int32, output: CommandOutput) {
+        await tsec(["get", url.absoluteString, "--system-roots", files.path("system.pem"), "--at", files.at] + arguments)
+    }
+
+    @Test("a response of any status exits 0 with the body on stdout")
+    func basics() async throws {
+        let server = try await HTTPTestServer(chain: loopbackChain())
+        let hello = await get(server.url("/hello"))
+        #expect(hello.status == 0)
+        #expect(hello.output.stdout == "hello")
+        let failing = await get(server.url("/status/500"))
+        #expect(failing.status == 0)
+        #expect(failing.output.stdout == "status 500")
+        let included = await get(server.url("/hello"), ["-i"])
+        #expect(included.output.stdout.hasPrefix("HTTP/1.1 200 OK\n"))
+        #expect(included.output.stdout.contains("Content-Type: text/plain"))
+        #expect(included.output.stdout.hasSuffix("\n\nhello"))
+        let posted = await get(server.url("/echo"), ["-X", "PUT", "-d", "payload", "-H", "Content-Type: text/x-test"])
+        #expect(posted.output.stdout == "payload")
+        await server.stop()
+    }
+
+    @Test("pins: --mode/--pin and --pin-sha256 accept the legitimate server and reject the proxy with exit 1")
+    func pinning() async throws {
+        let legitimate = try await HTTPTestServer(chain: loopbackChain())
+        let proxy = try await HTTPTestServer(chain: loopbackChain(issuedBy: lab.proxyRoot))
+        let pinRoot = ["--mode", "public-key", "--pin", files.path("root.pem")]
+        #expect(await get(legitimate.url("/hello"), pinRoot).status == 0)
+        let rejected = await get(proxy.url("/hello"), pinRoot)
+        #expect(rejected.status == 1)
+        #expect(rejected.output.stderr.contains("Public-key pinning failure!"))
+        #expect(rejected.output.stdout.isEmpty)
+        let spki = ["--pin-sha256", lab.root.der.spkiPin.description]
+        #expect(await get(legitimate.url("/hello"), spki).status == 0)
+        #expect(await get(proxy.url("/hello"), spki).status == 1)
+        #expect(await get(legitimate.url("/hello"), ["--pin-sha256", "sha256/not-a-pin"]).status == 2)
+        await legitimate.stop()
+        await proxy.stop()
+    }
+
+    @Test("--output writes the body to a file; --json reports status, headers, timing and the decision")
+    func outputAndJSON() async throws {
+        let server = try await HTTPTestServer(chain: loopbackChain())
+        let file = files.path("body.out")
+        let saved = await get(server.url("/bytes/100000"), ["-o", file])
+        #expect(saved.status == 0)
+        #expect(saved.output.stdout.isEmpty)
+        #expect((try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) == 100_000)
+        let report = await get(server.url("/json"), ["--json"])
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(report.output.stdout.utf8)) as? [String: Any])
+        #expect(json["status"] as? Int == 200)
+        #expect((json["trust"] as? [String: Any])?["trusted"] as? Bool == true)
+        #expect((json["timeMilliseconds"] as? Double).map { $0 > 0 } == true)
+        #expect(json["body"] as? String == #"{"name":"transport","count":3}"#)
+        await server.stop()
+    }
+
+    @Test("timeouts and refused connections exit 3; bad input exits 2")
+    func failures() async throws {
+        let server = try await HTTPTestServer(chain: loopbackChain())
+        let slow = await get(server.url("/never"), ["--max-time", "0.3"])
+        #expect(slow.status == 3)
+        #expect(slow.output.stderr.contains("timed out"))
+        let port = server.port
+        await server.stop()
+        #expect(await get(URL(string: "https://127.0.0.1:\(port)/")!).status == 3)
+        #expect(await tsec(["get", "not a url"]).status == 2)
+        #expect(await get(URL(string: "https://127.0.0.1:1/")!, ["--client-cert", files.path("leaf.pem")]).status == 2)
+        #expect(await get(URL(string: "https://127.0.0.1:1/")!, ["--system-roots", "/nonexistent.pem"]).status == 2)
+    }
+
+    @Test("PKCS#12 client identity with --passphrase-env / --passphrase-file; a wrong passphrase exits 2")
+    func clientIdentity() async throws {
+        let clientCA = try lab.pki.issueRoot(.certificateAuthority("Client CA"))
+        let alice = try lab.pki.issue(.client("alice"), by: clientCA)
+        let certificate = files.path("alice.crt")
+        let key = files.path("alice.key")
+        try Data(alice.pemString.utf8).write(to: URL(fileURLWithPath: certificate))
+        try Data(try alice.privateKeyPEM.utf8).write(to: URL(fileURLWithPath: key))
+        let p12 = files.path("alice.p12")
+        _ = try shell("openssl pkcs12 -export -in '\(certificate)' -inkey '\(key)' -out '\(p12)' -passout pass:alice-secret")
+        let passphraseFile = files.path("passphrase.txt")
+        try Data("alice-secret\n".utf8).write(to: URL(fileURLWithPath: passphraseFile))
+        let verifier = PeerTrustVerifier(
+            evaluator: ClientCertificateEvaluator(clientCAs: [clientCA.der]),
+            host: "client",
+            systemStore: .empty,
+            evaluationTime: lab.pki.now,
+            cache: nil
+        )
+        let server = try await HTTPTestServer(chain: loopbackChain(), clientVerifier: verifier)
+        let viaFile = await get(server.url("/hello"), ["--client-identity", p12, "--passphrase-file", passphraseFile])
+        #expect(viaFile.status == 0)
+        #expect(viaFile.output.stdout == "hello")
+        setenv("TSEC_TEST_P12_PASSPHRASE", "alice-secret", 1)
+        #expect(await get(server.url("/hello"), ["--client-identity", p12, "--passphrase-env", "TSEC_TEST_P12_PASSPHRASE"]).status == 0)
+        #expect(await get(server.url("/hello"), ["--client-cert", certificate, "--client-key", key]).status == 0)
+        setenv("TSEC_TEST_P12_PASSPHRASE", "wrong", 1)
+        let wrong = await get(server.url("/hello"), ["--client-identity", p12, "--passphrase-env", "TSEC_TEST_P12_PASSPHRASE"])
+        #expect(wrong.status == 2)
+        #expect(wrong.output.stderr.contains("passphrase is wrong"))
+        #expect(!wrong.output.stderr.contains("alice-secret"))
+        #expect(await get(server.url("/hello")).status == 3, "without an identity the server refuses the handshake")
+        await server.stop()
+    }
+
+    @Test("openssl s_server as an independent peer: plain TLS, and -Verify mutual TLS")
+    func openSSLPeer() async throws {
+        let chain = try loopbackChain()
+        let leafFile = files.path("s_server.pem")
+        let chainFile = files.path("s_server-chain.pem")
+        let keyFile = files.path("s_server.key")
+        try Data(chain[0].pemString.utf8).write(to: URL(fileURLWithPath: leafFile))
+        try Data(chain.dropFirst().map { $0 }.pemBundle.utf8).write(to: URL(fileURLWithPath: chainFile))
+        try Data(try chain[0].privateKeyPEM.utf8).write(to: URL(fileURLWithPath: keyFile))
+        let plain = try OpenSSLServer(certificateFile: leafFile, keyFile: keyFile, chainFile: chainFile)
+        let response = await get(URL(string: "https://127.0.0.1:\(plain.port)/")!, ["--mode", "certificate", "--pin", files.path("root.pem"), "-i"])
+        plain.stop()
+        #expect(response.status == 0, "\(response.output.stderr)")
+        #expect(response.output.stdout.hasPrefix("HTTP/1.0 200"))
+        #expect(response.output.stdout.contains("s_server"))
+
+        // openssl checks the client's certificate against the real clock, so the client CA and
+        // certificate come from a PKI on today's clock (the lab's are dated 2030).
+        let today = PKI(now: Date())
+        let liveCA = try today.issueRoot(.certificateAuthority("OpenSSL Client CA"))
+        let carol = try today.issue(.client("carol"), by: liveCA)
+        let clientCAFile = files.path("client-ca.pem")
+        let carolCert = files.path("carol.crt")
+        let carolKey = files.path("carol.key")
+        try Data(liveCA.pemString.utf8).write(to: URL(fileURLWithPath: clientCAFile))
+        try Data(carol.pemString.utf8).write(to: URL(fileURLWithPath: carolCert))
+        try Data(try carol.privateKeyPEM.utf8).write(to: URL(fileURLWithPath: carolKey))
+        let mutual = try OpenSSLServer(certificateFile: leafFile, keyFile: keyFile, chainFile: chainFile, verifyClientsWith: clientCAFile)
+        let withIdentity = await get(URL(string: "https://127.0.0.1:\(mutual.port)/")!, ["--client-cert", carolCert, "--client-key", carolKey])
+        let withoutIdentity = await get(URL(string: "https://127.0.0.1:\(mutual.port)/")!)
+        mutual.stop()
+        #expect(withIdentity.status == 0, "\(withIdentity.output.stderr)")
+        #expect(withIdentity.output.stdout.contains("s_server"))
+        #expect(withoutIdentity.status == 3)
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+
+/// Runs a bash command line and returns its standard output; throws with its standard error when
+/// it exits non-zero.
+public func shell(_ command: String) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/bash")
+    process.arguments = ["-c", "set -o pipefail; " + command]
+    let output = Pipe()
+    let error = Pipe()
+    process.standardOutput = output
+    process.standardError = error
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    let errorData = error.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else {
+        throw ShellFailure(command: command, status: process.terminationStatus, stderr: String(decoding: errorData, as: UTF8.self))
+    }
+    return String(decoding: data, as: UTF8.self)
+}
+
+/// A command that exited non-zero.
+public struct ShellFailure: Error, CustomStringConvertible {
+    /// The command line.
+    public let command: String
+    /// Its exit status.
+    public let status: Int32
+    /// What it wrote to standard error.
+    public let stderr: String
+
+    /// The command, status and error output.
+    public var description: String { "`\(command)` exited \(status): \(stderr)" }
+}
