@@ -1,0 +1,69 @@
+import ArgumentParser
+import Foundation
+import TransportSecurity
+import TransportSecurityNIO
+
+/// `tsec fetch-chain HOST:PORT -o FILE [--der]`: save the chain a server presents, unjudged.
+public struct FetchChainCommand: TSecCommand {
+    /// The command's name and help.
+    public static let configuration = CommandConfiguration(
+        commandName: "fetch-chain",
+        abstract: "Save the certificate chain a TLS server presents, without judging it.",
+        discussion: "Exit status: 0 saved, 2 usage or unwritable output, 3 connection or TLS failure."
+    )
+
+    @Argument(help: "The server, HOST:PORT ([IPv6]:PORT for IPv6).")
+    var server: String
+
+    @Option(name: [.customShort("o"), .long], help: "Where to write the chain.")
+    var output: String
+
+    @Flag(help: "Write the leaf as DER (DER holds one certificate) instead of the whole chain as PEM.")
+    var der = false
+
+    /// Creates the command (for ArgumentParser).
+    public init() {}
+
+    /// Checks that the server is HOST:PORT.
+    public func validate() throws {
+        guard Self.split(server) != nil else { throw ValidationError("'\(server)' is not HOST:PORT") }
+    }
+
+    public func execute(output terminal: CommandOutput) async -> Int32 {
+        guard let (host, port) = Self.split(server) else { return ExitStatus.usageOrInput }
+        let chain: [DERCertificate]
+        do {
+            chain = try await PeerChainFetcher.fetch(host: host, port: port)
+        } catch {
+            terminal.error("tsec fetch-chain: \(error)")
+            return ExitStatus.connectionFailure
+        }
+        let bytes: Data
+        if der {
+            bytes = Data(chain[0].derBytes)
+            if chain.count > 1 {
+                terminal.error("tsec fetch-chain: wrote the leaf only; \(chain.count - 1) more certificate(s) need PEM (drop --der)")
+            }
+        } else {
+            bytes = Data((chain.map(\.pemString).joined(separator: "\n") + "\n").utf8)
+        }
+        do {
+            try bytes.write(to: URL(fileURLWithPath: output))
+        } catch {
+            terminal.error("tsec fetch-chain: cannot write \(output): \(error.localizedDescription)")
+            return ExitStatus.usageOrInput
+        }
+        for certificate in chain { terminal.line("\(certificate.spkiPin)  \(certificate.subjectSummary)") }
+        return ExitStatus.success
+    }
+
+    /// `host:port`, `[v6]:port`.
+    static func split(_ text: String) -> (String, Int)? {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port) else {
+            return nil
+        }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return host.isEmpty ? nil : (host, port)
+    }
+}
