@@ -108,6 +108,8 @@ struct ConnectionOutcome {
 func connect(port: Int, verifier: PeerTrustVerifier, identity: ClientIdentity? = nil) async throws -> ConnectionOutcome {
     let context = try NIOSSLContext(configuration: .transportSecurityClient(identity: identity))
     let recorder = DecisionRecorder()
+    // Keep the probe: a rejected connection may be gone before it could be looked up.
+    let probes = ProbeBox()
     let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
         .channelInitializer { channel in
             channel.eventLoop.makeCompletedFuture {
@@ -116,13 +118,15 @@ func connect(port: Int, verifier: PeerTrustVerifier, identity: ClientIdentity? =
                     serverHostname: verifier.serverNameIndication,
                     customVerificationCallback: verifier.makeVerificationCallback(onDecision: recorder.record)
                 )
+                let probe = HandshakeProbe(eventLoop: channel.eventLoop)
+                probes.probe = probe
                 try channel.pipeline.syncOperations.addHandler(handler)
-                try channel.pipeline.syncOperations.addHandler(HandshakeProbe(eventLoop: channel.eventLoop))
+                try channel.pipeline.syncOperations.addHandler(probe)
             }
         }
         .connect(host: "127.0.0.1", port: port)
         .get()
-    let probe = try await channel.pipeline.handler(type: HandshakeProbe.self).get()
+    guard let probe = probes.probe else { throw ChannelError.inappropriateOperationForState }
     let handshakeCompleted = (try? await probe.handshake.futureResult.get()) != nil
     let echoed = try? await probe.echo.futureResult.get()
     if handshakeCompleted { try? await channel.close() }
@@ -145,4 +149,14 @@ final class DecisionRecorder: @unchecked Sendable {
     private var decisions: [TrustDecision] = []
     func record(_ decision: TrustDecision) { lock.withLock { decisions.append(decision) } }
     var last: TrustDecision? { lock.withLock { decisions.last } }
+}
+
+/// Hands the probe made in a channel initializer to the test.
+final class ProbeBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: HandshakeProbe?
+    var probe: HandshakeProbe? {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
 }
