@@ -80,7 +80,7 @@ let package = Package(
         .executableTarget(name: "tsec", dependencies: ["TSecCLI"]),
         .testTarget(
             name: "TransportSecurityTests",
-            dependencies: ["TransportSecurity", "PKIBuilder"]
+            dependencies: ["TransportSecurity", "PKIBuilder", "TestServers"]
         ),
         .target(
             name: "TestServers",

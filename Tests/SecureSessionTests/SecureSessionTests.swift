@@ -11,13 +11,6 @@ struct SecureSessionTests {
     let lab = try! TrustLab()
     var store: TrustStore { TrustStore(lab.systemRoots.map(\.der), origin: "lab system store") }
 
-    /// A chain for 127.0.0.1 and localhost from the lab's legitimate CA.
-    func loopbackChain(issuer: IssuedCertificate? = nil) throws -> [IssuedCertificate] {
-        let issuer = issuer ?? lab.intermediate
-        let leaf = try lab.pki.issue(.server("loopback", dnsNames: ["localhost"], ipAddresses: ["127.0.0.1"]), by: issuer)
-        return issuer.certificate.subject == lab.intermediate.certificate.subject ? [leaf, lab.intermediate] : [leaf]
-    }
-
     func session(_ evaluator: any ServerTrustEvaluating = SecurityPolicy.default, configure: (inout SecureSessionConfiguration) -> Void = { _ in }) -> SecureSession {
         var configuration = SecureSessionConfiguration(
             trustEvaluator: evaluator,
@@ -33,7 +26,7 @@ struct SecureSessionTests {
 
     @Test("GET over TLS with a pinned root: status, body, headers and the trust decision")
     func get() async throws {
-        let server = try await HTTPTestServer(chain: loopbackChain())
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
         let session = session(SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: [lab.root.der]))
         let response = try await session.get(server.url("/hello"))
         #expect(response.statusCode == 200)
@@ -46,7 +39,7 @@ struct SecureSessionTests {
 
     @Test("keep-alive: sequential requests share one connection")
     func keepAlive() async throws {
-        let server = try await HTTPTestServer(chain: loopbackChain())
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
         let session = session()
         let first = try await session.get(server.url("/connection")).text
         let second = try await session.get(server.url("/connection")).text
@@ -58,7 +51,7 @@ struct SecureSessionTests {
 
     @Test("a rejected server fails with the engine's decision")
     func trustRejected() async throws {
-        let server = try await HTTPTestServer(chain: loopbackChain(issuer: lab.proxyRoot))
+        let server = try await HTTPTestServer(chain: lab.loopbackChain(issuedBy: lab.proxyRoot))
         let session = session(SecurityPolicy(pinningMode: .certificate, pinnedCertificates: [lab.root.der]))
         await #expect {
             _ = try await session.get(server.url("/hello"))
@@ -72,7 +65,7 @@ struct SecureSessionTests {
 
     @Test("status and content-type validation, and validation turned off")
     func validation() async throws {
-        let server = try await HTTPTestServer(chain: loopbackChain())
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
         let session = session()
         await #expect {
             _ = try await session.get(server.url("/status/404"))
@@ -98,7 +91,7 @@ struct SecureSessionTests {
     @Test("JSON in and out, query items, custom headers, methods")
     func jsonAndMethods() async throws {
         struct Item: Codable, Equatable { let name: String; let count: Int }
-        let server = try await HTTPTestServer(chain: loopbackChain())
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
         let session = session()
         let decoded = try await session.get(server.url("/json")).decode(Item.self)
         #expect(decoded == Item(name: "transport", count: 3))
@@ -122,7 +115,7 @@ struct SecureSessionTests {
 
     @Test("a redirect to another host is trusted afresh: a differently issued server is refused")
     func redirectReevaluatesTrust() async throws {
-        let first = try await HTTPTestServer(chain: loopbackChain())
+        let first = try await HTTPTestServer(chain: lab.loopbackChain())
         let rogueLeaf = try lab.pki.issue(.server("localhost", dnsNames: ["localhost"], ipAddresses: ["127.0.0.1"]), by: lab.proxyRoot)
         let second = try await HTTPTestServer(chain: [rogueLeaf])
         let session = session(SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: [lab.root.der]))
@@ -146,7 +139,7 @@ struct SecureSessionTests {
 
     @Test("an https → http redirect is refused; redirect loops stop at the limit")
     func redirectRules() async throws {
-        let secure = try await HTTPTestServer(chain: loopbackChain())
+        let secure = try await HTTPTestServer(chain: lab.loopbackChain())
         let cleartext = try await HTTPTestServer(chain: nil)
         let session = session { $0.maximumRedirects = 3 }
         let downgrade = secure.url("/redirect?to=\(cleartext.url("/hello").absoluteString.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)")
@@ -176,7 +169,7 @@ struct SecureSessionTests {
 
     @Test("a server that never answers times out; cancelling the task cancels the request")
     func timeoutAndCancellation() async throws {
-        let server = try await HTTPTestServer(chain: loopbackChain())
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
         let session = session()
         var request = SecureRequest(url: server.url("/never"))
         request.timeout = .milliseconds(300)
@@ -235,7 +228,7 @@ struct SecureSessionTests {
 
     @Test("downloads stream to a file; a failed download leaves no file")
     func download() async throws {
-        let server = try await HTTPTestServer(chain: loopbackChain())
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
         let session = session()
         let directory = NSTemporaryDirectory() + "tsec-download-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -260,7 +253,7 @@ struct SecureSessionTests {
 
     @Test("the per-host limit holds concurrent requests to one connection each at a time")
     func perHostLimit() async throws {
-        let server = try await HTTPTestServer(chain: loopbackChain())
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
         let session = session { $0.maximumConnectionsPerHost = 2 }
         let bodies = try await withThrowingTaskGroup(of: String.self) { group in
             for _ in 0..<12 { group.addTask { try await session.get(server.url("/hello")).text } }
@@ -277,14 +270,8 @@ struct SecureSessionTests {
     func mutualTLS() async throws {
         let clientCA = try lab.pki.issueRoot(.certificateAuthority("Client CA"))
         let alice = try lab.pki.issue(.client("alice"), by: clientCA)
-        let verifier = PeerTrustVerifier(
-            evaluator: ClientCertificateEvaluator(clientCAs: [clientCA.der]),
-            host: "client",
-            systemStore: .empty,
-            evaluationTime: lab.pki.now,
-            cache: nil
-        )
-        let server = try await HTTPTestServer(chain: loopbackChain(), clientVerifier: verifier)
+        let verifier = PeerTrustVerifier.clients(of: clientCA, at: lab.pki.now)
+        let server = try await HTTPTestServer(chain: lab.loopbackChain(), clientVerifier: verifier)
         let identity = try ClientIdentity(certificateChainPEM: alice.pemString, privateKeyPEM: alice.privateKeyPEM)
         let withIdentity = session { $0.clientIdentity = identity }
         #expect(try await withIdentity.get(server.url("/hello")).text == "hello")

@@ -11,13 +11,6 @@ struct GetCommandTests {
     let files = try! LabFiles()
     var lab: TrustLab { files.lab }
 
-    /// A chain for 127.0.0.1 issued by `issuer` (the lab's intermediate by default).
-    func loopbackChain(issuedBy issuer: IssuedCertificate? = nil) throws -> [IssuedCertificate] {
-        let issuer = issuer ?? lab.intermediate
-        let leaf = try lab.pki.issue(.server("loopback", dnsNames: ["localhost"], ipAddresses: ["127.0.0.1"]), by: issuer)
-        return issuer.certificate.subject == lab.intermediate.certificate.subject ? [leaf, lab.intermediate] : [leaf]
-    }
-
     /// `tsec get URL --system-roots <lab roots> --at <lab time>` plus `arguments`.
     func get(_ url: URL, _ arguments: [String] = []) async -> (status: Int32, output: CommandOutput) {
         await tsec(["get", url.absoluteString, "--system-roots", files.path("system.pem"), "--at", files.at] + arguments)
@@ -25,7 +18,7 @@ struct GetCommandTests {
 
     @Test("a response of any status exits 0 with the body on stdout")
     func basics() async throws {
-        let server = try await HTTPTestServer(chain: loopbackChain())
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
         let hello = await get(server.url("/hello"))
         #expect(hello.status == 0)
         #expect(hello.output.stdout == "hello")
@@ -43,8 +36,8 @@ struct GetCommandTests {
 
     @Test("pins: --mode/--pin and --pin-sha256 accept the legitimate server and reject the proxy with exit 1")
     func pinning() async throws {
-        let legitimate = try await HTTPTestServer(chain: loopbackChain())
-        let proxy = try await HTTPTestServer(chain: loopbackChain(issuedBy: lab.proxyRoot))
+        let legitimate = try await HTTPTestServer(chain: lab.loopbackChain())
+        let proxy = try await HTTPTestServer(chain: lab.loopbackChain(issuedBy: lab.proxyRoot))
         let pinRoot = ["--mode", "public-key", "--pin", files.path("root.pem")]
         #expect(await get(legitimate.url("/hello"), pinRoot).status == 0)
         let rejected = await get(proxy.url("/hello"), pinRoot)
@@ -61,7 +54,7 @@ struct GetCommandTests {
 
     @Test("--output writes the body to a file; --json reports status, headers, timing and the decision")
     func outputAndJSON() async throws {
-        let server = try await HTTPTestServer(chain: loopbackChain())
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
         let file = files.path("body.out")
         let saved = await get(server.url("/bytes/100000"), ["-o", file])
         #expect(saved.status == 0)
@@ -78,7 +71,7 @@ struct GetCommandTests {
 
     @Test("timeouts and refused connections exit 3; bad input exits 2")
     func failures() async throws {
-        let server = try await HTTPTestServer(chain: loopbackChain())
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
         let slow = await get(server.url("/never"), ["--max-time", "0.3"])
         #expect(slow.status == 3)
         #expect(slow.output.stderr.contains("timed out"))
@@ -102,14 +95,8 @@ struct GetCommandTests {
         _ = try shell("openssl pkcs12 -export -in '\(certificate)' -inkey '\(key)' -out '\(p12)' -passout pass:alice-secret")
         let passphraseFile = files.path("passphrase.txt")
         try Data("alice-secret\n".utf8).write(to: URL(fileURLWithPath: passphraseFile))
-        let verifier = PeerTrustVerifier(
-            evaluator: ClientCertificateEvaluator(clientCAs: [clientCA.der]),
-            host: "client",
-            systemStore: .empty,
-            evaluationTime: lab.pki.now,
-            cache: nil
-        )
-        let server = try await HTTPTestServer(chain: loopbackChain(), clientVerifier: verifier)
+        let verifier = PeerTrustVerifier.clients(of: clientCA, at: lab.pki.now)
+        let server = try await HTTPTestServer(chain: lab.loopbackChain(), clientVerifier: verifier)
         let viaFile = await get(server.url("/hello"), ["--client-identity", p12, "--passphrase-file", passphraseFile])
         #expect(viaFile.status == 0)
         #expect(viaFile.output.stdout == "hello")
@@ -127,7 +114,7 @@ struct GetCommandTests {
 
     @Test("openssl s_server as an independent peer: plain TLS, and -Verify mutual TLS")
     func openSSLPeer() async throws {
-        let chain = try loopbackChain()
+        let chain = try lab.loopbackChain()
         let leafFile = files.path("s_server.pem")
         let chainFile = files.path("s_server-chain.pem")
         let keyFile = files.path("s_server.key")

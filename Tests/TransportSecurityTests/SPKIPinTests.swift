@@ -1,5 +1,6 @@
 import Foundation
 import PKIBuilder
+import TestServers
 import Testing
 import TransportSecurity
 
@@ -11,7 +12,7 @@ struct SPKIPinTests {
         let certificate = try pki.issueSelfSigned(.server("pin.example.test"), key: KeyPair(generating: algorithm))
         let directory = try TemporaryDirectory()
         let file = try directory.write("cert.pem", text: certificate.pemString)
-        let expected = try OpenSSL.run(
+        let expected = try shell(
             "openssl x509 -in '\(file)' -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64"
         )
         #expect(certificate.der.spkiPin.description == "sha256/" + expected.trimmingCharacters(in: .whitespacesAndNewlines))
