@@ -6,7 +6,8 @@ actor ConnectionPool {
     private let maximumPerKey: Int
     private var idle: [ConnectionKey: [HTTP1Connection]] = [:]
     private var leased: [ConnectionKey: Int] = [:]
-    private var waiters: [ConnectionKey: [CheckedContinuation<Void, Never>]] = [:]
+    private var waiters: [ConnectionKey: [(id: UInt64, continuation: CheckedContinuation<Void, any Error>)]] = [:]
+    private var nextWaiterID: UInt64 = 0
     private var isShutDown = false
 
     init(maximumPerKey: Int) { self.maximumPerKey = max(1, maximumPerKey) }
@@ -18,7 +19,7 @@ actor ConnectionPool {
     ) async throws -> HTTP1Connection {
         guard !isShutDown else { throw SecureSessionError.sessionShutDown }
         while leased[key, default: 0] >= maximumPerKey {
-            await withCheckedContinuation { waiters[key, default: []].append($0) }
+            try await waitForSlot(key)
             guard !isShutDown else { throw SecureSessionError.sessionShutDown }
         }
         leased[key, default: 0] += 1
@@ -32,6 +33,29 @@ actor ConnectionPool {
             slotFreed(key)
             throw error
         }
+    }
+
+    /// Waits until a slot of `key` frees; a cancelled task stops waiting (a request's timeout
+    /// cancels it), throwing `CancellationError`.
+    private func waitForSlot(_ key: ConnectionKey) async throws {
+        nextWaiterID += 1
+        let id = nextWaiterID
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                if Task.isCancelled {
+                    continuation.resume(throwing: CancellationError())
+                } else {
+                    waiters[key, default: []].append((id, continuation))
+                }
+            }
+        } onCancel: {
+            Task { await self.cancelWaiter(id, of: key) }
+        }
+    }
+
+    private func cancelWaiter(_ id: UInt64, of key: ConnectionKey) {
+        guard let index = waiters[key]?.firstIndex(where: { $0.id == id }) else { return }
+        waiters[key]?.remove(at: index).continuation.resume(throwing: CancellationError())
     }
 
     /// Gives a connection back: kept for the next request when `reusable`, closed otherwise.
@@ -52,14 +76,14 @@ actor ConnectionPool {
         isShutDown = true
         for connection in idle.values.joined() { connection.close() }
         idle.removeAll()
-        for continuation in waiters.values.joined() { continuation.resume() }
+        for waiter in waiters.values.joined() { waiter.continuation.resume() }
         waiters.removeAll()
     }
 
     private func slotFreed(_ key: ConnectionKey) {
         leased[key, default: 1] -= 1
         if var queue = waiters[key], !queue.isEmpty {
-            queue.removeFirst().resume()
+            queue.removeFirst().continuation.resume()
             waiters[key] = queue
         }
     }

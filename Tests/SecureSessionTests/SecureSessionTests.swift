@@ -266,6 +266,33 @@ struct SecureSessionTests {
         await server.stop()
     }
 
+    @Test("a request waiting for a pooled connection still times out and can be cancelled")
+    func waitingForPoolSlot() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let session = session { $0.maximumConnectionsPerHost = 1 }
+        // The only connection is held by a request the server never answers.
+        let blocker = Task { try await session.send(SecureRequest(url: server.url("/never"))) }
+        try await Task.sleep(for: .milliseconds(200))
+        var waiting = SecureRequest(url: server.url("/hello"))
+        waiting.timeout = .milliseconds(300)
+        let clock = ContinuousClock()
+        let started = clock.now
+        await #expect {
+            _ = try await session.send(waiting)
+        } throws: { error in
+            guard case SecureSessionError.timeout = error else { return false }
+            return true
+        }
+        let elapsed = clock.now - started
+        #expect(elapsed < .seconds(3), "took \(elapsed)")
+        blocker.cancel()
+        _ = try? await blocker.value
+        // With the slot free again, requests go through.
+        #expect(try await session.get(server.url("/hello")).text == "hello")
+        await session.shutdown()
+        await server.stop()
+    }
+
     @Test("a client identity is presented to a server that requires one")
     func mutualTLS() async throws {
         let clientCA = try lab.pki.issueRoot(.certificateAuthority("Client CA"))
