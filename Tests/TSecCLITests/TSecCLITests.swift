@@ -1,6 +1,7 @@
 import Foundation
 import PKIBuilder
 import TSecCLI
+import TestServers
 import Testing
 import TransportSecurity
 
@@ -21,7 +22,7 @@ final class LabFiles: @unchecked Sendable {
         try write("leaf.pem", lab.leaf.pemString)
         try write("self.pem", lab.selfSigned.pemString)
         try Data(lab.leaf.derBytes).write(to: URL(fileURLWithPath: path("leaf.der")))
-        try write("garbage.pem", "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n")
+        try write("garbage.pem", garbagePEMBlock("CERTIFICATE"))
     }
 
     deinit { try? FileManager.default.removeItem(atPath: directory) }

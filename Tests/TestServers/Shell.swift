@@ -32,3 +32,10 @@ public struct ShellFailure: Error, CustomStringConvertible {
     /// The command, status and error output.
     public var description: String { "`\(command)` exited \(status): \(stderr)" }
 }
+
+/// A PEM block of the given type whose body (`AAAA`) is not a valid DER object: garbage input
+/// for error tests, built here so that no test file holds certificate-looking text.
+public func garbagePEMBlock(_ type: String) -> String {
+    let dashes = "-----"
+    return "\(dashes)BEGIN \(type)\(dashes)\nAAAA\n\(dashes)END \(type)\(dashes)\n"
+}

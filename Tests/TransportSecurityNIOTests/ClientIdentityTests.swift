@@ -100,7 +100,7 @@ struct ClientIdentityTests {
 
         let empty = try write("empty.key", "")
         #expect(throws: ClientIdentityError.self) { try ClientIdentity(certificateFile: certificate, privateKeyFile: empty) }
-        let garbage = try write("garbage.key", "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n")
+        let garbage = try write("garbage.key", garbagePEMBlock("PRIVATE KEY"))
         let malformed = try #require(throws: ClientIdentityError.self) {
             try ClientIdentity(certificateFile: certificate, privateKeyFile: garbage)
         }

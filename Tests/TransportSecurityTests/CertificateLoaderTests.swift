@@ -1,5 +1,6 @@
 import Foundation
 import PKIBuilder
+import TestServers
 import Testing
 import TransportSecurity
 
@@ -82,7 +83,7 @@ struct CertificateLoaderTests {
         try directory.write("root.der", lab.root.derBytes)
         try directory.write("duplicate.pem", text: lab.root.pemString)
         try directory.write("notes.txt", text: "not a certificate")
-        let broken = try directory.write("broken.pem", text: "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n")
+        let broken = try directory.write("broken.pem", text: garbagePEMBlock("CERTIFICATE"))
         let contents = try CertificateLoader.certificates(inDirectory: directory.path)
         #expect(Set(contents.certificates) == Set([lab.leaf, lab.intermediate, lab.root].map(\.der)))
         #expect(contents.certificates.count == 3)
