@@ -4,19 +4,24 @@ import NIOCore
 /// beyond it wait for a connection to come back.
 actor ConnectionPool {
     private let maximumPerKey: Int
+    private let idleTimeout: Duration
     private var idle: [ConnectionKey: [HTTP1Connection]] = [:]
     private var leased: [ConnectionKey: Int] = [:]
     private var waiters: [ConnectionKey: [(id: UInt64, continuation: CheckedContinuation<Void, any Error>)]] = [:]
     private var nextWaiterID: UInt64 = 0
     private var isShutDown = false
 
-    init(maximumPerKey: Int) { self.maximumPerKey = max(1, maximumPerKey) }
+    init(maximumPerKey: Int, idleTimeout: Duration) {
+        self.maximumPerKey = max(1, maximumPerKey)
+        self.idleTimeout = idleTimeout
+    }
 
-    /// A usable connection for `key`: an idle one, or a new one from `connect`.
+    /// A usable connection for `key`: an idle one (`reused` is then `true`), or a new one from
+    /// `connect`.
     func lease(
         _ key: ConnectionKey,
         connect: @Sendable () async throws -> HTTP1Connection
-    ) async throws -> HTTP1Connection {
+    ) async throws -> (connection: HTTP1Connection, reused: Bool) {
         guard !isShutDown else { throw SecureSessionError.sessionShutDown }
         while leased[key, default: 0] >= maximumPerKey {
             try await waitForSlot(key)
@@ -25,10 +30,10 @@ actor ConnectionPool {
         leased[key, default: 0] += 1
         while var available = idle[key], let connection = available.popLast() {
             idle[key] = available
-            if connection.isUsable { return connection }
+            if connection.isUsable { return (connection, true) }
         }
         do {
-            return try await connect()
+            return (try await connect(), false)
         } catch {
             slotFreed(key)
             throw error
@@ -62,10 +67,23 @@ actor ConnectionPool {
     func release(_ connection: HTTP1Connection, reusable: Bool) {
         if reusable, connection.isUsable, !isShutDown {
             idle[connection.key, default: []].append(connection)
+            let timeout = idleTimeout
+            Task { [weak connection] in
+                try? await Task.sleep(for: timeout)
+                if let connection { self.expire(connection) }
+            }
         } else {
             connection.close()
         }
         slotFreed(connection.key)
+    }
+
+    /// Closes `connection` if it is still idle (it was not leased again meanwhile).
+    private func expire(_ connection: HTTP1Connection) {
+        guard var available = idle[connection.key], let index = available.firstIndex(where: { $0 === connection }) else { return }
+        available.remove(at: index)
+        idle[connection.key] = available
+        connection.close()
     }
 
     /// How many idle connections are kept for `key` (tests).

@@ -26,4 +26,10 @@ public struct HTTPMethod: RawRepresentable, Sendable, Hashable, CustomStringConv
 
     /// The token.
     public var description: String { rawValue }
+
+    /// Whether repeating the request has the same effect as sending it once (RFC 9110 §9.2.2):
+    /// such a request may be retried on a new connection.
+    public var isIdempotent: Bool {
+        [HTTPMethod.get, .head, .put, .delete, .options].contains(self) || rawValue == "TRACE"
+    }
 }

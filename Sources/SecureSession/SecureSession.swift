@@ -38,7 +38,10 @@ public final class SecureSession: Sendable {
     ) {
         self.configuration = configuration
         self.group = eventLoopGroup
-        self.pool = ConnectionPool(maximumPerKey: configuration.maximumConnectionsPerHost)
+        self.pool = ConnectionPool(
+            maximumPerKey: configuration.maximumConnectionsPerHost,
+            idleTimeout: configuration.idleConnectionTimeout
+        )
         // One TLS context for every connection of the session.
         self.tlsContext = Result {
             try NIOSSLContext(configuration: .transportSecurityClient(identity: configuration.clientIdentity))
@@ -124,7 +127,9 @@ public final class SecureSession: Sendable {
         }
     }
 
-    /// One request on one pooled connection.
+    /// One request on one pooled connection. A server may close an idle keep-alive connection
+    /// just as it is reused: an idempotent request that fails on a reused connection before any
+    /// of its response arrived is sent once more, on a new connection.
     private func exchange(
         _ request: SecureRequest,
         sink: @escaping @Sendable (ByteBuffer) async throws -> Void,
@@ -134,27 +139,36 @@ public final class SecureSession: Sendable {
         let configuration = configuration
         let group = group
         let tlsContext = try tlsContext.get()
-        let connection = try await pool.lease(key) {
-            try await HTTP1Connection.connect(key: key, configuration: configuration, tlsContext: tlsContext, group: group)
-        }
-        closer.track(connection)
-        do {
-            let followsRedirects = request.followsRedirects
-            let response = try await connection.execute(
-                head: requestHead(request, key: key),
-                body: request.body.map { ByteBuffer(bytes: $0) }
-            ) { head, buffer in
-                // The body of a redirect that will be followed is not the caller's.
-                if followsRedirects, Self.isRedirect(head) { return }
-                try await sink(buffer)
+        var attempt = 0
+        while true {
+            attempt += 1
+            let (connection, reused) = try await pool.lease(key) {
+                try await HTTP1Connection.connect(key: key, configuration: configuration, tlsContext: tlsContext, group: group)
             }
-            await pool.release(connection, reusable: response.reusable)
-            closer.untrack(connection)
-            return (response.head, connection)
-        } catch {
-            await pool.release(connection, reusable: false)
-            closer.untrack(connection)
-            throw error
+            closer.track(connection)
+            let received = LockedFlag()
+            do {
+                let followsRedirects = request.followsRedirects
+                let response = try await connection.execute(
+                    head: requestHead(request, key: key),
+                    body: request.body.map { ByteBuffer(bytes: $0) }
+                ) { head, buffer in
+                    received.set()
+                    // The body of a redirect that will be followed is not the caller's.
+                    if followsRedirects, Self.isRedirect(head) { return }
+                    try await sink(buffer)
+                }
+                await pool.release(connection, reusable: response.reusable)
+                closer.untrack(connection)
+                return (response.head, connection)
+            } catch {
+                await pool.release(connection, reusable: false)
+                closer.untrack(connection)
+                guard case SecureSessionError.connectionFailed = error, reused, attempt == 1, !received.isSet,
+                    request.method.isIdempotent, !Task.isCancelled
+                else { throw error }
+                configuration.logger.debug("retrying on a new connection", metadata: ["url": "\(request.url)"])
+            }
         }
     }
 

@@ -24,6 +24,8 @@ public struct SecureSessionConfiguration: Sendable {
     public var maximumRedirects: Int
     /// The most connections open at once to one scheme, host, port, identity and policy.
     public var maximumConnectionsPerHost: Int
+    /// How long an idle keep-alive connection is kept for reuse.
+    public var idleConnectionTimeout: Duration
     /// Which responses are successes, unless the request says otherwise.
     public var validation: ResponseValidation
     /// Where the session logs (never keys or passphrases).
@@ -40,6 +42,7 @@ public struct SecureSessionConfiguration: Sendable {
         requestTimeout: Duration = .seconds(60),
         maximumRedirects: Int = 10,
         maximumConnectionsPerHost: Int = 6,
+        idleConnectionTimeout: Duration = .seconds(60),
         validation: ResponseValidation = .successfulStatus,
         logger: Logger = Logger(label: "SecureSession")
     ) {
@@ -52,6 +55,7 @@ public struct SecureSessionConfiguration: Sendable {
         self.requestTimeout = requestTimeout
         self.maximumRedirects = maximumRedirects
         self.maximumConnectionsPerHost = maximumConnectionsPerHost
+        self.idleConnectionTimeout = idleConnectionTimeout
         self.validation = validation
         self.logger = logger
     }

@@ -266,6 +266,33 @@ struct SecureSessionTests {
         await server.stop()
     }
 
+    @Test("an idempotent request that meets a connection the server dropped is retried on a new one; a POST is not")
+    func staleConnectionRetry() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let session = session()
+        #expect(try await session.get(server.url("/once")).text == "once")
+        #expect(try await session.get(server.url("/once")).text == "once")
+        #expect(server.connections.total == 2)
+        // A POST on a dropped connection is not repeated: the caller decides.
+        await #expect(throws: SecureSessionError.self) {
+            _ = try await session.post(server.url("/once"), body: Data("x".utf8))
+        }
+        await session.shutdown()
+        await server.stop()
+    }
+
+    @Test("idle keep-alive connections expire")
+    func idleExpiry() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let session = session { $0.idleConnectionTimeout = .milliseconds(100) }
+        _ = try await session.get(server.url("/hello"))
+        try await Task.sleep(for: .milliseconds(400))
+        _ = try await session.get(server.url("/hello"))
+        #expect(server.connections.total == 2)
+        await session.shutdown()
+        await server.stop()
+    }
+
     @Test("a request waiting for a pooled connection still times out and can be cancelled")
     func waitingForPoolSlot() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())

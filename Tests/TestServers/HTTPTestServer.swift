@@ -11,7 +11,8 @@ import TransportSecurityNIO
 ///
 /// Routes: `/hello` (text), `/json` (JSON), `/echo` (the request body back, method in
 /// `X-Method`), `/status/N`, `/redirect?to=URL[&status=N]`, `/bytes/N` (N bytes, streamed),
-/// `/never` (never answers), `/loop` (redirects to itself), `/connection` (an id of the TCP connection), `/headers` (the
+/// `/never` (never answers), `/loop` (redirects to itself), `/once` (closes a connection
+/// on its second request), `/connection` (an id of the TCP connection), `/headers` (the
 /// request headers as JSON).
 public final class HTTPTestServer: Sendable {
     public let channel: any Channel
@@ -75,6 +76,7 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
 
     let connection: Int
     private var head: HTTPRequestHead?
+    private var requestsOnThisConnection = 0
     private var body = ByteBuffer()
 
     init(connection: Int) { self.connection = connection }
@@ -114,6 +116,15 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
             send(context, status, "moved", type: "text/plain", extra: [("Location", query["to"] ?? "/hello")])
         case "/never":
             break
+        case "/once":
+            // Answers the first request of a connection only; closes on the next, unanswered, as
+            // a server does that drops an idle keep-alive connection just as it is reused.
+            requestsOnThisConnection += 1
+            if requestsOnThisConnection > 1 {
+                context.close(promise: nil)
+            } else {
+                send(context, .ok, "once", type: "text/plain")
+            }
         case "/loop":
             send(context, .found, "again", type: "text/plain", extra: [("Location", "/loop")])
         default:
