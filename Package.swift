@@ -86,6 +86,7 @@ let package = Package(
             name: "TestServers",
             dependencies: [
                 "TransportSecurity",
+                .product(name: "Crypto", package: "swift-crypto"),
                 "TransportSecurityNIO",
                 "PKIBuilder",
                 .product(name: "NIOCore", package: "swift-nio"),

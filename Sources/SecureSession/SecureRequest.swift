@@ -17,6 +17,8 @@ public struct SecureRequest: Sendable {
     public var validation: ResponseValidation?
     /// Whether redirects are followed (bounded by the session's maximum).
     public var followsRedirects: Bool
+    /// Answers this request's HTTP authentication challenges before the session's handler.
+    public var challengeHandler: ChallengeHandler?
 
     /// Creates a request.
     /// - Parameters:
@@ -44,6 +46,7 @@ public struct SecureRequest: Sendable {
         self.timeout = nil
         self.validation = nil
         self.followsRedirects = true
+        self.challengeHandler = nil
     }
 
     /// A request whose body is `value` encoded as JSON, with `Content-Type: application/json`.

@@ -101,8 +101,17 @@ public final class SecureSession: Sendable {
         return try await withDeadline(limit, onTimeout: closer.closeAll) {
             var current = request
             var redirects: [URL] = []
+            var authentication = HTTPAuthentication(configuration: self.configuration)
             while true {
-                let (head, connection) = try await self.exchange(current, sink: sink, closer: closer)
+                let (head, connection, heldBody) = try await self.exchange(current, sink: sink, closer: closer)
+                if Self.isChallenge(head) {
+                    if let authorized = try await authentication.answer(head, to: current, key: self.connectionKey(for: current.url)) {
+                        current = authorized
+                        continue
+                    }
+                    // Nobody answered: the 401 and its body reach the caller.
+                    if !heldBody.isEmpty { try await sink(ByteBuffer(bytes: heldBody)) }
+                }
                 if current.followsRedirects, Self.isRedirect(head), let location = head.headers.first(name: "Location") {
                     guard redirects.count < self.configuration.maximumRedirects else {
                         throw SecureSessionError.tooManyRedirects(self.configuration.maximumRedirects)
@@ -134,7 +143,7 @@ public final class SecureSession: Sendable {
         _ request: SecureRequest,
         sink: @escaping @Sendable (ByteBuffer) async throws -> Void,
         closer: ConnectionCloser
-    ) async throws -> (HTTPResponseHead, HTTP1Connection) {
+    ) async throws -> (HTTPResponseHead, HTTP1Connection, Data) {
         let key = try connectionKey(for: request.url)
         let configuration = configuration
         let group = group
@@ -147,6 +156,7 @@ public final class SecureSession: Sendable {
             }
             closer.track(connection)
             let received = LockedFlag()
+            let held = BodyCollector()
             do {
                 let followsRedirects = request.followsRedirects
                 let response = try await connection.execute(
@@ -154,13 +164,15 @@ public final class SecureSession: Sendable {
                     body: request.body.map { ByteBuffer(bytes: $0) }
                 ) { head, buffer in
                     received.set()
-                    // The body of a redirect that will be followed is not the caller's.
+                    // The body of a redirect that will be followed is not the caller's; a
+                    // challenge's body is held until it is known whether the request is resent.
                     if followsRedirects, Self.isRedirect(head) { return }
+                    if Self.isChallenge(head) { return held.append(buffer) }
                     try await sink(buffer)
                 }
                 await pool.release(connection, reusable: response.reusable)
                 closer.untrack(connection)
-                return (response.head, connection)
+                return (response.head, connection, held.data)
             } catch {
                 await pool.release(connection, reusable: false)
                 closer.untrack(connection)
@@ -172,11 +184,15 @@ public final class SecureSession: Sendable {
         }
     }
 
+    static func isChallenge(_ head: HTTPResponseHead) -> Bool {
+        head.status == .unauthorized && head.headers.contains(name: "WWW-Authenticate")
+    }
+
     static func isRedirect(_ head: HTTPResponseHead) -> Bool {
         [301, 302, 303, 307, 308].contains(head.status.code) && head.headers.contains(name: "Location")
     }
 
-    private func connectionKey(for url: URL) throws -> ConnectionKey {
+    func connectionKey(for url: URL) throws -> ConnectionKey {
         guard let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http" else {
             throw SecureSessionError.invalidURL("\(url): only https and http are supported")
         }

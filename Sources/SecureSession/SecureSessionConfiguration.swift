@@ -30,6 +30,10 @@ public struct SecureSessionConfiguration: Sendable {
     public var validation: ResponseValidation
     /// Where the session logs (never keys or passphrases).
     public var logger: Logger
+    /// Answers HTTP authentication challenges for every request without a handler of its own.
+    public var challengeHandler: ChallengeHandler?
+    /// The credentials the built-in behaviour answers HTTP challenges with.
+    public var credentialStore: CredentialStore
 
     /// Creates a configuration.
     public init(
@@ -44,7 +48,9 @@ public struct SecureSessionConfiguration: Sendable {
         maximumConnectionsPerHost: Int = 6,
         idleConnectionTimeout: Duration = .seconds(60),
         validation: ResponseValidation = .successfulStatus,
-        logger: Logger = Logger(label: "SecureSession")
+        logger: Logger = Logger(label: "SecureSession"),
+        challengeHandler: ChallengeHandler? = nil,
+        credentialStore: CredentialStore = CredentialStore()
     ) {
         self.trustEvaluator = AnyServerTrustEvaluator(trustEvaluator)
         self.clientIdentity = clientIdentity
@@ -58,5 +64,7 @@ public struct SecureSessionConfiguration: Sendable {
         self.idleConnectionTimeout = idleConnectionTimeout
         self.validation = validation
         self.logger = logger
+        self.challengeHandler = challengeHandler
+        self.credentialStore = credentialStore
     }
 }

@@ -15,6 +15,8 @@ public enum SecureSessionError: Error, Sendable, CustomStringConvertible {
     case timeout(Duration)
     /// The request was cancelled (task cancellation).
     case cancelled
+    /// A challenge handler cancelled the authentication challenge of this protection space.
+    case challengeCancelled(ProtectionSpace)
     /// The status code is not acceptable; the body came with it.
     case unacceptableStatus(code: Int, body: Data)
     /// The media type is not acceptable.
@@ -40,6 +42,7 @@ public enum SecureSessionError: Error, Sendable, CustomStringConvertible {
         case .connectionFailed(let detail): return "connection failed: \(detail)"
         case .timeout(let duration): return "timed out after \(duration)"
         case .cancelled: return "the request was cancelled"
+        case .challengeCancelled(let space): return "the authentication challenge of \(space) was cancelled"
         case .unacceptableStatus(let code, _): return "unacceptable HTTP status \(code)"
         case .unacceptableContentType(let type, let acceptable):
             return "unacceptable content type \(type ?? "(none)"); expected \(acceptable.sorted().joined(separator: ", "))"

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -11,7 +12,8 @@ import TransportSecurityNIO
 ///
 /// Routes: `/hello` (text), `/json` (JSON), `/echo` (the request body back, method in
 /// `X-Method`), `/status/N`, `/redirect?to=URL[&status=N]`, `/bytes/N` (N bytes, streamed),
-/// `/never` (never answers), `/loop` (redirects to itself), `/once` (closes a connection
+/// `/never` (never answers), `/loop` (redirects to itself), `/basic` and
+/// `/digest?algorithm=MD5|SHA-256` (user alice, password wonderland, realm lab), `/once` (closes a connection
 /// on its second request), `/connection` (an id of the TCP connection), `/headers` (the
 /// request headers as JSON).
 public final class HTTPTestServer: Sendable {
@@ -116,6 +118,21 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
             send(context, status, "moved", type: "text/plain", extra: [("Location", query["to"] ?? "/hello")])
         case "/never":
             break
+        case "/basic":
+            let expected = "Basic " + Data("alice:wonderland".utf8).base64EncodedString()
+            if head.headers.first(name: "Authorization") == expected {
+                send(context, .ok, "welcome alice", type: "text/plain")
+            } else {
+                send(context, .unauthorized, "who are you?", type: "text/plain", extra: [("WWW-Authenticate", #"Basic realm="lab""#)])
+            }
+        case "/digest":
+            let algorithm = query["algorithm"] ?? "MD5"
+            if DigestCheck.accepts(head.headers.first(name: "Authorization"), method: head.method.rawValue, uri: head.uri, algorithm: algorithm) {
+                send(context, .ok, "welcome alice (digest)", type: "text/plain")
+            } else {
+                let challenge = #"Digest realm="lab", qop="auth", algorithm=\#(algorithm), nonce="\#(DigestCheck.nonce)", opaque="opaque-value""#
+                send(context, .unauthorized, "digest required", type: "text/plain", extra: [("WWW-Authenticate", challenge), ("WWW-Authenticate", #"Basic realm="lab""#)])
+            }
         case "/once":
             // Answers the first request of a connection only; closes on the next, unanswered, as
             // a server does that drops an idle keep-alive connection just as it is reused.
@@ -157,5 +174,32 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
             remaining -= size
         }
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+    }
+}
+
+/// The server's side of HTTP Digest for user alice / wonderland, computed independently of the
+/// session's code.
+enum DigestCheck {
+    static let nonce = "7c2a9d0f3b1e"
+
+    static func accepts(_ authorization: String?, method: String, uri: String, algorithm: String) -> Bool {
+        guard let authorization, authorization.hasPrefix("Digest ") else { return false }
+        var fields: [String: String] = [:]
+        for part in authorization.dropFirst("Digest ".count).components(separatedBy: ", ") {
+            let pieces = part.split(separator: "=", maxSplits: 1).map(String.init)
+            guard pieces.count == 2 else { continue }
+            fields[pieces[0]] = pieces[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+        }
+        func hash(_ text: String) -> String {
+            let data = Data(text.utf8)
+            let digest: [UInt8] = algorithm == "SHA-256" ? Array(SHA256.hash(data: data)) : Array(Insecure.MD5.hash(data: data))
+            return digest.map { String(format: "%02x", $0) }.joined()
+        }
+        guard fields["username"] == "alice", fields["nonce"] == nonce, fields["uri"] == uri, fields["qop"] == "auth",
+            fields["opaque"] == "opaque-value", let nc = fields["nc"], let cnonce = fields["cnonce"]
+        else { return false }
+        let ha1 = hash("alice:lab:wonderland")
+        let ha2 = hash("\(method):\(uri)")
+        return fields["response"] == hash("\(ha1):\(nonce):\(nc):\(cnonce):auth:\(ha2)")
     }
 }

@@ -1,0 +1,30 @@
+/// A challenge put to a handler (SPEC §3).
+public struct AuthenticationChallenge: Sendable {
+    /// What is protected.
+    public let protectionSpace: ProtectionSpace
+    /// How many times a credential for this space already failed for this request.
+    public let previousFailureCount: Int
+}
+
+/// A credential answering a challenge.
+public enum Credential: Sendable, Hashable {
+    /// A user name and password, for HTTP Basic and Digest.
+    case user(String, password: String)
+}
+
+/// A handler's answer (SPEC §3).
+public enum ChallengeDisposition: Sendable {
+    /// Answer with this credential (`nil`: continue without one).
+    case useCredential(Credential?)
+    /// Do what the session does without a handler: a stored credential if there is one for the
+    /// space, else continue without (the 401 reaches the caller).
+    case performDefaultHandling
+    /// Fail the request with ``SecureSessionError/challengeCancelled(_:)``.
+    case cancelAuthenticationChallenge
+    /// Refuse this protection space: the next scheme the server offered is tried; when there is
+    /// none, the 401 reaches the caller.
+    case rejectProtectionSpace
+}
+
+/// Decides on a challenge; may suspend (ask a user, read a vault).
+public typealias ChallengeHandler = @Sendable (AuthenticationChallenge) async -> ChallengeDisposition

@@ -1,0 +1,66 @@
+import Crypto
+import Foundation
+
+/// The `Authorization` value answering an HTTP Digest challenge (RFC 7616) with `qop=auth`,
+/// MD5 or SHA-256 (and their `-sess` variants).
+enum DigestAuthorization {
+    /// Hash algorithms RFC 7616 names and this session supports.
+    enum Algorithm: String {
+        case md5 = "MD5"
+        case md5Session = "MD5-SESS"
+        case sha256 = "SHA-256"
+        case sha256Session = "SHA-256-SESS"
+
+        func hash(_ text: String) -> String {
+            let data = Data(text.utf8)
+            switch self {
+            case .md5, .md5Session: return Insecure.MD5.hash(data: data).map { String(format: "%02x", $0) }.joined()
+            case .sha256, .sha256Session: return SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+            }
+        }
+
+        var isSession: Bool { self == .md5Session || self == .sha256Session }
+    }
+
+    /// The header value, or `nil` when the challenge cannot be answered (no nonce, an unknown
+    /// algorithm, no `auth` quality of protection).
+    static func value(
+        for challenge: AuthenticateHeader,
+        user: String,
+        password: String,
+        method: String,
+        uri: String,
+        cnonce: String = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased(),
+        nonceCount: Int = 1
+    ) -> String? {
+        guard let nonce = challenge.parameters["nonce"] else { return nil }
+        let realm = challenge.parameters["realm"] ?? ""
+        guard let algorithm = Algorithm(rawValue: (challenge.parameters["algorithm"] ?? "MD5").uppercased()) else { return nil }
+        let offeredQOP = (challenge.parameters["qop"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        let usesQOP = !offeredQOP.isEmpty
+        guard !usesQOP || offeredQOP.contains("auth") else { return nil }
+        let nc = String(format: "%08x", nonceCount)
+        var ha1 = algorithm.hash("\(user):\(realm):\(password)")
+        if algorithm.isSession { ha1 = algorithm.hash("\(ha1):\(nonce):\(cnonce)") }
+        let ha2 = algorithm.hash("\(method):\(uri)")
+        let response =
+            usesQOP
+            ? algorithm.hash("\(ha1):\(nonce):\(nc):\(cnonce):auth:\(ha2)")
+            : algorithm.hash("\(ha1):\(nonce):\(ha2)")
+        var fields = [
+            "username=\"\(quoted(user))\"",
+            "realm=\"\(quoted(realm))\"",
+            "nonce=\"\(quoted(nonce))\"",
+            "uri=\"\(quoted(uri))\"",
+            "algorithm=\(algorithm.rawValue.replacingOccurrences(of: "-SESS", with: "-sess"))",
+            "response=\"\(response)\"",
+        ]
+        if usesQOP { fields += ["qop=auth", "nc=\(nc)", "cnonce=\"\(cnonce)\""] }
+        if let opaque = challenge.parameters["opaque"] { fields.append("opaque=\"\(quoted(opaque))\"") }
+        return "Digest " + fields.joined(separator: ", ")
+    }
+
+    private static func quoted(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+    }
+}

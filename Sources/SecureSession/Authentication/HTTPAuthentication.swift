@@ -1,0 +1,77 @@
+import Foundation
+import NIOHTTP1
+
+/// Answers the HTTP authentication challenges (401 with `WWW-Authenticate`) of one request, by
+/// SPEC §3: the request's handler, else the session's, else the built-in behaviour (a stored
+/// credential for the protection space, else none, and the 401 reaches the caller).
+struct HTTPAuthentication {
+    let configuration: SecureSessionConfiguration
+    /// Credentials that failed, per protection space.
+    private var failures: [ProtectionSpace: Int] = [:]
+    /// The space answered last, whose credential failed if another 401 comes.
+    private var lastAnswered: ProtectionSpace?
+    /// At most this many credentials are tried for one request.
+    private let maximumAttempts = 3
+    private var attempts = 0
+
+    init(configuration: SecureSessionConfiguration) { self.configuration = configuration }
+
+    /// The request to send again, with an `Authorization` field; `nil` when the challenge is left
+    /// unanswered.
+    /// - Throws: ``SecureSessionError/challengeCancelled(_:)`` when a handler cancels.
+    mutating func answer(_ head: HTTPResponseHead, to request: SecureRequest, key: ConnectionKey) async throws -> SecureRequest? {
+        if let lastAnswered { failures[lastAnswered, default: 0] += 1 }
+        guard attempts < maximumAttempts else { return nil }
+        let offered = AuthenticateHeader.parse(head.headers["WWW-Authenticate"])
+            .filter { $0.scheme == "digest" || $0.scheme == "basic" }
+            .sorted { ($0.scheme == "digest" ? 0 : 1) < ($1.scheme == "digest" ? 0 : 1) }
+        for challenge in offered {
+            let space = ProtectionSpace(
+                host: key.host,
+                port: key.port,
+                isSecure: key.isSecure,
+                realm: challenge.parameters["realm"],
+                method: challenge.scheme == "digest" ? .httpDigest : .httpBasic
+            )
+            let question = AuthenticationChallenge(protectionSpace: space, previousFailureCount: failures[space, default: 0])
+            let disposition = await (request.challengeHandler ?? configuration.challengeHandler)?(question) ?? .performDefaultHandling
+            let credential: Credential?
+            switch disposition {
+            case .useCredential(let given):
+                credential = given
+            case .performDefaultHandling:
+                // A stored credential that already failed is not sent again.
+                credential = question.previousFailureCount == 0 ? configuration.credentialStore.credential(for: space) : nil
+            case .cancelAuthenticationChallenge:
+                throw SecureSessionError.challengeCancelled(space)
+            case .rejectProtectionSpace:
+                continue
+            }
+            guard case .user(let user, let password) = credential,
+                let authorization = Self.authorization(for: challenge, user: user, password: password, request: request)
+            else {
+                return nil
+            }
+            attempts += 1
+            lastAnswered = space
+            var next = request
+            next.headers.removeAll { $0.name.lowercased() == "authorization" }
+            next.headers.append(("Authorization", authorization))
+            return next
+        }
+        return nil
+    }
+
+    static func authorization(for challenge: AuthenticateHeader, user: String, password: String, request: SecureRequest) -> String? {
+        switch challenge.scheme {
+        case "basic":
+            return "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()
+        case "digest":
+            var uri = request.url.path.isEmpty ? "/" : request.url.path
+            if let query = request.url.query { uri += "?" + query }
+            return DigestAuthorization.value(for: challenge, user: user, password: password, method: request.method.rawValue, uri: uri)
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import PKIBuilder
+import SecureSession
+import TestServers
+import Testing
+import TransportSecurity
+
+/// A handler that answers with a fixed disposition and counts the challenges it saw.
+final class RecordingHandler: @unchecked Sendable {
+    private let lock = NSLock()
+    private var seen: [AuthenticationChallenge] = []
+    let disposition: @Sendable (AuthenticationChallenge) -> ChallengeDisposition
+
+    init(_ disposition: @escaping @Sendable (AuthenticationChallenge) -> ChallengeDisposition) { self.disposition = disposition }
+
+    var handler: ChallengeHandler {
+        { challenge in
+            self.lock.withLock { self.seen.append(challenge) }
+            return self.disposition(challenge)
+        }
+    }
+
+    var challenges: [AuthenticationChallenge] { lock.withLock { seen } }
+}
+
+@Suite("HTTP authentication challenges (SPEC §3)")
+struct ChallengeTests {
+    let lab = try! TrustLab()
+    let alice = Credential.user("alice", password: "wonderland")
+
+    func session(handler: ChallengeHandler? = nil, store: CredentialStore = CredentialStore()) -> SecureSession {
+        SecureSession(configuration: SecureSessionConfiguration(
+            systemStore: TrustStore(lab.systemRoots.map(\.der)),
+            evaluationTime: lab.pki.now,
+            decisionCache: nil,
+            validation: .none,
+            challengeHandler: handler,
+            credentialStore: store
+        ))
+    }
+
+    @Test("without a handler or stored credential the 401 and its body reach the caller")
+    func unanswered() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let session = session()
+        let response = try await session.get(server.url("/basic"))
+        #expect(response.statusCode == 401)
+        #expect(response.text == "who are you?")
+        await session.shutdown()
+        await server.stop()
+    }
+
+    @Test("built-in behaviour answers from the credential store (Basic, and Digest MD5 and SHA-256)")
+    func storedCredentials() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let store = CredentialStore()
+        store.set(alice, for: ProtectionSpace(host: "127.0.0.1", port: server.port, isSecure: true, realm: "lab", method: .httpBasic))
+        store.set(alice, for: ProtectionSpace(host: "127.0.0.1", port: server.port, isSecure: true, realm: nil, method: .httpDigest))
+        let session = session(store: store)
+        #expect(try await session.get(server.url("/basic")).text == "welcome alice")
+        #expect(try await session.get(server.url("/digest?algorithm=MD5")).text == "welcome alice (digest)")
+        #expect(try await session.get(server.url("/digest?algorithm=SHA-256")).text == "welcome alice (digest)")
+        await session.shutdown()
+        await server.stop()
+    }
+
+    @Test("useCredential answers; a wrong credential is offered again with previousFailureCount and then given up")
+    func useCredential() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let right = RecordingHandler { _ in .useCredential(.user("alice", password: "wonderland")) }
+        #expect(try await session(handler: right.handler).get(server.url("/basic")).text == "welcome alice")
+        #expect(right.challenges.map(\.protectionSpace.method) == [.httpBasic])
+        #expect(right.challenges.first?.protectionSpace.realm == "lab")
+
+        let wrong = RecordingHandler { _ in .useCredential(.user("alice", password: "guess")) }
+        let refused = try await session(handler: wrong.handler).get(server.url("/basic"))
+        #expect(refused.statusCode == 401)
+        #expect(wrong.challenges.map(\.previousFailureCount) == [0, 1, 2])
+        await server.stop()
+    }
+
+    @Test("cancelAuthenticationChallenge fails the request with its own error")
+    func cancel() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let handler = RecordingHandler { _ in .cancelAuthenticationChallenge }
+        await #expect {
+            _ = try await session(handler: handler.handler).get(server.url("/basic"))
+        } throws: { error in
+            guard case SecureSessionError.challengeCancelled(let space) = error else { return false }
+            return space.method == .httpBasic && space.realm == "lab"
+        }
+        await server.stop()
+    }
+
+    @Test("rejectProtectionSpace moves to the next scheme offered (Digest, then Basic)")
+    func rejectProtectionSpace() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let handler = RecordingHandler { challenge in
+            challenge.protectionSpace.method == .httpDigest ? .rejectProtectionSpace : .useCredential(.user("alice", password: "wonderland"))
+        }
+        // The digest endpoint accepts only Digest: answering Basic instead leaves it at 401.
+        let response = try await session(handler: handler.handler).get(server.url("/digest"))
+        #expect(handler.challenges.first.map(\.protectionSpace.method) == .httpDigest)
+        #expect(handler.challenges.dropFirst().first.map(\.protectionSpace.method) == .httpBasic)
+        #expect(response.statusCode == 401)
+        await server.stop()
+    }
+
+    @Test("performDefaultHandling uses the store; a per-request handler takes precedence over the session's")
+    func precedence() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let store = CredentialStore()
+        store.set(alice, for: ProtectionSpace(host: "127.0.0.1", port: server.port, isSecure: true, realm: "lab", method: .httpBasic))
+        let sessionWide = RecordingHandler { _ in .performDefaultHandling }
+        let session = session(handler: sessionWide.handler, store: store)
+        #expect(try await session.get(server.url("/basic")).text == "welcome alice")
+        #expect(sessionWide.challenges.count == 1)
+        let perRequest = RecordingHandler { _ in .cancelAuthenticationChallenge }
+        var request = SecureRequest(url: server.url("/basic"))
+        request.challengeHandler = perRequest.handler
+        await #expect(throws: SecureSessionError.self) { _ = try await session.send(request) }
+        #expect(perRequest.challenges.count == 1)
+        #expect(sessionWide.challenges.count == 1)
+        await session.shutdown()
+        await server.stop()
+    }
+}
