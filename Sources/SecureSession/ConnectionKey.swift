@@ -9,6 +9,9 @@ struct ConnectionKey: Sendable, Hashable, CustomStringConvertible {
     /// SHA-256 of the client identity's leaf, if one is offered.
     let identity: [UInt8]?
     let evaluator: AnyServerTrustEvaluator
+    /// Whether the connection serves one request only (its server trust was put to that
+    /// request's own challenge handler).
+    let isSingleUse: Bool
 
     var description: String { "\(isSecure ? "https" : "http")://\(host):\(port)" }
 }

@@ -62,7 +62,8 @@ final class HTTP1Connection: Sendable {
                 host: key.host,
                 systemStore: configuration.systemStore,
                 evaluationTime: configuration.evaluationTime,
-                cache: configuration.decisionCache,
+                // A handler's answer is not a policy's: it is asked for every connection.
+                cache: key.evaluator.base is ServerTrustChallengeEvaluator ? nil : configuration.decisionCache,
                 logger: configuration.logger
             ) : nil
         let bootstrap = ClientBootstrap(group: group)
@@ -104,7 +105,14 @@ final class HTTP1Connection: Sendable {
             // The async channel must be closed through its owner, or NIO traps on its writer.
             try? await asyncChannel.executeThenClose { _, _ in }
             if let error = error as? SecureSessionError { throw error }
-            if let decision = decisions.last, !decision.isTrusted { throw SecureSessionError.trustRejected(decision) }
+            if let decision = decisions.last, !decision.isTrusted {
+                let space = ProtectionSpace(host: key.host, port: key.port, isSecure: true, realm: nil, method: .serverTrust)
+                switch decision.decidedBy {
+                case ServerTrustChallengeEvaluator.cancelled: throw SecureSessionError.challengeCancelled(space)
+                case ServerTrustChallengeEvaluator.rejectedSpace: throw SecureSessionError.protectionSpaceRejected(space)
+                default: throw SecureSessionError.trustRejected(decision)
+                }
+            }
             throw SecureSessionError.tlsFailure("\(key): \(error)")
         }
         let (stream, continuation) = AsyncStream.makeStream(of: Exchange.self)

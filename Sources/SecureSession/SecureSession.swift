@@ -27,6 +27,7 @@ public final class SecureSession: Sendable {
     private let group: any EventLoopGroup
     private let pool: ConnectionPool
     private let tlsContext: Result<NIOSSLContext, SecureSessionError>
+    private let sessionHandler: HandlerIdentity?
 
     /// Creates a session.
     /// - Parameters:
@@ -37,6 +38,7 @@ public final class SecureSession: Sendable {
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) {
         self.configuration = configuration
+        self.sessionHandler = configuration.challengeHandler.map(HandlerIdentity.init)
         self.group = eventLoopGroup
         self.pool = ConnectionPool(
             maximumPerKey: configuration.maximumConnectionsPerHost,
@@ -105,7 +107,7 @@ public final class SecureSession: Sendable {
             while true {
                 let (head, connection, heldBody) = try await self.exchange(current, sink: sink, closer: closer)
                 if Self.isChallenge(head) {
-                    if let authorized = try await authentication.answer(head, to: current, key: self.connectionKey(for: current.url)) {
+                    if let authorized = try await authentication.answer(head, to: current, key: self.connectionKey(for: current)) {
                         current = authorized
                         continue
                     }
@@ -144,7 +146,7 @@ public final class SecureSession: Sendable {
         sink: @escaping @Sendable (ByteBuffer) async throws -> Void,
         closer: ConnectionCloser
     ) async throws -> (HTTPResponseHead, HTTP1Connection, Data) {
-        let key = try connectionKey(for: request.url)
+        let key = try connectionKey(for: request)
         let configuration = configuration
         let group = group
         let tlsContext = try tlsContext.get()
@@ -170,7 +172,7 @@ public final class SecureSession: Sendable {
                     if Self.isChallenge(head) { return held.append(buffer) }
                     try await sink(buffer)
                 }
-                await pool.release(connection, reusable: response.reusable)
+                await pool.release(connection, reusable: response.reusable && !key.isSingleUse)
                 closer.untrack(connection)
                 return (response.head, connection, held.data)
             } catch {
@@ -192,18 +194,26 @@ public final class SecureSession: Sendable {
         [301, 302, 303, 307, 308].contains(head.status.code) && head.headers.contains(name: "Location")
     }
 
-    func connectionKey(for url: URL) throws -> ConnectionKey {
+    /// The connection a request needs. With a challenge handler (the request's, else the
+    /// session's), the server trust of each new connection is put to that handler; a request's
+    /// own handler gets a connection of its own.
+    func connectionKey(for request: SecureRequest) throws -> ConnectionKey {
+        let url = request.url
         guard let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http" else {
             throw SecureSessionError.invalidURL("\(url): only https and http are supported")
         }
         guard let host = url.host, !host.isEmpty else { throw SecureSessionError.invalidURL("\(url) has no host") }
         let isSecure = scheme == "https"
+        let port = url.port ?? (isSecure ? 443 : 80)
+        let handler = request.challengeHandler.map(HandlerIdentity.init) ?? sessionHandler
         return ConnectionKey(
             isSecure: isSecure,
             host: ServerHost(host).name,
-            port: url.port ?? (isSecure ? 443 : 80),
+            port: port,
             identity: configuration.clientIdentity?.leaf.sha256Fingerprint,
-            evaluator: configuration.trustEvaluator
+            evaluator: handler.map { AnyServerTrustEvaluator(ServerTrustChallengeEvaluator(handler: $0, port: port)) }
+                ?? configuration.trustEvaluator,
+            isSingleUse: request.challengeHandler != nil
         )
     }
 

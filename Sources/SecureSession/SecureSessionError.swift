@@ -17,6 +17,8 @@ public enum SecureSessionError: Error, Sendable, CustomStringConvertible {
     case cancelled
     /// A challenge handler cancelled the authentication challenge of this protection space.
     case challengeCancelled(ProtectionSpace)
+    /// A challenge handler rejected the server-trust protection space: the connection failed.
+    case protectionSpaceRejected(ProtectionSpace)
     /// The status code is not acceptable; the body came with it.
     case unacceptableStatus(code: Int, body: Data)
     /// The media type is not acceptable.
@@ -43,6 +45,7 @@ public enum SecureSessionError: Error, Sendable, CustomStringConvertible {
         case .timeout(let duration): return "timed out after \(duration)"
         case .cancelled: return "the request was cancelled"
         case .challengeCancelled(let space): return "the authentication challenge of \(space) was cancelled"
+        case .protectionSpaceRejected(let space): return "the protection space \(space) was rejected by the challenge handler"
         case .unacceptableStatus(let code, _): return "unacceptable HTTP status \(code)"
         case .unacceptableContentType(let type, let acceptable):
             return "unacceptable content type \(type ?? "(none)"); expected \(acceptable.sorted().joined(separator: ", "))"

@@ -5,22 +5,34 @@ import TestServers
 import Testing
 import TransportSecurity
 
-/// A handler that answers with a fixed disposition and counts the challenges it saw.
+/// A handler that answers HTTP challenges with `disposition` and server-trust challenges with
+/// `trustDisposition`, and keeps what it saw.
 final class RecordingHandler: @unchecked Sendable {
     private let lock = NSLock()
     private var seen: [AuthenticationChallenge] = []
     let disposition: @Sendable (AuthenticationChallenge) -> ChallengeDisposition
+    let trustDisposition: ChallengeDisposition
 
-    init(_ disposition: @escaping @Sendable (AuthenticationChallenge) -> ChallengeDisposition) { self.disposition = disposition }
+    init(
+        trust trustDisposition: ChallengeDisposition = .performDefaultHandling,
+        _ disposition: @escaping @Sendable (AuthenticationChallenge) -> ChallengeDisposition = { _ in .performDefaultHandling }
+    ) {
+        self.disposition = disposition
+        self.trustDisposition = trustDisposition
+    }
 
     var handler: ChallengeHandler {
         { challenge in
             self.lock.withLock { self.seen.append(challenge) }
-            return self.disposition(challenge)
+            return challenge.protectionSpace.method == .serverTrust ? self.trustDisposition : self.disposition(challenge)
         }
     }
 
-    var challenges: [AuthenticationChallenge] { lock.withLock { seen } }
+    /// The HTTP challenges seen.
+    var challenges: [AuthenticationChallenge] { lock.withLock { seen.filter { $0.protectionSpace.method != .serverTrust } } }
+
+    /// The server-trust challenges seen.
+    var trustChallenges: [AuthenticationChallenge] { lock.withLock { seen.filter { $0.protectionSpace.method == .serverTrust } } }
 }
 
 @Suite("HTTP authentication challenges (SPEC §3)")
@@ -121,6 +133,65 @@ struct ChallengeTests {
         await #expect(throws: SecureSessionError.self) { _ = try await session.send(request) }
         #expect(perRequest.challenges.count == 1)
         #expect(sessionWide.challenges.count == 1)
+        await session.shutdown()
+        await server.stop()
+    }
+
+    @Test("server trust goes to the handler: useCredential accepts, performDefaultHandling applies the default policy")
+    func serverTrustAccepted() async throws {
+        let rogue = try lab.pki.issue(.server("rogue", ipAddresses: ["127.0.0.1"]), by: lab.rogueRoot)
+        let server = try await HTTPTestServer(chain: [rogue])
+        let accepting = RecordingHandler(trust: .useCredential(.serverTrust))
+        #expect(try await session(handler: accepting.handler).get(server.url("/hello")).text == "hello")
+        let challenge = try #require(accepting.trustChallenges.first)
+        #expect(challenge.protectionSpace == ProtectionSpace(host: "127.0.0.1", port: server.port, isSecure: true, realm: nil, method: .serverTrust))
+        #expect(challenge.serverTrust?.leaf == rogue.der)
+        let defaulting = RecordingHandler(trust: .performDefaultHandling)
+        await #expect {
+            _ = try await session(handler: defaulting.handler).get(server.url("/hello"))
+        } throws: { error in
+            guard case SecureSessionError.trustRejected = error else { return false }
+            return true
+        }
+        let noCredential = RecordingHandler(trust: .useCredential(nil))
+        await #expect(throws: SecureSessionError.self) { _ = try await session(handler: noCredential.handler).get(server.url("/hello")) }
+        await server.stop()
+    }
+
+    @Test("server trust: cancel and rejectProtectionSpace fail with their own errors")
+    func serverTrustRefused() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let cancelling = RecordingHandler(trust: .cancelAuthenticationChallenge)
+        await #expect {
+            _ = try await session(handler: cancelling.handler).get(server.url("/hello"))
+        } throws: { error in
+            guard case SecureSessionError.challengeCancelled(let space) = error else { return false }
+            return space.method == .serverTrust
+        }
+        let rejecting = RecordingHandler(trust: .rejectProtectionSpace)
+        await #expect {
+            _ = try await session(handler: rejecting.handler).get(server.url("/hello"))
+        } throws: { error in
+            guard case SecureSessionError.protectionSpaceRejected(let space) = error else { return false }
+            return space.method == .serverTrust && space.port == server.port
+        }
+        await server.stop()
+    }
+
+    @Test("a request's own handler decides its server trust on a connection of its own")
+    func perRequestServerTrust() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let sessionWide = RecordingHandler(trust: .performDefaultHandling)
+        let session = session(handler: sessionWide.handler)
+        _ = try await session.get(server.url("/hello"))
+        _ = try await session.get(server.url("/hello"))
+        #expect(sessionWide.trustChallenges.count == 1, "one connection, one server-trust challenge")
+        let perRequest = RecordingHandler(trust: .cancelAuthenticationChallenge)
+        var request = SecureRequest(url: server.url("/hello"))
+        request.challengeHandler = perRequest.handler
+        await #expect(throws: SecureSessionError.self) { _ = try await session.send(request) }
+        #expect(perRequest.trustChallenges.count == 1)
+        #expect(sessionWide.trustChallenges.count == 1)
         await session.shutdown()
         await server.stop()
     }

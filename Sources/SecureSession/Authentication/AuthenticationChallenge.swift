@@ -1,15 +1,29 @@
-/// A challenge put to a handler (SPEC §3).
+import TransportSecurity
+
+/// A challenge put to a handler (SPEC §3): an HTTP authentication challenge, or, when a handler
+/// is set, the server trust of every new TLS connection.
 public struct AuthenticationChallenge: Sendable {
     /// What is protected.
     public let protectionSpace: ProtectionSpace
     /// How many times a credential for this space already failed for this request.
     public let previousFailureCount: Int
+    /// For a ``ProtectionSpace/Method/serverTrust`` challenge: what the server presented.
+    public let serverTrust: ServerTrust?
+
+    /// Creates a challenge.
+    public init(protectionSpace: ProtectionSpace, previousFailureCount: Int, serverTrust: ServerTrust? = nil) {
+        self.protectionSpace = protectionSpace
+        self.previousFailureCount = previousFailureCount
+        self.serverTrust = serverTrust
+    }
 }
 
 /// A credential answering a challenge.
 public enum Credential: Sendable, Hashable {
     /// A user name and password, for HTTP Basic and Digest.
     case user(String, password: String)
+    /// Trust in the server as presented, for a server-trust challenge.
+    case serverTrust
 }
 
 /// A handler's answer (SPEC §3).

@@ -1,0 +1,45 @@
+import Foundation
+import TransportSecurity
+
+/// Puts a connection's server trust to a challenge handler (SPEC §3) and turns the disposition
+/// into a trust decision: `useCredential` with a credential accepts the server, `useCredential`
+/// without one refuses it (fail closed), `performDefaultHandling` applies the default policy
+/// (system trust and hostname), `cancelAuthenticationChallenge` and `rejectProtectionSpace`
+/// refuse it, and the session reports them as their own errors.
+struct ServerTrustChallengeEvaluator: ServerTrustEvaluating {
+    /// `decidedBy` of a decision the handler cancelled.
+    static let cancelled = "challenge handler: cancelAuthenticationChallenge"
+    /// `decidedBy` of a decision whose protection space the handler rejected.
+    static let rejectedSpace = "challenge handler: rejectProtectionSpace"
+
+    let handler: HandlerIdentity
+    let port: Int
+
+    func evaluate(_ trust: ServerTrust, forHost host: String) async -> TrustDecision {
+        let space = ProtectionSpace(host: host, port: port, isSecure: true, realm: nil, method: .serverTrust)
+        let challenge = AuthenticationChallenge(protectionSpace: space, previousFailureCount: 0, serverTrust: trust)
+        switch await handler.handler(challenge) {
+        case .useCredential(.some):
+            return TrustDecision(isTrusted: true, decidedBy: "challenge handler: useCredential", reason: "the challenge handler accepted the server trust")
+        case .useCredential(.none):
+            return TrustDecision(isTrusted: false, decidedBy: "challenge handler: useCredential", reason: "the challenge handler answered without a credential")
+        case .performDefaultHandling:
+            return await SecurityPolicy.default.evaluate(trust, forDomain: host)
+        case .cancelAuthenticationChallenge:
+            return TrustDecision(isTrusted: false, decidedBy: Self.cancelled, reason: "the challenge handler cancelled the server-trust challenge")
+        case .rejectProtectionSpace:
+            return TrustDecision(isTrusted: false, decidedBy: Self.rejectedSpace, reason: "the challenge handler rejected the protection space")
+        }
+    }
+}
+
+/// A challenge handler with an identity, so that connections decided by it are kept apart.
+final class HandlerIdentity: Sendable, Hashable {
+    let handler: ChallengeHandler
+
+    init(_ handler: @escaping ChallengeHandler) { self.handler = handler }
+
+    static func == (lhs: HandlerIdentity, rhs: HandlerIdentity) -> Bool { lhs === rhs }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}
