@@ -38,7 +38,7 @@ public struct DecisionCacheKey: Sendable, Hashable {
         self.host = ServerHost(host).name
         self.evaluator = AnyServerTrustEvaluator(evaluator)
         self.systemStoreFingerprint = system.fingerprint
-        self.anchorsFingerprint = trust.anchors.map { TrustStore($0).fingerprint }
+        self.anchorsFingerprint = trust.anchors.map(TrustStore.fingerprint(of:))
         self.anchorsOnly = trust.anchorsOnly
         self.evaluationTime = trust.evaluationTime
         self.limits = trust.limits

@@ -24,12 +24,18 @@ public struct TrustStore: Sendable, Hashable, CustomStringConvertible {
         let unique = certificates.filter { seen.insert($0).inserted }
         self.certificates = unique
         self.origin = origin
+        self.fingerprint = Self.fingerprint(of: unique)
+        self.index = CertificateIndex(unique)
+    }
+
+    /// SHA-256 over the sorted SHA-256 fingerprints of `certificates`: the ``fingerprint`` a store
+    /// of them has, without building the store.
+    public static func fingerprint(of certificates: some Sequence<DERCertificate>) -> [UInt8] {
         var hasher = SHA256()
-        for digest in unique.map(\.sha256Fingerprint).sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+        for digest in Set(certificates).map(\.sha256Fingerprint).sorted(by: { $0.lexicographicallyPrecedes($1) }) {
             hasher.update(data: digest)
         }
-        self.fingerprint = Array(hasher.finalize())
-        self.index = CertificateIndex(unique)
+        return Array(hasher.finalize())
     }
 
     /// An empty store: nothing is trusted.
