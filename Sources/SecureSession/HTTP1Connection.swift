@@ -54,7 +54,17 @@ final class HTTP1Connection: Sendable {
         group: any EventLoopGroup
     ) async throws -> HTTP1Connection {
         let decisions = DecisionBox()
-        let sslContext: NIOSSLContext? = key.isSecure ? tlsContext : nil
+        // With a challenge handler, the server's certificate request goes to it, through a
+        // context of the connection's own.
+        let certificateChallenge = key.isSecure ? key.handler.map {
+            ClientCertificateChallenge(handler: $0, host: key.host, port: key.port, sessionIdentity: configuration.clientIdentity)
+        } : nil
+        let sslContext: NIOSSLContext?
+        do {
+            sslContext = key.isSecure ? try certificateChallenge?.makeTLSContext() ?? tlsContext : nil
+        } catch {
+            throw SecureSessionError.tlsFailure("cannot create the TLS context: \(error)")
+        }
         let verifier: PeerTrustVerifier? =
             key.isSecure
             ? PeerTrustVerifier(
@@ -105,6 +115,9 @@ final class HTTP1Connection: Sendable {
             // The async channel must be closed through its owner, or NIO traps on its writer.
             try? await asyncChannel.executeThenClose { _, _ in }
             if let error = error as? SecureSessionError { throw error }
+            if let certificateChallenge, certificateChallenge.wasCancelled {
+                throw SecureSessionError.challengeCancelled(certificateChallenge.space)
+            }
             if let decision = decisions.last, !decision.isTrusted {
                 let space = ProtectionSpace(host: key.host, port: key.port, isSecure: true, realm: nil, method: .serverTrust)
                 switch decision.decidedBy {

@@ -195,8 +195,8 @@ public final class SecureSession: Sendable {
     }
 
     /// The connection a request needs. With a challenge handler (the request's, else the
-    /// session's), the server trust of each new connection is put to that handler; a request's
-    /// own handler gets a connection of its own.
+    /// session's), the server trust of each new connection, and the server's request for a client
+    /// certificate, are put to that handler; a request's own handler gets a connection of its own.
     func connectionKey(for request: SecureRequest) throws -> ConnectionKey {
         let url = request.url
         guard let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http" else {
@@ -213,6 +213,7 @@ public final class SecureSession: Sendable {
             identity: configuration.clientIdentity?.leaf.sha256Fingerprint,
             evaluator: handler.map { AnyServerTrustEvaluator(ServerTrustChallengeEvaluator(handler: $0, port: port)) }
                 ?? configuration.trustEvaluator,
+            handler: handler,
             isSingleUse: request.challengeHandler != nil
         )
     }

@@ -162,3 +162,15 @@ public struct ClientIdentity: Sendable {
         String(describing: error)
     }
 }
+
+extension ClientIdentity: Hashable {
+    /// Two identities are the same when they present the same certificates (a leaf has one key).
+    public static func == (lhs: ClientIdentity, rhs: ClientIdentity) -> Bool {
+        lhs.certificateChain == rhs.certificateChain
+    }
+
+    /// Hashes the presented certificates.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(certificateChain)
+    }
+}

@@ -54,6 +54,32 @@ struct MutualTLSTests {
         await server.stop()
     }
 
+    @Test("an identity provider is asked only when the server requests a certificate; nil or an error means none")
+    func identityProvider() async throws {
+        let clientCA = try lab.pki.issueRoot(.certificateAuthority("Client CA"))
+        let alice = try identity(lab.pki.issue(.client("alice"), by: clientCA))
+        let asked = CallCounter()
+        let presenting: ClientIdentityProvider = { serverName in
+            asked.record(serverName)
+            return alice
+        }
+        let requiring = try await serverVerifying(clientCA: clientCA)
+        #expect(try await connect(port: requiring.port, verifier: serverVerifier, identityProvider: presenting).echoed == "ping")
+        #expect(asked.calls == [lab.host], "asked once, with the server name sent")
+        let withholding = try await connect(port: requiring.port, verifier: serverVerifier, identityProvider: { _ in nil })
+        #expect(withholding.echoed == nil)
+        struct VaultLocked: Error {}
+        let failing = try await connect(port: requiring.port, verifier: serverVerifier, identityProvider: { _ in throw VaultLocked() })
+        #expect(!failing.handshakeCompleted)
+        #expect(failing.closed)
+        await requiring.stop()
+
+        let notAsking = try await TLSTestServer(chain: lab.chain(.legitimate))
+        #expect(try await connect(port: notAsking.port, verifier: serverVerifier, identityProvider: presenting).echoed == "ping")
+        #expect(asked.calls.count == 1, "a server that does not request a certificate never causes a call")
+        await notAsking.stop()
+    }
+
     @Test("a server can pin its clients' keys")
     func pinnedClients() async throws {
         let clientCA = try lab.pki.issueRoot(.certificateAuthority("Client CA"))
@@ -81,4 +107,12 @@ struct MutualTLSTests {
         #expect(wrongUsage.lastEvaluation?.failures.map(\.code) == [.extendedKeyUsage])
         #expect(wrongUsage.reason.contains("not for TLS clients"))
     }
+}
+
+/// Records the server names an identity provider was asked with.
+final class CallCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var names: [String?] = []
+    func record(_ name: String?) { lock.withLock { names.append(name) } }
+    var calls: [String?] { lock.withLock { names } }
 }

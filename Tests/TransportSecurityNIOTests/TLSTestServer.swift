@@ -104,9 +104,17 @@ struct ConnectionOutcome {
     let decision: TrustDecision?
 }
 
-/// Connects to 127.0.0.1:`port` with TransportSecurity verifying the server.
-func connect(port: Int, verifier: PeerTrustVerifier, identity: ClientIdentity? = nil) async throws -> ConnectionOutcome {
-    let context = try NIOSSLContext(configuration: .transportSecurityClient(identity: identity))
+/// Connects to 127.0.0.1:`port` with TransportSecurity verifying the server, offering
+/// `identity`, or the one `identityProvider` chooses when the server asks.
+func connect(
+    port: Int,
+    verifier: PeerTrustVerifier,
+    identity: ClientIdentity? = nil,
+    identityProvider: ClientIdentityProvider? = nil
+) async throws -> ConnectionOutcome {
+    let context = try NIOSSLContext(
+        configuration: identityProvider.map { .transportSecurityClient(identityProvider: $0) } ?? .transportSecurityClient(identity: identity)
+    )
     let recorder = DecisionRecorder()
     // Keep the probe: a rejected connection may be gone before it could be looked up.
     let probes = ProbeBox()

@@ -1,7 +1,9 @@
 import TransportSecurity
+import TransportSecurityNIO
 
 /// A challenge put to a handler (SPEC §3): an HTTP authentication challenge, or, when a handler
-/// is set, the server trust of every new TLS connection.
+/// is set, the server trust of every new TLS connection and every server's request for a client
+/// certificate.
 public struct AuthenticationChallenge: Sendable {
     /// What is protected.
     public let protectionSpace: ProtectionSpace
@@ -24,19 +26,26 @@ public enum Credential: Sendable, Hashable {
     case user(String, password: String)
     /// Trust in the server as presented, for a server-trust challenge.
     case serverTrust
+    /// A certificate and key to present, for a client-certificate challenge.
+    case clientIdentity(ClientIdentity)
 }
 
 /// A handler's answer (SPEC §3).
 public enum ChallengeDisposition: Sendable {
-    /// Answer with this credential (`nil`: continue without one).
+    /// Answer with this credential (`nil`: continue without one; for server trust, `nil` refuses
+    /// the server). A credential of another kind than the challenge asks for counts as none.
     case useCredential(Credential?)
-    /// Do what the session does without a handler: a stored credential if there is one for the
-    /// space, else continue without (the 401 reaches the caller).
+    /// Do what the session does without a handler: for server trust, the default policy
+    /// (system trust and hostname); for a client certificate, the session's client identity if
+    /// it has one; for HTTP authentication, a stored credential if there is one for the space,
+    /// else continue without (the 401 reaches the caller).
     case performDefaultHandling
     /// Fail the request with ``SecureSessionError/challengeCancelled(_:)``.
     case cancelAuthenticationChallenge
-    /// Refuse this protection space: the next scheme the server offered is tried; when there is
-    /// none, the 401 reaches the caller.
+    /// Refuse this protection space. HTTP authentication: the next scheme the server offered is
+    /// tried; when there is none, the 401 reaches the caller. Client certificate: no certificate
+    /// is presented and the server decides. Server trust: the connection fails with
+    /// ``SecureSessionError/protectionSpaceRejected(_:)``.
     case rejectProtectionSpace
 }
 
