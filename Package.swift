@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "TransportSecurityNIO", targets: ["TransportSecurityNIO"]),
         .library(name: "SecureSession", targets: ["SecureSession"]),
         .library(name: "PKIBuilder", targets: ["PKIBuilder"]),
+        .library(name: "LabServers", targets: ["LabServers"]),
         .executable(name: "tsec", targets: ["tsec"]),
     ],
     dependencies: [
@@ -65,9 +66,21 @@ let package = Package(
             ]
         ),
         .target(
+            name: "LabServers",
+            dependencies: [
+                "PKIBuilder",
+                "TransportSecurityNIO",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+        .target(
             name: "TSecCLI",
             dependencies: [
                 "TransportSecurity",
+                "LabServers",
                 "TransportSecurityNIO",
                 "SecureSession",
                 "PKIBuilder",
@@ -75,6 +88,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(name: "tsec", dependencies: ["TSecCLI"]),

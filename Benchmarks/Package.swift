@@ -10,6 +10,9 @@ let package = Package(
         .package(name: "TransportSecurity", path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", exact: "1.37.0"),
     ],
     targets: [
         .executableTarget(
@@ -22,6 +25,25 @@ let package = Package(
             ],
             path: "Benchmarks/TrustEvaluation",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        )
+        ),
+        .executableTarget(
+            name: "Session",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "TransportSecurity", package: "TransportSecurity"),
+                .product(name: "TransportSecurityNIO", package: "TransportSecurity"),
+                .product(name: "SecureSession", package: "TransportSecurity"),
+                .product(name: "PKIBuilder", package: "TransportSecurity"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            path: "Benchmarks/Session",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ]
 )

@@ -80,7 +80,8 @@ final class HTTP1Connection: Sendable {
             .connectTimeout(.nanoseconds(Int64(configuration.connectTimeout.nanoseconds)))
         let (asyncChannel, handshake): (NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>, EventLoopFuture<Void>)
         do {
-            (asyncChannel, handshake) = try await bootstrap.connect(host: key.host, port: key.port) { channel in
+            let address = configuration.addressOverrides.address(host: key.host, port: key.port) ?? key.host
+            (asyncChannel, handshake) = try await bootstrap.connect(host: address, port: key.port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let handshake = channel.eventLoop.makePromise(of: Void.self)
                     do {

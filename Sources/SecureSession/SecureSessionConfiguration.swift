@@ -34,6 +34,9 @@ public struct SecureSessionConfiguration: Sendable {
     public var challengeHandler: ChallengeHandler?
     /// The credentials the built-in behaviour answers HTTP challenges with.
     public var credentialStore: CredentialStore
+    /// Hosts and ports connected to at a given address instead of through DNS (curl's
+    /// `--resolve`); names are still sent and verified as the URL gives them.
+    public var addressOverrides: [AddressOverride]
 
     /// Creates a configuration.
     public init(
@@ -50,7 +53,8 @@ public struct SecureSessionConfiguration: Sendable {
         validation: ResponseValidation = .successfulStatus,
         logger: Logger = Logger(label: "SecureSession"),
         challengeHandler: ChallengeHandler? = nil,
-        credentialStore: CredentialStore = CredentialStore()
+        credentialStore: CredentialStore = CredentialStore(),
+        addressOverrides: [AddressOverride] = []
     ) {
         self.trustEvaluator = AnyServerTrustEvaluator(trustEvaluator)
         self.clientIdentity = clientIdentity
@@ -66,5 +70,6 @@ public struct SecureSessionConfiguration: Sendable {
         self.logger = logger
         self.challengeHandler = challengeHandler
         self.credentialStore = credentialStore
+        self.addressOverrides = addressOverrides
     }
 }

@@ -61,6 +61,9 @@ public struct GetCommand: TSecCommand {
     @Flag(help: "Print status, headers, timing and the trust decision as JSON.")
     var json = false
 
+    @Option(help: "Connect to ADDRESS for HOST:PORT instead of asking DNS (curl's HOST:PORT:ADDRESS); the host name is still sent and verified. Repeatable.")
+    var resolve: [String] = []
+
     /// Creates the command (for ArgumentParser).
     public init() {}
 
@@ -78,6 +81,9 @@ public struct GetCommand: TSecCommand {
         if maxTime <= 0 { throw ValidationError("--max-time must be positive") }
         if let malformed = header.first(where: { !$0.contains(":") }) {
             throw ValidationError("-H '\(malformed)' is not 'Name: value'")
+        }
+        if let malformed = resolve.first(where: { AddressOverride(curlSyntax: $0) == nil }) {
+            throw ValidationError("--resolve '\(malformed)' is not HOST:PORT:ADDRESS")
         }
     }
 
@@ -177,7 +183,8 @@ public struct GetCommand: TSecCommand {
             clientIdentity: try loadIdentity(),
             systemStore: try policy.makeSystemStore(),
             evaluationTime: policy.evaluationTime,
-            requestTimeout: .milliseconds(Int64(maxTime * 1000))
+            requestTimeout: .milliseconds(Int64(maxTime * 1000)),
+            addressOverrides: resolve.compactMap(AddressOverride.init(curlSyntax:))
         )
     }
 

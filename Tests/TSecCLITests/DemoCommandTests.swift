@@ -1,4 +1,5 @@
 import Foundation
+import TSecCLI
 import Testing
 
 @Suite("tsec demo")
@@ -40,5 +41,47 @@ struct DemoCommandTests {
         #expect(result.output.stdout.contains("lets ANY man in the middle through"))
         #expect(result.output.stdout.contains("Every cell matches SPEC §2."))
         #expect(!result.output.stdout.contains("\u{1B}["))
+    }
+}
+
+@Suite("tsec demo --serve")
+struct DemoServeTests {
+    /// Waits until `output` has a line starting with `prefix` (and containing `containing`).
+    func line(in output: CommandOutput, startingWith prefix: String, containing: String = "") async throws -> String {
+        for _ in 0..<400 {
+            if let line = output.stdout.split(separator: "\n").first(where: { $0.hasPrefix(prefix) && (containing.isEmpty || $0.contains(containing)) }) {
+                return String(line)
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        Issue.record("no line starting with \"\(prefix)\"; stdout so far:\n\(output.stdout)\nstderr:\n\(output.stderr)")
+        throw CancellationError()
+    }
+
+    @Test("the served lab answers tsec get as printed, and Ctrl-C (SIGINT) stops it cleanly")
+    func serve() async throws {
+        let output = CommandOutput.capturing()
+        let demo = Task { await TSec.run(arguments: ["demo", "--serve", "--no-color"], output: output) }
+        _ = try await line(in: output, startingWith: "Serving the lab until Ctrl-C")
+        let legitimate = try await line(in: output, startingWith: "  tsec get https://api.example.test:", containing: "--system-roots")
+        let pinned = try await line(in: output, startingWith: "  tsec get ", containing: "--pin ")
+        func arguments(_ line: String) -> [String] { line.split(separator: " ").dropFirst().map(String.init) }
+
+        let fetched = await tsec(arguments(legitimate))
+        #expect(fetched.status == 0, "\(fetched.output.stderr)")
+        #expect(fetched.output.stdout == "hello from the legit server of the TransportSecurity lab\n")
+        // The intercepting proxy's root is in the served system store, but not pinned.
+        let intercepted = await tsec(arguments(pinned))
+        #expect(intercepted.status == 1)
+        #expect(intercepted.output.stderr.contains("rule 6"))
+
+        kill(getpid(), SIGINT)
+        #expect(await demo.value == 0)
+        #expect(output.stdout.contains("Stopped."))
+        // The files are gone and nothing listens any more.
+        let systemRoots = arguments(legitimate).last ?? ""
+        #expect(!FileManager.default.fileExists(atPath: systemRoots))
+        let afterwards = await tsec(Array(arguments(legitimate).dropLast(2)))
+        #expect(afterwards.status == 3)
     }
 }

@@ -1,0 +1,153 @@
+import AsyncHTTPClient
+import Benchmark
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import NIOSSL
+import SecureSession
+import TransportSecurity
+import TransportSecurityNIO
+
+/// Everything the session benchmarks share: one PKI, one in-process NIO server, the clients.
+struct SessionScenario: Sendable {
+    let pki: BenchPKI
+    /// The full policy: chain validation and a pinned root key.
+    let policy: SecurityPolicy
+    let store: TrustStore
+
+    init() throws {
+        pki = try BenchPKI()
+        policy = SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: [pki.root.der])
+        store = TrustStore([pki.root.der], origin: "bench root")
+    }
+
+    func url(port: Int, path: String = "/") -> URL { URL(string: "https://127.0.0.1:\(port)\(path)")! }
+
+    func session(connections: Int) -> SecureSession {
+        SecureSession(configuration: SecureSessionConfiguration(
+            trustEvaluator: policy,
+            systemStore: store,
+            decisionCache: DecisionCache(),
+            maximumConnectionsPerHost: connections
+        ))
+    }
+
+    func asyncHTTPClient(connections: Int) -> HTTPClient {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.trustRoots = .certificates([pki.rootForNIO])
+        var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
+        configuration.httpVersion = .http1Only
+        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)
+        return HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
+    }
+
+    func handshakeClients() throws -> (nioSSL: HandshakeClient, transportSecurity: HandshakeClient) {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.trustRoots = .certificates([pki.rootForNIO])
+        let verifier = PeerTrustVerifier(evaluator: policy, host: "127.0.0.1", systemStore: store, cache: DecisionCache())
+        return (
+            .nioSSLDefault(try NIOSSLContext(configuration: tls)),
+            .transportSecurity(try NIOSSLContext(configuration: .transportSecurityClient()), verifier)
+        )
+    }
+}
+
+func get(_ client: HTTPClient, _ url: URL) async throws -> Int {
+    let response = try await client.execute(HTTPClientRequest(url: url.absoluteString), timeout: .seconds(30))
+    let body = try await response.body.collect(upTo: 1 << 20)
+    guard response.status == .ok else { throw HTTPClientError.invalidURL }
+    return body.readableBytes
+}
+
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = Benchmark.Configuration(
+        metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .throughput],
+        warmupIterations: 50,
+        scalingFactor: .one,
+        maxDuration: .seconds(3),
+        maxIterations: 20_000
+    )
+    let scenario = try! SessionScenario()
+    // The server outlives every benchmark of the run.
+    let server = NIOLockedValueBox<BenchServer?>(nil)
+    func port() async throws -> Int {
+        if let running = server.withLockedValue({ $0 }) { return running.port }
+        let started = try await BenchServer(pki: scenario.pki)
+        server.withLockedValue { $0 = started }
+        return started.port
+    }
+
+    // MARK: keep-alive requests on one warm connection
+
+    Benchmark("keep-alive GET, AsyncHTTPClient 1.37") { benchmark in
+        let url = scenario.url(port: try await port())
+        let client = scenario.asyncHTTPClient(connections: 1)
+        _ = try await get(client, url)
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations { blackHole(try await get(client, url)) }
+        benchmark.stopMeasurement()
+        try await client.shutdown()
+    }
+
+    Benchmark("keep-alive GET, SecureSession") { benchmark in
+        let url = scenario.url(port: try await port())
+        let session = scenario.session(connections: 1)
+        _ = try await session.get(url)
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations { blackHole(try await session.get(url).body.count) }
+        benchmark.stopMeasurement()
+        await session.shutdown()
+    }
+
+    // MARK: TLS handshakes
+
+    let clients = try! scenario.handshakeClients()
+    for concurrency in [1, 4] {
+        Benchmark("TLS handshake x\(concurrency), swift-nio-ssl default verification") { benchmark in
+            let port = try await port()
+            for _ in benchmark.scaledIterations { try await clients.nioSSL.handshakes(port: port, concurrency: concurrency) }
+        }
+        Benchmark("TLS handshake x\(concurrency), TransportSecurity full policy, warm") { benchmark in
+            let port = try await port()
+            try await clients.transportSecurity.handshake(port: port)
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations { try await clients.transportSecurity.handshakes(port: port, concurrency: concurrency) }
+        }
+    }
+
+    // MARK: memory per idle pooled connection
+
+    let idleConfiguration = Benchmark.Configuration(
+        metrics: [.custom("heap bytes per idle connection", polarity: .prefersSmaller, useScalingFactor: false)],
+        warmupIterations: 0,
+        maxIterations: 3
+    )
+    let idleCount = 64
+
+    Benchmark("idle pooled connection, AsyncHTTPClient 1.37", configuration: idleConfiguration) { benchmark in
+        let python = try PythonTLSServer(pki: scenario.pki)
+        defer { python.stop() }
+        let client = scenario.asyncHTTPClient(connections: idleCount)
+        let bytes = try await bytesPerIdleConnection(
+            count: idleCount,
+            warmUp: { _ = try await get(client, scenario.url(port: python.port)) },
+            slowRequest: { _ = try await get(client, scenario.url(port: python.port, path: "/slow")) }
+        )
+        benchmark.measurement(.custom("heap bytes per idle connection", polarity: .prefersSmaller, useScalingFactor: false), bytes)
+        try await client.shutdown()
+    }
+
+    Benchmark("idle pooled connection, SecureSession", configuration: idleConfiguration) { benchmark in
+        let python = try PythonTLSServer(pki: scenario.pki)
+        defer { python.stop() }
+        let session = scenario.session(connections: idleCount)
+        let bytes = try await bytesPerIdleConnection(
+            count: idleCount,
+            warmUp: { _ = try await session.get(scenario.url(port: python.port)) },
+            slowRequest: { _ = try await session.get(scenario.url(port: python.port, path: "/slow")) }
+        )
+        benchmark.measurement(.custom("heap bytes per idle connection", polarity: .prefersSmaller, useScalingFactor: false), bytes)
+        await session.shutdown()
+    }
+}

@@ -1,0 +1,80 @@
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import PKIBuilder
+import TransportSecurityNIO
+
+/// An HTTPS/1.1 server on 127.0.0.1 that presents a chosen certificate chain and answers every
+/// request with one page, keeping connections alive: a server of the attack lab.
+public final class LabHTTPSServer: Sendable {
+    /// The port the system chose.
+    public let port: Int
+    private let channel: any Channel
+
+    private init(port: Int, channel: any Channel) {
+        self.port = port
+        self.channel = channel
+    }
+
+    /// Starts a server on 127.0.0.1 on a port the system chooses.
+    /// - Parameters:
+    ///   - chain: What the server presents, leaf first; the leaf's key is the server's.
+    ///   - page: The body of every response (`text/plain`).
+    ///   - group: Where the server runs.
+    /// - Throws: ``ClientIdentityError`` when the leaf's key is missing or does not match, or
+    ///   NIO's error when the port cannot be bound.
+    public static func start(
+        chain: [IssuedCertificate],
+        page: String,
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) async throws -> LabHTTPSServer {
+        let identity = try ClientIdentity(
+            certificateChainPEM: chain.pemBundle,
+            privateKeyPEM: chain.first?.privateKeyPEM ?? "",
+            source: "the lab server's chain"
+        )
+        let context = try NIOSSLContext(configuration: .transportSecurityServer(identity: identity))
+        let body = ByteBuffer(string: page)
+        let channel = try await ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                    try channel.pipeline.syncOperations.addHandler(PageResponder(body: body))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0)
+            .get()
+        return LabHTTPSServer(port: channel.localAddress?.port ?? 0, channel: channel)
+    }
+
+    /// Stops accepting connections.
+    public func stop() async {
+        try? await channel.close()
+    }
+}
+
+/// Answers every request with the same page; a client that refuses the certificate just closes.
+private final class PageResponder: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let body: ByteBuffer
+
+    init(body: ByteBuffer) { self.body = body }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard case .end = unwrapInboundIn(data) else { return }
+        let headers: HTTPHeaders = ["Content-Length": String(body.readableBytes), "Content-Type": "text/plain; charset=utf-8"]
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+}
