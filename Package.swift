@@ -27,6 +27,7 @@ let package = Package(
             dependencies: [
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
@@ -141,6 +142,7 @@ let package = Package(
             name: "TSecCLITests",
             dependencies: [
                 "TSecCLI",
+                "LabServers",
                 "TestServers",
                 "TransportSecurity",
                 "TransportSecurityNIO",

@@ -49,7 +49,7 @@ struct DemoReport {
     /// Which configuration to use when, from what each one let through.
     func advice() -> [String] {
         let rows = matrix.configurations
-        func names(_ rows: [DemoMatrix.Row]) -> String { rows.map(\.name).joined(separator: ", ") }
+        func names(_ rows: [DemoMatrix.Row]) -> String { rows.map(\.name).joined(separator: " / ") }
         let stopsBoth = rows.filter { !$0.allows("mitm-trusted") && !$0.allows("mitm-untrusted") && $0.allows("legit") }
         let survivesNewKey = stopsBoth.filter { $0.allows("reissue-new-key") && !$0.allows("expired") && !$0.allows("wrong-host") }
         let breaksOnNewKey = stopsBoth.filter { !$0.allows("reissue-new-key") }
@@ -59,22 +59,22 @@ struct DemoReport {
         let nothing = rows.filter { row in row.cells.allSatisfy { $0.outcome == "blocked" } }
         var advice: [String] = []
         if !survivesNewKey.isEmpty {
-            advice.append("Your own API behind a CA certificate: pin the root or intermediate key (\(names(survivesNewKey))). These stop both men in the middle and keep working when the leaf is re-issued, even with a new key.")
+            advice.append("Your own API behind a CA certificate: pin the root or intermediate key (\(names(survivesNewKey))). It stops both men in the middle and keeps working when the leaf is re-issued, even with a new key.")
         }
         if !breaksOnNewKey.isEmpty {
-            advice.append("Pinning the leaf (\(names(breaksOnNewKey))) also stops both men in the middle, but every leaf key change locks clients out: ship a backup pin of a key kept offline (as the pin set row does) and plan updates.")
+            advice.append("Pinning the leaf also stops both men in the middle, but a new leaf key locks clients out (\(names(breaksOnNewKey))): ship a backup pin of a key kept offline, as the pin set row does, and plan updates.")
         }
         if !proxyOnly.isEmpty {
-            advice.append("System trust alone (\(names(proxyOnly))) trusts whatever root a user or an administrator installed: fine for browsing, not for an API that must not be intercepted.")
+            advice.append("System trust alone trusts whatever root a user or an administrator installed (\(names(proxyOnly))): fine for browsing, not for an API that must not be intercepted.")
         }
         if !staleAccepted.isEmpty {
-            advice.append("\(names(staleAccepted)) accept expired or not-yet-valid certificates carrying the pinned key: use allowInvalidCertificates only for a self-signed server you pin, never to paper over an expired certificate.")
+            advice.append("Expired and not-yet-valid certificates carrying the pinned key get through (\(names(staleAccepted))): use allowInvalidCertificates only for a self-signed server you pin, never to paper over an expired certificate.")
         }
         if !anyMITM.isEmpty {
-            advice.append("Never ship \(names(anyMITM)): anyone who can intercept the connection reads and changes the traffic.")
+            advice.append("Never ship a configuration that lets any man in the middle through (\(names(anyMITM))): whoever intercepts the connection reads and changes the traffic.")
         }
         if !nothing.isEmpty {
-            advice.append("\(names(nothing)) connects to nothing at all (allowInvalidCertificates with domain validation and no pins is refused by rule 1).")
+            advice.append("Validating the domain of possibly invalid certificates without a pin connects to nothing at all (\(names(nothing))): rule 1 refuses it.")
         }
         return advice
     }

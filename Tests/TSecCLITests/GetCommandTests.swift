@@ -69,6 +69,26 @@ struct GetCommandTests {
         await server.stop()
     }
 
+    @Test("--resolve connects to an address for a host name that is still sent and verified")
+    func resolve() async throws {
+        let server = try await HTTPTestServer(chain: lab.chain(.legitimate))
+        let url = server.url("/hello", host: lab.host)
+        let resolved = await get(url, ["--resolve", "\(lab.host):\(server.port):127.0.0.1"])
+        #expect(resolved.status == 0, "\(resolved.output.stderr)")
+        #expect(resolved.output.stdout == "hello")
+        // Another port is not overridden: the .test name does not resolve.
+        #expect(await get(url, ["--resolve", "\(lab.host):\(server.port + 1):127.0.0.1", "--max-time", "5"]).status == 3)
+        // The name verified is the URL's: the same server reached as another name is refused.
+        let other = await get(server.url("/hello", host: "other.example.test"), ["--resolve", "other.example.test:\(server.port):127.0.0.1"])
+        #expect(other.status == 1)
+        for malformed in ["api.example.test:127.0.0.1", "api.example.test:http:127.0.0.1", ":443:127.0.0.1", "api.example.test:443:"] {
+            let result = await get(url, ["--resolve", malformed])
+            #expect(result.status == 2, "\(malformed)")
+            #expect(result.output.stderr.contains("HOST:PORT:ADDRESS"))
+        }
+        await server.stop()
+    }
+
     @Test("timeouts and refused connections exit 3; bad input exits 2")
     func failures() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())

@@ -1,17 +1,8 @@
+import CHeapStatistics
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Bytes of heap in use (glibc's `mallinfo2`: every arena, and mmapped blocks).
-func heapBytesInUse() -> Int {
-    #if canImport(Glibc)
-    let info = mallinfo2()
-    return Int(info.uordblks + info.hblkhd)
-    #else
-    return 0
-    #endif
-}
+func heapBytesInUse() -> Int { Int(heap_bytes_in_use()) }
 
 /// Heap bytes per idle pooled connection: a client makes one warm-up request, then `count`
 /// concurrent slow requests that each need a connection of their own; once they are answered,

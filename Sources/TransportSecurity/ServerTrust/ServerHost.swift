@@ -70,4 +70,19 @@ public enum ServerHost: Sendable, Hashable, CustomStringConvertible, Codable {
         }
         return String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
+
+    /// The canonical text of an address as certificates hold it (4 or 16 bytes); any other
+    /// length, which no address has, as hex bytes.
+    static func addressText(_ bytes: [UInt8]) -> String {
+        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        let family: Int32
+        switch bytes.count {
+        case 4: family = AF_INET
+        case 16: family = AF_INET6
+        default: return bytes.map { String(format: "%02x", $0) }.joined(separator: ":")
+        }
+        let written = bytes.withUnsafeBytes { inet_ntop(family, $0.baseAddress, &buffer, socklen_t(buffer.count)) }
+        guard written != nil else { return bytes.map { String(format: "%02x", $0) }.joined(separator: ":") }
+        return String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
 }
