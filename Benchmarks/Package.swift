@@ -15,7 +15,6 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", exact: "1.37.0"),
     ],
     targets: [
-        .target(name: "CHeapStatistics", path: "Benchmarks/CHeapStatistics"),
         .executableTarget(
             name: "TrustEvaluation",
             dependencies: [
@@ -42,7 +41,6 @@ let package = Package(
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                "CHeapStatistics",
             ],
             path: "Benchmarks/Session",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

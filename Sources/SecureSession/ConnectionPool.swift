@@ -1,10 +1,24 @@
+import Foundation
 import NIOCore
 
 /// Keep-alive connections per ``ConnectionKey``, at most a fixed number open per key; requests
 /// beyond it wait for a connection to come back.
-actor ConnectionPool {
+///
+/// Leasing an idle connection or a free slot takes a lock and nothing else (no actor hop); only
+/// a request that must wait for a slot suspends, bounded by its ``Deadline``. An idle
+/// connection closes after the idle timeout, by a timer on its event loop.
+final class ConnectionPool: @unchecked Sendable {
+    /// What a request may do once it has a slot.
+    enum Grant {
+        /// Reuse this idle connection.
+        case idle(HTTP1Connection)
+        /// Open a new connection.
+        case connect
+    }
+
     private let maximumPerKey: Int
     private let idleTimeout: Duration
+    private let lock = NSLock()
     private var idle: [ConnectionKey: [HTTP1Connection]] = [:]
     private var leased: [ConnectionKey: Int] = [:]
     private var waiters: [ConnectionKey: [(id: UInt64, continuation: CheckedContinuation<Void, any Error>)]] = [:]
@@ -17,92 +31,128 @@ actor ConnectionPool {
     }
 
     /// A usable connection for `key`: an idle one (`reused` is then `true`), or a new one from
-    /// `connect`.
+    /// `connect`. Waiting for a free slot ends with the deadline.
     func lease(
         _ key: ConnectionKey,
+        deadline: Deadline,
         connect: @Sendable () async throws -> HTTP1Connection
     ) async throws -> (connection: HTTP1Connection, reused: Bool) {
-        guard !isShutDown else { throw SecureSessionError.sessionShutDown }
-        while leased[key, default: 0] >= maximumPerKey {
-            try await waitForSlot(key)
-            guard !isShutDown else { throw SecureSessionError.sessionShutDown }
-        }
-        leased[key, default: 0] += 1
-        while var available = idle[key], let connection = available.popLast() {
-            idle[key] = available
-            if connection.isUsable { return (connection, true) }
-        }
-        do {
-            return (try await connect(), false)
-        } catch {
-            slotFreed(key)
-            throw error
+        while true {
+            switch try grant(key) {
+            case .idle(let connection)?:
+                return (connection, true)
+            case .connect?:
+                do {
+                    return (try await connect(), false)
+                } catch {
+                    freeSlot(key)
+                    throw error
+                }
+            case nil:
+                try await deadline.bound { try await self.waitForSlot(key) }
+            }
         }
     }
 
-    /// Waits until a slot of `key` frees; a cancelled task stops waiting (a request's timeout
-    /// cancels it), throwing `CancellationError`.
+    /// Takes a slot of `key` if one is free: with an idle connection when there is one.
+    private func grant(_ key: ConnectionKey) throws -> Grant? {
+        var stale: [HTTP1Connection] = []
+        defer { for connection in stale { connection.close() } }
+        return try lock.withLock {
+            guard !isShutDown else { throw SecureSessionError.sessionShutDown }
+            guard leased[key, default: 0] < maximumPerKey else { return nil }
+            leased[key, default: 0] += 1
+            while let connection = idle[key]?.popLast() {
+                connection.cancelIdleExpiry()
+                if connection.isUsable { return .idle(connection) }
+                stale.append(connection)
+            }
+            return .connect
+        }
+    }
+
+    /// Suspends until a slot of `key` frees (then the caller asks again). A cancelled wait
+    /// passes a wake-up it received on to the next waiter, so no freed slot goes unused.
     private func waitForSlot(_ key: ConnectionKey) async throws {
-        nextWaiterID += 1
-        let id = nextWaiterID
+        let id: UInt64 = lock.withLock {
+            nextWaiterID += 1
+            return nextWaiterID
+        }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                if Task.isCancelled {
-                    continuation.resume(throwing: CancellationError())
-                } else {
+                let enqueued: Bool = lock.withLock {
+                    guard !Task.isCancelled, !isShutDown, leased[key, default: 0] >= maximumPerKey else { return false }
                     waiters[key, default: []].append((id, continuation))
+                    return true
                 }
+                if !enqueued { continuation.resume() }
             }
         } onCancel: {
-            Task { await self.cancelWaiter(id, of: key) }
+            let removed = lock.withLock { () -> CheckedContinuation<Void, any Error>? in
+                guard let index = waiters[key]?.firstIndex(where: { $0.id == id }) else { return nil }
+                return waiters[key]?.remove(at: index).continuation
+            }
+            removed?.resume(throwing: CancellationError())
         }
-    }
-
-    private func cancelWaiter(_ id: UInt64, of key: ConnectionKey) {
-        guard let index = waiters[key]?.firstIndex(where: { $0.id == id }) else { return }
-        waiters[key]?.remove(at: index).continuation.resume(throwing: CancellationError())
+        if Task.isCancelled {
+            wakeNextWaiter(key)
+            throw CancellationError()
+        }
     }
 
     /// Gives a connection back: kept for the next request when `reusable`, closed otherwise.
     func release(_ connection: HTTP1Connection, reusable: Bool) {
-        if reusable, connection.isUsable, !isShutDown {
+        let kept: Bool = lock.withLock {
+            guard reusable, connection.isUsable, !isShutDown else { return false }
             idle[connection.key, default: []].append(connection)
-            let timeout = idleTimeout
-            Task { [weak connection] in
-                try? await Task.sleep(for: timeout)
-                if let connection { self.expire(connection) }
+            return true
+        }
+        if kept {
+            connection.scheduleIdleExpiry(after: idleTimeout) { [weak self, weak connection] in
+                if let self, let connection { self.expire(connection) }
             }
         } else {
             connection.close()
         }
-        slotFreed(connection.key)
+        freeSlot(connection.key)
     }
 
     /// Closes `connection` if it is still idle (it was not leased again meanwhile).
     private func expire(_ connection: HTTP1Connection) {
-        guard var available = idle[connection.key], let index = available.firstIndex(where: { $0 === connection }) else { return }
-        available.remove(at: index)
-        idle[connection.key] = available
-        connection.close()
+        let removed: Bool = lock.withLock {
+            guard let index = idle[connection.key]?.firstIndex(where: { $0 === connection }) else { return false }
+            idle[connection.key]?.remove(at: index)
+            return true
+        }
+        if removed { connection.close() }
     }
-
-    /// How many idle connections are kept for `key` (tests).
-    func idleCount(for key: ConnectionKey) -> Int { idle[key]?.filter(\.isUsable).count ?? 0 }
 
     /// Closes every idle connection and refuses new leases.
     func shutdown() {
-        isShutDown = true
-        for connection in idle.values.joined() { connection.close() }
-        idle.removeAll()
-        for waiter in waiters.values.joined() { waiter.continuation.resume() }
-        waiters.removeAll()
+        let (connections, woken) = lock.withLock {
+            isShutDown = true
+            defer {
+                idle.removeAll()
+                waiters.removeAll()
+            }
+            return (Array(idle.values.joined()), Array(waiters.values.joined()))
+        }
+        for connection in connections { connection.close() }
+        for waiter in woken { waiter.continuation.resume() }
     }
 
-    private func slotFreed(_ key: ConnectionKey) {
-        leased[key, default: 1] -= 1
-        if var queue = waiters[key], !queue.isEmpty {
-            queue.removeFirst().continuation.resume()
+    private func freeSlot(_ key: ConnectionKey) {
+        lock.withLock { leased[key, default: 1] -= 1 }
+        wakeNextWaiter(key)
+    }
+
+    private func wakeNextWaiter(_ key: ConnectionKey) {
+        let next: CheckedContinuation<Void, any Error>? = lock.withLock {
+            guard var queue = waiters[key], !queue.isEmpty else { return nil }
+            let first = queue.removeFirst().continuation
             waiters[key] = queue
+            return first
         }
+        next?.resume()
     }
 }

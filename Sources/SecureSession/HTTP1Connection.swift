@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -34,6 +35,7 @@ final class HTTP1Connection: Sendable {
     private let channel: any Channel
     private let exchanges: AsyncStream<Exchange>.Continuation
     private let closed = LockedFlag()
+    private let idleExpiry = NIOLockedValueBox<Scheduled<Void>?>(nil)
 
     private init(key: ConnectionKey, channel: any Channel, trustDecision: TrustDecision?, exchanges: AsyncStream<Exchange>.Continuation) {
         self.key = key
@@ -51,7 +53,8 @@ final class HTTP1Connection: Sendable {
         key: ConnectionKey,
         configuration: SecureSessionConfiguration,
         tlsContext: NIOSSLContext,
-        group: any EventLoopGroup
+        group: any EventLoopGroup,
+        deadline: Deadline
     ) async throws -> HTTP1Connection {
         let decisions = DecisionBox()
         // With a challenge handler, the server's certificate request goes to it, through a
@@ -76,8 +79,10 @@ final class HTTP1Connection: Sendable {
                 cache: key.evaluator.base is ServerTrustChallengeEvaluator ? nil : configuration.decisionCache,
                 logger: configuration.logger
             ) : nil
+        // Connecting may take neither longer than the connect timeout nor past the request's deadline.
+        let connectLimit = min(configuration.connectTimeout, max(deadline.remaining, .milliseconds(1)))
         let bootstrap = ClientBootstrap(group: group)
-            .connectTimeout(.nanoseconds(Int64(configuration.connectTimeout.nanoseconds)))
+            .connectTimeout(.nanoseconds(connectLimit.nanoseconds))
         let (asyncChannel, handshake): (NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>, EventLoopFuture<Void>)
         do {
             let address = configuration.addressOverrides.address(host: key.host, port: key.port) ?? key.host
@@ -109,8 +114,11 @@ final class HTTP1Connection: Sendable {
             throw SecureSessionError.connectionFailed("\(key): \(error)")
         }
         do {
-            try await withDeadline(configuration.connectTimeout, onTimeout: { asyncChannel.channel.close(promise: nil) }) {
-                try await handshake.get()
+            let channel = asyncChannel.channel
+            try await deadline.interrupting(with: { channel.close(promise: nil) }) {
+                try await withDeadline(connectLimit, on: channel.eventLoop, onTimeout: { channel.close(promise: nil) }) { _ in
+                    try await handshake.get()
+                }
             }
         } catch {
             // The async channel must be closed through its owner, or NIO traps on its writer.
@@ -144,6 +152,20 @@ final class HTTP1Connection: Sendable {
             if case .terminated = exchanges.yield(exchange) {
                 continuation.resume(throwing: SecureSessionError.connectionFailed("\(key): the connection is closed"))
             }
+        }
+    }
+
+    /// Runs `expire` after `timeout` unless the connection is leased again first.
+    func scheduleIdleExpiry(after timeout: Duration, _ expire: @escaping @Sendable () -> Void) {
+        let scheduled = channel.eventLoop.scheduleTask(in: .nanoseconds(timeout.nanoseconds)) { expire() }
+        idleExpiry.withLockedValue { $0 = scheduled }
+    }
+
+    /// Stops the idle timer: the connection is in use again.
+    func cancelIdleExpiry() {
+        idleExpiry.withLockedValue { scheduled in
+            scheduled?.cancel()
+            scheduled = nil
         }
     }
 

@@ -90,7 +90,7 @@ public final class SecureSession: Sendable {
 
     /// Closes every pooled connection; later requests fail with ``SecureSessionError/sessionShutDown``.
     public func shutdown() async {
-        await pool.shutdown()
+        pool.shutdown()
     }
 
     // MARK: - The request loop
@@ -100,14 +100,22 @@ public final class SecureSession: Sendable {
         let started = clock.now
         let limit = request.timeout ?? configuration.requestTimeout
         let closer = ConnectionCloser()
-        return try await withDeadline(limit, onTimeout: closer.closeAll) {
+        return try await withDeadline(limit, on: group.any(), onTimeout: closer.closeAll) { deadline in
             var current = request
             var redirects: [URL] = []
             var authentication = HTTPAuthentication(configuration: self.configuration)
             while true {
-                let (head, connection, heldBody) = try await self.exchange(current, sink: sink, closer: closer)
+                let (head, connection, heldBody) = try await self.exchange(current, sink: sink, closer: closer, deadline: deadline)
                 if Self.isChallenge(head) {
-                    if let authorized = try await authentication.answer(head, to: current, key: self.connectionKey(for: current)) {
+                    // A handler may take its time: the deadline bounds it.
+                    let key = try self.connectionKey(for: current)
+                    let (authorized, answered) = try await deadline.bound { [authentication, current] in
+                        var answering = authentication
+                        let authorized = try await answering.answer(head, to: current, key: key)
+                        return (authorized, answering)
+                    }
+                    authentication = answered
+                    if let authorized {
                         current = authorized
                         continue
                     }
@@ -144,7 +152,8 @@ public final class SecureSession: Sendable {
     private func exchange(
         _ request: SecureRequest,
         sink: @escaping @Sendable (ByteBuffer) async throws -> Void,
-        closer: ConnectionCloser
+        closer: ConnectionCloser,
+        deadline: Deadline
     ) async throws -> (HTTPResponseHead, HTTP1Connection, Data) {
         let key = try connectionKey(for: request)
         let configuration = configuration
@@ -153,8 +162,8 @@ public final class SecureSession: Sendable {
         var attempt = 0
         while true {
             attempt += 1
-            let (connection, reused) = try await pool.lease(key) {
-                try await HTTP1Connection.connect(key: key, configuration: configuration, tlsContext: tlsContext, group: group)
+            let (connection, reused) = try await pool.lease(key, deadline: deadline) {
+                try await HTTP1Connection.connect(key: key, configuration: configuration, tlsContext: tlsContext, group: group, deadline: deadline)
             }
             closer.track(connection)
             let received = LockedFlag()
@@ -172,11 +181,11 @@ public final class SecureSession: Sendable {
                     if Self.isChallenge(head) { return held.append(buffer) }
                     try await sink(buffer)
                 }
-                await pool.release(connection, reusable: response.reusable && !key.isSingleUse)
+                pool.release(connection, reusable: response.reusable && !key.isSingleUse)
                 closer.untrack(connection)
                 return (response.head, connection, held.data)
             } catch {
-                await pool.release(connection, reusable: false)
+                pool.release(connection, reusable: false)
                 closer.untrack(connection)
                 guard case SecureSessionError.connectionFailed = error, reused, attempt == 1, !received.isSet,
                     request.method.isIdempotent, !Task.isCancelled

@@ -1,23 +1,30 @@
-import CHeapStatistics
 import Foundation
 
-/// Bytes of heap in use (glibc's `mallinfo2`: every arena, and mmapped blocks).
-func heapBytesInUse() -> Int { Int(heap_bytes_in_use()) }
+/// The resident memory of this process, in bytes (`VmRSS` of `/proc/self/status`). The
+/// benchmark's malloc interposer hides glibc's own heap statistics, so resident memory it is.
+func residentBytes() -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+        let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
+    else { return 0 }
+    return kilobytes * 1024
+}
 
-/// Heap bytes per idle pooled connection: a client makes one warm-up request, then `count`
+/// Resident bytes per idle pooled connection: a client makes one warm-up request, then `count`
 /// concurrent slow requests that each need a connection of their own; once they are answered,
-/// the connections sit idle in the client's pool and the heap growth is divided among the new
+/// the connections sit idle in the client's pool and the growth of resident memory is divided among the new
 /// ones. The server runs in another process (``PythonTLSServer``), so only the client's memory
 /// is counted.
 func bytesPerIdleConnection(count: Int, warmUp: () async throws -> Void, slowRequest: @escaping @Sendable () async throws -> Void) async throws -> Int {
     try await warmUp()
-    let before = heapBytesInUse()
+    let before = residentBytes()
     try await withThrowingTaskGroup(of: Void.self) { group in
         for _ in 0..<count { group.addTask { try await slowRequest() } }
         try await group.waitForAll()
     }
     try await Task.sleep(for: .milliseconds(100))
-    return (heapBytesInUse() - before) / (count - 1)
+    let after = residentBytes()
+    return (after - before) / (count - 1)
 }
 
 /// A keep-alive HTTPS/1.1 server in a Python process (the standard library's `http.server` and
