@@ -6,7 +6,7 @@ import NIOCore
 ///
 /// Leasing an idle connection or a free slot takes a lock and nothing else (no actor hop); only
 /// a request that must wait for a slot suspends, bounded by its ``Deadline``. An idle
-/// connection closes after the idle timeout, by a timer on its event loop.
+/// connection closes after the idle timeout, by a timer of its own event loop.
 final class ConnectionPool: @unchecked Sendable {
     /// What a request may do once it has a slot.
     enum Grant {
@@ -63,7 +63,7 @@ final class ConnectionPool: @unchecked Sendable {
             guard leased[key, default: 0] < maximumPerKey else { return nil }
             leased[key, default: 0] += 1
             while let connection = idle[key]?.popLast() {
-                connection.cancelIdleExpiry()
+                connection.markInUse()
                 if connection.isUsable { return .idle(connection) }
                 stale.append(connection)
             }
@@ -102,18 +102,18 @@ final class ConnectionPool: @unchecked Sendable {
 
     /// Gives a connection back: kept for the next request when `reusable`, closed otherwise.
     func release(_ connection: HTTP1Connection, reusable: Bool) {
+        if reusable, connection.isUsable {
+            // Marked idle before another request can lease it from the list.
+            connection.markIdle(expiringAfter: idleTimeout) { [weak self, weak connection] in
+                if let self, let connection { self.expire(connection) }
+            }
+        }
         let kept: Bool = lock.withLock {
             guard reusable, connection.isUsable, !isShutDown else { return false }
             idle[connection.key, default: []].append(connection)
             return true
         }
-        if kept {
-            connection.scheduleIdleExpiry(after: idleTimeout) { [weak self, weak connection] in
-                if let self, let connection { self.expire(connection) }
-            }
-        } else {
-            connection.close()
-        }
+        if !kept { connection.close() }
         freeSlot(connection.key)
     }
 

@@ -2,8 +2,8 @@ import Foundation
 import NIOCore
 import NIOPosix
 
-/// A request's time limit, kept by a timer on an event loop instead of by extra tasks: when it
-/// passes, `onExpiry` runs (closing the connections the request waits on, which ends those
+/// A request's time limit, watched by the ``DeadlineSweeper`` instead of by extra tasks or a
+/// timer per request: when it passes, `onExpiry` runs (closing the connections the request waits on, which ends those
 /// waits) and every wait the deadline ``bound(_:)``s ends with a timeout. Cancelling the
 /// request's task does the same, ending waits with ``SecureSessionError/cancelled``.
 final class Deadline: @unchecked Sendable {
@@ -14,17 +14,15 @@ final class Deadline: @unchecked Sendable {
     private var outcome: SecureSessionError?
     private var waiters: [UInt64: @Sendable (SecureSessionError) -> Void] = [:]
     private var nextWaiter: UInt64 = 0
-    private var timer: Scheduled<Void>?
 
-    init(limit: Duration, eventLoop: any EventLoop, onExpiry: @escaping @Sendable () -> Void) {
+    init(limit: Duration, onExpiry: @escaping @Sendable () -> Void) {
         self.limit = limit
         self.onExpiry = onExpiry
-        let timer = eventLoop.scheduleTask(in: .nanoseconds(limit.nanoseconds)) { [weak self] in
-            guard let self else { return }
-            self.end(.timeout(limit))
-        }
-        lock.withLock { self.timer = timer }
+        DeadlineSweeper.shared.watch(self)
     }
+
+    /// The moment the deadline passes.
+    var expiry: ContinuousClock.Instant { start + limit }
 
     /// Why the deadline ended the request, if it did: timeout or cancellation.
     var ending: SecureSessionError? { lock.withLock { outcome } }
@@ -42,9 +40,9 @@ final class Deadline: @unchecked Sendable {
         for waiter in woken { waiter(reason) }
     }
 
-    /// Stops the timer once the request is over.
+    /// Stops watching the deadline once the request is over.
     func finish() {
-        lock.withLock { timer }?.cancel()
+        DeadlineSweeper.shared.forget(self)
     }
 
     /// The time left before the deadline ends the request.
@@ -102,11 +100,10 @@ final class Deadline: @unchecked Sendable {
 /// whatever error the interrupted operation ended with.
 func withDeadline<Value: Sendable>(
     _ limit: Duration,
-    on eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.any(),
     onTimeout: @escaping @Sendable () -> Void,
     operation: (Deadline) async throws -> Value
 ) async throws -> Value {
-    let deadline = Deadline(limit: limit, eventLoop: eventLoop, onExpiry: onTimeout)
+    let deadline = Deadline(limit: limit, onExpiry: onTimeout)
     defer { deadline.finish() }
     do {
         return try await withTaskCancellationHandler {
@@ -117,6 +114,68 @@ func withDeadline<Value: Sendable>(
     } catch {
         if let ending = deadline.ending { throw ending }
         throw error
+    }
+}
+
+/// Watches every live ``Deadline`` with one repeating timer (every 10 ms) instead of one timer
+/// per request: starting and finishing a request only takes a lock. The timer runs while
+/// deadlines were watched within the last second, then stops until the next one.
+final class DeadlineSweeper: @unchecked Sendable {
+    static let shared = DeadlineSweeper()
+
+    /// How often deadlines are checked: a timeout fires at most this late.
+    static let resolution = TimeAmount.milliseconds(10)
+    private static let idleTicksBeforeStopping = 100
+
+    private let lock = NSLock()
+    private var watched: [ObjectIdentifier: Deadline] = [:]
+    private var timer: RepeatedTask?
+    private var idleTicks = 0
+
+    func watch(_ deadline: Deadline) {
+        let needsTimer: Bool = lock.withLock {
+            watched[ObjectIdentifier(deadline)] = deadline
+            idleTicks = 0
+            return timer == nil
+        }
+        guard needsTimer else { return }
+        let started = MultiThreadedEventLoopGroup.singleton.any().scheduleRepeatedTask(
+            initialDelay: Self.resolution,
+            delay: Self.resolution
+        ) { [weak self] task in
+            self?.sweep(task)
+        }
+        let redundant: Bool = lock.withLock {
+            if timer == nil {
+                timer = started
+                return false
+            }
+            return true
+        }
+        if redundant { started.cancel() }
+    }
+
+    func forget(_ deadline: Deadline) {
+        lock.withLock { _ = watched.removeValue(forKey: ObjectIdentifier(deadline)) }
+    }
+
+    private func sweep(_ task: RepeatedTask) {
+        let now = ContinuousClock.now
+        let expired: [Deadline] = lock.withLock {
+            if watched.isEmpty {
+                idleTicks += 1
+                if idleTicks >= Self.idleTicksBeforeStopping, timer === task {
+                    timer = nil
+                    task.cancel()
+                }
+                return []
+            }
+            idleTicks = 0
+            let due = watched.values.filter { $0.expiry <= now }
+            for deadline in due { watched.removeValue(forKey: ObjectIdentifier(deadline)) }
+            return due
+        }
+        for deadline in expired { deadline.end(.timeout(deadline.limit)) }
     }
 }
 

@@ -10,9 +10,9 @@ import TransportSecurityNIO
 
 /// One HTTP/1.1 connection (TLS or cleartext), kept alive between requests.
 ///
-/// A worker task owns the channel through `NIOAsyncChannel.executeThenClose` and runs the
-/// requests queued on the connection one after the other; callers wait for their response head
-/// while the body streams into their sink.
+/// A holder task owns the channel through `NIOAsyncChannel.executeThenClose` and keeps it open
+/// until the connection closes; the request that has leased the connection (the pool leases it
+/// to one request at a time) writes to it and reads its response itself, with no task between.
 final class HTTP1Connection: Sendable {
     /// Receives each chunk of a response body, with the response's head.
     typealias BodySink = @Sendable (HTTPResponseHead, ByteBuffer) async throws -> Void
@@ -22,26 +22,31 @@ final class HTTP1Connection: Sendable {
         let reusable: Bool
     }
 
-    private struct Exchange: Sendable {
-        let head: HTTPRequestHead
-        let body: ByteBuffer?
-        let sink: BodySink
-        let completion: @Sendable (Result<ResponseHead, any Error>) -> Void
-    }
-
     let key: ConnectionKey
     /// The decision that trusted the server (TLS connections).
     let trustDecision: TrustDecision?
     private let channel: any Channel
-    private let exchanges: AsyncStream<Exchange>.Continuation
+    private let exchanger: Exchanger
     private let closed = LockedFlag()
-    private let idleExpiry = NIOLockedValueBox<Scheduled<Void>?>(nil)
+    private let idleState = NIOLockedValueBox(IdleState())
 
-    private init(key: ConnectionKey, channel: any Channel, trustDecision: TrustDecision?, exchanges: AsyncStream<Exchange>.Continuation) {
+    private struct IdleState {
+        /// Since when the connection has waited in the pool; `nil` while in use.
+        var idleSince: NIODeadline?
+        var timerArmed = false
+    }
+
+    private init(
+        key: ConnectionKey,
+        channel: any Channel,
+        trustDecision: TrustDecision?,
+        outbound: NIOAsyncChannelOutboundWriter<HTTPClientRequestPart>,
+        inbound: NIOAsyncChannelInboundStream<HTTPClientResponsePart>
+    ) {
         self.key = key
         self.channel = channel
         self.trustDecision = trustDecision
-        self.exchanges = exchanges
+        self.exchanger = Exchanger(inbound: inbound, outbound: outbound)
     }
 
     /// Whether the connection can take another request.
@@ -116,7 +121,7 @@ final class HTTP1Connection: Sendable {
         do {
             let channel = asyncChannel.channel
             try await deadline.interrupting(with: { channel.close(promise: nil) }) {
-                try await withDeadline(connectLimit, on: channel.eventLoop, onTimeout: { channel.close(promise: nil) }) { _ in
+                try await withDeadline(connectLimit, onTimeout: { channel.close(promise: nil) }) { _ in
                     try await handshake.get()
                 }
             }
@@ -137,87 +142,106 @@ final class HTTP1Connection: Sendable {
             }
             throw SecureSessionError.tlsFailure("\(key): \(error)")
         }
-        let (stream, continuation) = AsyncStream.makeStream(of: Exchange.self)
-        let connection = HTTP1Connection(key: key, channel: asyncChannel.channel, trustDecision: decisions.last, exchanges: continuation)
-        Task { await connection.work(asyncChannel, stream) }
-        return connection
+        // The holder task hands the channel's streams over and keeps them open until the close.
+        let handover = OnceAnswer<(NIOAsyncChannelInboundStream<HTTPClientResponsePart>, NIOAsyncChannelOutboundWriter<HTTPClientRequestPart>)>()
+        let channel = asyncChannel.channel
+        Task {
+            do {
+                try await asyncChannel.executeThenClose { inbound, outbound in
+                    handover.give(.success((inbound, outbound)))
+                    try await channel.closeFuture.get()
+                }
+            } catch {
+                handover.give(.failure(error))
+            }
+        }
+        let (inbound, outbound) = try await handover.value
+        return HTTP1Connection(key: key, channel: channel, trustDecision: decisions.last, outbound: outbound, inbound: inbound)
     }
 
-    /// Sends a request and waits for the response head; the body goes to `sink` before this
-    /// returns.
+    /// Sends a request and reads its response; the body goes to `sink` before this returns.
+    /// Only the request that leased the connection calls this, one request at a time.
     func execute(head: HTTPRequestHead, body: ByteBuffer?, sink: @escaping BodySink) async throws -> ResponseHead {
         guard isUsable else { throw SecureSessionError.connectionFailed("\(key): the connection is closed") }
-        return try await withCheckedThrowingContinuation { continuation in
-            let exchange = Exchange(head: head, body: body, sink: sink) { result in continuation.resume(with: result) }
-            if case .terminated = exchanges.yield(exchange) {
-                continuation.resume(throwing: SecureSessionError.connectionFailed("\(key): the connection is closed"))
-            }
+        do {
+            var parts: [HTTPClientRequestPart] = [.head(head)]
+            if let body { parts.append(.body(.byteBuffer(body))) }
+            parts.append(.end(nil))
+            let response = try await exchanger.exchange(parts, into: sink)
+            if !response.isKeepAlive { close() }
+            return ResponseHead(head: response, reusable: response.isKeepAlive)
+        } catch let error as SecureSessionError {
+            close()
+            throw error
+        } catch {
+            close()
+            throw SecureSessionError.connectionFailed("\(key): \(error)")
         }
     }
 
-    /// Runs `expire` after `timeout` unless the connection is leased again first.
-    func scheduleIdleExpiry(after timeout: Duration, _ expire: @escaping @Sendable () -> Void) {
-        let scheduled = channel.eventLoop.scheduleTask(in: .nanoseconds(timeout.nanoseconds)) { expire() }
-        idleExpiry.withLockedValue { $0 = scheduled }
+    /// Marks the connection idle: `expire` runs once it has been idle for `timeout`. One timer
+    /// per connection, armed at its first idle period and re-armed from its own event loop, so
+    /// that returning a connection to the pool and leasing it again only take a lock.
+    func markIdle(expiringAfter timeout: Duration, _ expire: @escaping @Sendable () -> Void) {
+        let needsTimer: Bool = idleState.withLockedValue { state in
+            state.idleSince = .now()
+            defer { state.timerArmed = true }
+            return !state.timerArmed
+        }
+        if needsTimer { armIdleTimer(in: .nanoseconds(timeout.nanoseconds), timeout: timeout, expire) }
     }
 
-    /// Stops the idle timer: the connection is in use again.
-    func cancelIdleExpiry() {
-        idleExpiry.withLockedValue { scheduled in
-            scheduled?.cancel()
-            scheduled = nil
+    /// Marks the connection in use.
+    func markInUse() {
+        idleState.withLockedValue { $0.idleSince = nil }
+    }
+
+    private func armIdleTimer(in delay: TimeAmount, timeout: Duration, _ expire: @escaping @Sendable () -> Void) {
+        channel.eventLoop.scheduleTask(in: delay) { [weak self] in
+            guard let self, self.isUsable else { return }
+            let limit = TimeAmount.nanoseconds(timeout.nanoseconds)
+            let next: TimeAmount? = self.idleState.withLockedValue { state in
+                guard let since = state.idleSince else { return limit }
+                let idleFor = NIODeadline.now() - since
+                if idleFor < limit { return limit - idleFor }
+                // The next idle period arms a new timer should this one find the connection leased.
+                state.timerArmed = false
+                return nil
+            }
+            if let next {
+                self.armIdleTimer(in: next, timeout: timeout, expire)
+            } else {
+                expire()
+            }
         }
     }
 
     /// Closes the connection; a request in flight fails.
     func close() {
         closed.set()
-        exchanges.finish()
         channel.close(promise: nil)
     }
+}
 
-    private func work(
-        _ asyncChannel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>,
-        _ stream: AsyncStream<Exchange>
-    ) async {
-        var pending: Exchange?
-        do {
-            try await asyncChannel.executeThenClose { inbound, outbound in
-                var responses = inbound.makeAsyncIterator()
-                for await exchange in stream {
-                    pending = exchange
-                    try await outbound.write(.head(exchange.head))
-                    if let body = exchange.body { try await outbound.write(.body(.byteBuffer(body))) }
-                    try await outbound.write(.end(nil))
-                    let head = try await Self.readResponse(&responses, into: exchange.sink)
-                    pending = nil
-                    let reusable = head.isKeepAlive
-                    exchange.completion(.success(ResponseHead(head: head, reusable: reusable)))
-                    if !reusable { break }
-                }
-            }
-        } catch {
-            pending?.completion(.failure(SecureSessionError.connectionFailed("\(key): \(error)")))
-            pending = nil
-        }
-        pending?.completion(.failure(SecureSessionError.connectionFailed("\(key): the connection closed")))
-        closed.set()
-        exchanges.finish()
-        // Requests queued behind a broken connection fail instead of waiting forever.
-        for await exchange in stream {
-            exchange.completion(.failure(SecureSessionError.connectionFailed("\(key): the connection closed")))
-        }
+/// Writes requests to a connection and reads its responses, for one request at a time (the
+/// pool's lease orders the uses, so the stream's iterator is never used concurrently).
+private final class Exchanger: @unchecked Sendable {
+    private let outbound: NIOAsyncChannelOutboundWriter<HTTPClientRequestPart>
+    private var responses: NIOAsyncChannelInboundStream<HTTPClientResponsePart>.AsyncIterator
+
+    init(inbound: NIOAsyncChannelInboundStream<HTTPClientResponsePart>, outbound: NIOAsyncChannelOutboundWriter<HTTPClientRequestPart>) {
+        self.outbound = outbound
+        self.responses = inbound.makeAsyncIterator()
     }
 
-    private static func readResponse(
-        _ responses: inout NIOAsyncChannelInboundStream<HTTPClientResponsePart>.AsyncIterator,
-        into sink: BodySink
-    ) async throws -> HTTPResponseHead {
+    /// Sends `parts` (one request, in one write) and reads its response: its head, and its body
+    /// into `sink`. 1xx responses (100 Continue, 103 Early Hints) that precede it are passed over.
+    func exchange(_ parts: [HTTPClientRequestPart], into sink: HTTP1Connection.BodySink) async throws -> HTTPResponseHead {
+        try await outbound.write(contentsOf: parts)
         var head: HTTPResponseHead?
         while let part = try await responses.next() {
             switch part {
             case .head(let received):
-                // 1xx responses (100 Continue, 103 Early Hints) precede the real one.
                 if received.status.code < 200 && received.status != .switchingProtocols { continue }
                 head = received
             case .body(let buffer):

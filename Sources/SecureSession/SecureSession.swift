@@ -100,7 +100,7 @@ public final class SecureSession: Sendable {
         let started = clock.now
         let limit = request.timeout ?? configuration.requestTimeout
         let closer = ConnectionCloser()
-        return try await withDeadline(limit, on: group.any(), onTimeout: closer.closeAll) { deadline in
+        return try await withDeadline(limit, onTimeout: closer.closeAll) { deadline in
             var current = request
             var redirects: [URL] = []
             var authentication = HTTPAuthentication(configuration: self.configuration)
