@@ -2,6 +2,9 @@ import TransportSecurity
 
 /// What makes two requests able to share a connection: scheme, host, port, the client identity
 /// offered, the evaluator that trusted the server and the challenge handler consulted.
+///
+/// The pool looks keys up several times per request, so the hash (which covers the evaluator's
+/// pins) is computed once.
 struct ConnectionKey: Sendable, Hashable, CustomStringConvertible {
     let isSecure: Bool
     let host: String
@@ -15,6 +18,34 @@ struct ConnectionKey: Sendable, Hashable, CustomStringConvertible {
     /// Whether the connection serves one request only (its server trust was put to that
     /// request's own challenge handler).
     let isSingleUse: Bool
+    private let precomputedHash: Int
+
+    init(isSecure: Bool, host: String, port: Int, identity: [UInt8]?, evaluator: AnyServerTrustEvaluator, handler: HandlerIdentity?, isSingleUse: Bool) {
+        self.isSecure = isSecure
+        self.host = host
+        self.port = port
+        self.identity = identity
+        self.evaluator = evaluator
+        self.handler = handler
+        self.isSingleUse = isSingleUse
+        var hasher = Hasher()
+        hasher.combine(isSecure)
+        hasher.combine(host)
+        hasher.combine(port)
+        hasher.combine(identity)
+        hasher.combine(evaluator)
+        hasher.combine(handler)
+        hasher.combine(isSingleUse)
+        precomputedHash = hasher.finalize()
+    }
+
+    static func == (lhs: ConnectionKey, rhs: ConnectionKey) -> Bool {
+        lhs.precomputedHash == rhs.precomputedHash && lhs.isSecure == rhs.isSecure && lhs.host == rhs.host && lhs.port == rhs.port
+            && lhs.identity == rhs.identity && lhs.handler == rhs.handler && lhs.isSingleUse == rhs.isSingleUse
+            && lhs.evaluator == rhs.evaluator
+    }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(precomputedHash) }
 
     var description: String { "\(isSecure ? "https" : "http")://\(host):\(port)" }
 }

@@ -120,8 +120,8 @@ let benchmarks: @Sendable () -> Void = {
 
     let idleConfiguration = Benchmark.Configuration(
         metrics: [.custom("resident bytes per idle connection", polarity: .prefersSmaller, useScalingFactor: false)],
-        warmupIterations: 0,
-        maxIterations: 3
+        warmupIterations: 1,
+        maxIterations: 5
     )
     let idleCount = 128
 
