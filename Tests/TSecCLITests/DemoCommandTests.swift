@@ -21,6 +21,36 @@ struct DemoCommandTests {
                 #expect((cell["outcome"] == "blocked") == !(cell["reason"] ?? "").isEmpty)
             }
         }
+        // Every cell against SPEC §2, written out here rather than taken from the demo's own
+        // expectations: "A" allowed, "." blocked, in the server order above.
+        let specification: [String: String] = [
+            "1 none": "AA.....AA",
+            "2 none, no host": "AA..A..AA",
+            "3 none, AC, VD": ".........",
+            "3 none, AC": "AAAAAAAAA",
+            "4 key:leaf": "A......A.",
+            "4 key:root": "A......AA",
+            "5 key:leaf, no host": "A......A.",
+            "5 key:root, no host": "A...A..AA",
+            "6 key:leaf, AC": "A....AAA.",
+            "6 key:root, AC": "A......AA",
+            "7 cert:leaf": "A........",
+            "7 cert:root": "A......AA",
+            "8 cert:leaf, no host": "A........",
+            "8 cert:root, no host": "A...A..AA",
+            "9 cert:leaf, AC": "A........",
+            "9 cert:root, AC": "A......AA",
+            "10 cert:leaf, AC, no host": "A........",
+            "10 cert:root, AC, no host": "A...A..AA",
+            "pin set leaf+backup": "A......A.",
+        ]
+        #expect(Set(configurations.compactMap { $0["name"] as? String }) == Set(specification.keys))
+        for configuration in configurations {
+            let name = configuration["name"] as? String ?? "?"
+            let cells = configuration["cells"] as? [[String: String]] ?? []
+            let measured = String(cells.map { $0["outcome"] == "allowed" ? "A" : "." })
+            #expect(measured == specification[name], "\(name)")
+        }
         // Spot checks straight from SPEC §2: the default lets the user-installed proxy through,
         // root-key pinning does not, and leaf-certificate pinning does not survive a re-issue.
         func outcome(_ name: String, _ server: String) -> String? {
