@@ -1,0 +1,215 @@
+import Foundation
+import Testing
+import TransportSecurity
+
+/// Loads a configuration from a JSON-like dictionary through the JSON reader.
+private func configuration(_ dictionary: [String: Any]) throws -> (TransportSecurityConfiguration, [ConfigurationIssue]) {
+    try TransportSecurityConfiguration.load(from: JSONSerialization.data(withJSONObject: dictionary), source: "test.json")
+}
+
+private let pinA = "sha256/" + Data(repeating: 0xA1, count: 32).base64EncodedString()
+private let pinB = "sha256/" + Data(repeating: 0xB2, count: 32).base64EncodedString()
+
+@Suite("Transport rules: resolution (SPEC §6, ATS.md §2)")
+struct TransportRuleResolutionTests {
+    let rules: TransportSecurityConfiguration
+
+    init() throws {
+        rules = try configuration([
+            "NSAllowsArbitraryLoads": true,
+            "NSExceptionDomains": [
+                "example.com": ["NSIncludesSubdomains": true, "NSExceptionMinimumTLSVersion": "TLSv1.1"],
+                "api.example.com": [String: Any](),
+                "sub.example.com": ["NSIncludesSubdomains": false, "NSExceptionAllowsInsecureHTTPLoads": true],
+                "legacy.example.net": ["NSExceptionAllowsInsecureHTTPLoads": true, "NSExceptionRequiresForwardSecrecy": false],
+                "example.org": ["NSIncludesSubdomains": false],
+                "198.51.100.0/24": ["NSExceptionAllowsInsecureHTTPLoads": true],
+                "198.51.100.0/27": [String: Any](),
+                "203.0.113.7": ["NSExceptionAllowsInsecureHTTPLoads": true],
+                "2001:db8:12::/48": ["NSExceptionAllowsInsecureHTTPLoads": true],
+            ],
+        ]).0
+    }
+
+    /// host → (origin, cleartext allowed, ATS checks on, minimum TLS, forward secrecy)
+    static let table: [(String, String, Bool, Bool, TLSProtocolVersion, Bool)] = [
+        ("api.example.com", "exception api.example.com", false, true, .tls12, true),
+        ("a.b.example.com", "exception example.com, includes subdomains", false, true, .tls11, true),
+        ("EXAMPLE.COM.", "exception example.com", false, true, .tls11, true),
+        // An ancestor whose entry does not include subdomains is skipped; the walk goes on up.
+        ("x.sub.example.com", "exception example.com, includes subdomains", false, true, .tls11, true),
+        ("sub.example.com", "exception sub.example.com", true, true, .tls12, true),
+        ("legacy.example.net", "exception legacy.example.net", true, true, .tls12, false),
+        // An entry, even without keys, overrides NSAllowsArbitraryLoads for its domain only.
+        ("example.org", "exception example.org", false, true, .tls12, true),
+        ("www.example.org", "global keys", true, false, .tls10, false),
+        // Longest prefix: /27 (strict) inside /24 (cleartext allowed).
+        ("198.51.100.0", "exception 198.51.100.0/27", false, true, .tls12, true),
+        ("198.51.100.100", "exception 198.51.100.0/24", true, true, .tls12, true),
+        ("203.0.113.7", "exception 203.0.113.7", true, true, .tls12, true),
+        ("2001:db8:12::34", "exception 2001:db8:12::/48", true, true, .tls12, true),
+        // A public IP literal needs an entry: arbitrary loads do not cover it.
+        ("203.0.113.8", "global keys", false, true, .tls12, true),
+        // Local names and addresses.
+        ("localhost", "local network", true, false, .tls10, false),
+        ("printer", "local network", true, false, .tls10, false),
+        ("nas.local", "local network", true, false, .tls10, false),
+        ("127.0.0.1", "local network", true, false, .tls10, false),
+        ("192.168.1.10", "local network", true, false, .tls10, false),
+        ("[::1]", "local network", true, false, .tls10, false),
+    ]
+
+    @Test("every host of the table resolves to the expected rule", arguments: table)
+    func resolution(_ row: (String, String, Bool, Bool, TLSProtocolVersion, Bool)) {
+        let rule = rules.rule(forHost: row.0)
+        #expect(rule.originDescription == row.1, "\(row.0)")
+        #expect(rule.allowsCleartext == row.2, "\(row.0)")
+        #expect(rule.enforcesATS == row.3, "\(row.0)")
+        #expect(rule.minimumTLSVersion == row.4, "\(row.0)")
+        #expect(rule.requiresForwardSecrecy == row.5, "\(row.0)")
+        #expect(rule.checksKeySizes == (row.3 && row.5), "\(row.0): key sizes go with forward secrecy")
+    }
+
+    @Test("the rule explains itself in words")
+    func description() {
+        #expect(rules.rule(forHost: "a.b.example.com").description
+            == "a.b.example.com (from exception example.com, includes subdomains): HTTPS only, TLS ≥ 1.1, forward secrecy required, keys RSA ≥ 2048 / EC ≥ 256, signatures SHA-256 or better")
+        #expect(rules.rule(forHost: "www.example.org").description
+            == "www.example.org (from global keys): cleartext allowed, ATS checks off (default trust evaluation only)")
+    }
+
+    @Test("NSAllowsArbitraryLoads is ignored when a narrower global key is present, and the remedy says so")
+    func arbitraryLoadsIgnored() throws {
+        for narrower in ["NSAllowsLocalNetworking", "NSAllowsArbitraryLoadsForMedia", "NSAllowsArbitraryLoadsInWebContent"] {
+            let (rules, _) = try configuration(["NSAllowsArbitraryLoads": true, narrower: true])
+            let rule = rules.rule(forHost: "www.example.com")
+            #expect(!rule.allowsCleartext, "\(narrower)")
+            #expect(rule.enforcesATS)
+            #expect(rule.cleartextRemedy.contains("NSAllowsArbitraryLoads is ignored"))
+        }
+        let plain = try configuration([:]).0.rule(forHost: "www.example.com")
+        #expect(!plain.allowsCleartext)
+        #expect(plain.cleartextRemedy == "NSAppTransportSecurity.NSExceptionDomains.www.example.com.NSExceptionAllowsInsecureHTTPLoads, or NSAppTransportSecurity.NSAllowsArbitraryLoads")
+    }
+
+    @Test("NSAllowsLocalNetworking = false refuses cleartext to local hosts and turns ATS on for them")
+    func localNetworkingOff() throws {
+        let (rules, _) = try configuration(["NSAllowsLocalNetworking": false])
+        for host in ["localhost", "printer", "10.0.0.2", "fe80::1"] {
+            let rule = rules.rule(forHost: host)
+            #expect(!rule.allowsCleartext, "\(host)")
+            #expect(rule.enforcesATS)
+            #expect(rule.cleartextRemedy.hasPrefix("NSAppTransportSecurity.NSAllowsLocalNetworking"))
+        }
+    }
+
+    @Test("pinned domains and pin sets: exact, subdomains, exclusion from the parent, expiry")
+    func pins() throws {
+        let (rules, issues) = try configuration([
+            "NSPinnedDomains": [
+                "example.com": ["NSIncludesSubdomains": true, "NSPinnedCAIdentities": [["SPKI-SHA256-BASE64": String(pinA.dropFirst(7))]]],
+            ],
+            "TSKPinnedDomains": [
+                "example.com": ["TSKIncludeSubdomains": true, "TSKPublicKeyHashes": [pinA, pinB], "TSKEnforcePinning": false,
+                                "TSKExpirationDate": "2031-01-01", "TSKReportUris": ["https://reports.example.com/pins"]],
+                "open.example.com": ["TSKExcludeSubdomainFromParentPolicy": true, "TSKPublicKeyHashes": [pinA, pinB]],
+            ],
+        ])
+        #expect(issues.isEmpty, "\(issues)")
+        let deep = rules.rule(forHost: "a.b.example.com")
+        #expect(deep.pinnedDomain?.caIdentities == [try SPKIPin(pinA)])
+        #expect(deep.pinSet?.enforces == false)
+        #expect(deep.pinSet?.reportURLs == [URL(string: "https://reports.example.com/pins")!])
+        #expect(deep.pinSet?.isActive(at: Date(timeIntervalSince1970: 1_893_456_000)) == true)
+        #expect(deep.pinSet?.isActive(at: Date(timeIntervalSince1970: 1_924_992_000)) == false)
+        #expect(rules.rule(forHost: "open.example.com").pinSet == nil)
+        #expect(rules.rule(forHost: "example.net").pinSet == nil)
+        #expect(deep.description.contains("pin set example.com (2 pins, report-only)"))
+    }
+}
+
+@Suite("Transport rules: loading (Info.plist XML and binary, JSON) and malformed values")
+struct TransportRuleLoadingTests {
+    static var ats: [String: Any] { [
+        "NSAllowsArbitraryLoads": false,
+        "NSExceptionDomains": ["example.com": ["NSIncludesSubdomains": true, "NSExceptionMinimumTLSVersion": "TLSv1.3"]],
+        "NSPinnedDomains": ["example.com": ["NSPinnedLeafIdentities": [["SPKI-SHA256-BASE64": String(pinB.dropFirst(7))]]]],
+    ] }
+
+    @Test("XML plist, binary plist and JSON give the same configuration")
+    func formats() throws {
+        let info: [String: Any] = ["CFBundleIdentifier": "com.example.app", "NSAppTransportSecurity": Self.ats]
+        let xml = try PropertyListSerialization.data(fromPropertyList: info, format: .xml, options: 0)
+        let binary = try PropertyListSerialization.data(fromPropertyList: info, format: .binary, options: 0)
+        let json = try JSONSerialization.data(withJSONObject: Self.ats)
+        let loaded = try [xml, binary, json].map { try TransportSecurityConfiguration.load(from: $0) }
+        #expect(loaded.allSatisfy { $0.1.isEmpty }, "\(loaded.map(\.1))")
+        #expect(loaded[0].0 == loaded[1].0)
+        #expect(loaded[1].0 == loaded[2].0)
+        #expect(loaded[0].0.rule(forHost: "www.example.com").minimumTLSVersion == .tls13)
+        #expect(loaded[0].0.allowsArbitraryLoads == false)
+    }
+
+    @Test("each malformed value is reported with its key path and the stricter choice is kept")
+    func malformed() throws {
+        let (rules, issues) = try configuration([
+            "NSAllowsArbitraryLoads": "YES",
+            "NSAllowsSomethingElse": true,
+            "NSExceptionDomains": [
+                "tls.example.com": ["NSExceptionMinimumTLSVersion": "TLSV1.0", "NSExceptionAllowsInsecureHTTPLoads": "yes", "NSExceptionColour": "red"],
+                "*.example.com": [String: Any](),
+                "10.0.0.0/33": [String: Any](),
+                "broken.example.com": "not a dictionary",
+                "Mixed.Example.com": [String: Any](),
+            ],
+            "NSPinnedDomains": [
+                "pinned.example.com": ["NSPinnedCAIdentities": [["SPKI-SHA256-BASE64": "not base64!"], ["wrong": "key"]]],
+            ],
+            "TSKPinnedDomains": [
+                "single.example.com": ["TSKPublicKeyHashes": [pinA], "TSKExpirationDate": "next year"],
+            ],
+        ])
+        func issue(_ path: String) -> ConfigurationIssue? { issues.first { $0.keyPath == path } }
+        #expect(issue("NSAllowsArbitraryLoads")?.severity == .error)
+        #expect(rules.allowsArbitraryLoads == nil)
+        #expect(issue("NSAllowsSomethingElse")?.severity == .warning)
+        #expect(issue("NSExceptionDomains.tls.example.com.NSExceptionMinimumTLSVersion")?.message.contains("TLSv1.2 applies") == true)
+        #expect(rules.rule(forHost: "tls.example.com").minimumTLSVersion == .tls12)
+        #expect(issue("NSExceptionDomains.tls.example.com.NSExceptionAllowsInsecureHTTPLoads")?.severity == .error)
+        #expect(!rules.rule(forHost: "tls.example.com").allowsCleartext)
+        #expect(issue("NSExceptionDomains.tls.example.com.NSExceptionColour")?.severity == .warning)
+        #expect(issue("NSExceptionDomains.*.example.com")?.message.contains("no wildcards") == true)
+        #expect(issue("NSExceptionDomains.10.0.0.0/33")?.message.contains("CIDR") == true)
+        #expect(issue("NSExceptionDomains.broken.example.com")?.message.contains("treated as an empty entry") == true)
+        #expect(rules.rule(forHost: "broken.example.com").originDescription == "exception broken.example.com")
+        #expect(issue("NSExceptionDomains.Mixed.Example.com")?.severity == .warning)
+        #expect(rules.rule(forHost: "mixed.example.com").originDescription == "exception mixed.example.com")
+        #expect(issue("NSPinnedDomains.pinned.example.com.NSPinnedCAIdentities[0].SPKI-SHA256-BASE64")?.severity == .error)
+        #expect(issue("NSPinnedDomains.pinned.example.com.NSPinnedCAIdentities[1]")?.severity == .error)
+        #expect(rules.rule(forHost: "pinned.example.com").pinnedDomain?.caIdentities == [], "pins nothing: every connection fails")
+        #expect(issue("TSKPinnedDomains.single.example.com.TSKPublicKeyHashes")?.message.contains("backup pin") == true)
+        #expect(rules.rule(forHost: "single.example.com").pinSet?.refusal != nil)
+        #expect(issue("TSKPinnedDomains.single.example.com.TSKExpirationDate")?.message.contains("never expires") == true)
+    }
+
+    @Test("unreadable input: empty, garbage, truncated binary plist, a top-level array")
+    func unreadable() throws {
+        let binary = try PropertyListSerialization.data(fromPropertyList: ["NSAppTransportSecurity": Self.ats], format: .binary, options: 0)
+        let inputs: [(Data, String)] = [
+            (Data(), "empty"),
+            (Data("<plist><dict><key>x".utf8), "not a valid property list"),
+            (binary.prefix(binary.count / 2), "not a valid property list"),
+            (Data("[1, 2]".utf8), "top level"),
+            (Data("{\"NSAllowsArbitraryLoads\": tru".utf8), "not valid JSON"),
+        ]
+        for (data, words) in inputs {
+            #expect {
+                _ = try TransportSecurityConfiguration.load(from: data, source: "input.plist")
+            } throws: { error in
+                guard let error = error as? TransportSecurityConfigurationError else { return false }
+                return error.source == "input.plist" && (error.reason.contains(words) || error.reason.contains("top level"))
+            }
+        }
+        #expect(throws: TransportSecurityConfigurationError.self) { _ = try TransportSecurityConfiguration.load(contentsOf: "/no/such/Info.plist") }
+    }
+}
