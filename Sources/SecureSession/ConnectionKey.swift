@@ -18,9 +18,20 @@ struct ConnectionKey: Sendable, Hashable, CustomStringConvertible {
     /// Whether the connection serves one request only (its server trust was put to that
     /// request's own challenge handler).
     let isSingleUse: Bool
+    /// The host's transport rule, when the session has rules.
+    let rule: TransportRule?
     private let precomputedHash: Int
 
-    init(isSecure: Bool, host: String, port: Int, identity: [UInt8]?, evaluator: AnyServerTrustEvaluator, handler: HandlerIdentity?, isSingleUse: Bool) {
+    init(
+        isSecure: Bool,
+        host: String,
+        port: Int,
+        identity: [UInt8]?,
+        evaluator: AnyServerTrustEvaluator,
+        handler: HandlerIdentity?,
+        isSingleUse: Bool,
+        rule: TransportRule? = nil
+    ) {
         self.isSecure = isSecure
         self.host = host
         self.port = port
@@ -28,6 +39,7 @@ struct ConnectionKey: Sendable, Hashable, CustomStringConvertible {
         self.evaluator = evaluator
         self.handler = handler
         self.isSingleUse = isSingleUse
+        self.rule = rule
         var hasher = Hasher()
         hasher.combine(isSecure)
         hasher.combine(host)
@@ -36,13 +48,14 @@ struct ConnectionKey: Sendable, Hashable, CustomStringConvertible {
         hasher.combine(evaluator)
         hasher.combine(handler)
         hasher.combine(isSingleUse)
+        hasher.combine(rule)
         precomputedHash = hasher.finalize()
     }
 
     static func == (lhs: ConnectionKey, rhs: ConnectionKey) -> Bool {
         lhs.precomputedHash == rhs.precomputedHash && lhs.isSecure == rhs.isSecure && lhs.host == rhs.host && lhs.port == rhs.port
             && lhs.identity == rhs.identity && lhs.handler == rhs.handler && lhs.isSingleUse == rhs.isSingleUse
-            && lhs.evaluator == rhs.evaluator
+            && lhs.rule == rhs.rule && lhs.evaluator == rhs.evaluator
     }
 
     func hash(into hasher: inout Hasher) { hasher.combine(precomputedHash) }

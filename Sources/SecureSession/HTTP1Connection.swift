@@ -69,7 +69,7 @@ final class HTTP1Connection: Sendable {
         } : nil
         let sslContext: NIOSSLContext?
         do {
-            sslContext = key.isSecure ? try certificateChallenge?.makeTLSContext() ?? tlsContext : nil
+            sslContext = key.isSecure ? try certificateChallenge?.makeTLSContext(rule: key.rule) ?? tlsContext : nil
         } catch {
             throw SecureSessionError.tlsFailure("cannot create the TLS context: \(error)")
         }
@@ -140,6 +140,14 @@ final class HTTP1Connection: Sendable {
                 default: throw SecureSessionError.trustRejected(decision)
                 }
             }
+            if let rule = key.rule, rule.enforcesATS, Self.isNegotiationFailure(error) {
+                throw SecureSessionError.refusedByTransportRules(
+                    host: key.host,
+                    reason: "the TLS handshake failed under the rule (from \(rule.originDescription)): TLS ≥ \(rule.minimumTLSVersion.displayName.dropFirst(4))"
+                        + (rule.requiresForwardSecrecy ? " with forward-secret (ECDHE) suites" : "")
+                        + " is required (\(error)); NSExceptionMinimumTLSVersion or NSExceptionRequiresForwardSecrecy = false relax it"
+                )
+            }
             throw SecureSessionError.tlsFailure("\(key): \(error)")
         }
         // The holder task hands the channel's streams over and keeps them open until the close.
@@ -157,6 +165,14 @@ final class HTTP1Connection: Sendable {
         }
         let (inbound, outbound) = try await handover.value
         return HTTP1Connection(key: key, channel: channel, trustDecision: decisions.last, outbound: outbound, inbound: inbound)
+    }
+
+    /// Whether a handshake error says that client and server share no protocol version or
+    /// cipher suite (what a transport rule's TLS settings cause).
+    static func isNegotiationFailure(_ error: any Error) -> Bool {
+        let text = String(describing: error).uppercased()
+        return ["UNSUPPORTED_PROTOCOL", "NO_SHARED_CIPHER", "PROTOCOL_VERSION", "WRONG_VERSION_NUMBER", "HANDSHAKE_FAILURE", "NO_CIPHERS_AVAILABLE"]
+            .contains { text.contains($0) }
     }
 
     /// Sends a request and reads its response; the body goes to `sink` before this returns.

@@ -26,7 +26,7 @@ public final class SecureSession: Sendable {
     public let configuration: SecureSessionConfiguration
     private let group: any EventLoopGroup
     private let pool: ConnectionPool
-    private let tlsContext: Result<NIOSSLContext, SecureSessionError>
+    private let tlsContexts: TLSContextCache
     private let sessionHandler: HandlerIdentity?
 
     /// Creates a session.
@@ -44,10 +44,8 @@ public final class SecureSession: Sendable {
             maximumPerKey: configuration.maximumConnectionsPerHost,
             idleTimeout: configuration.idleConnectionTimeout
         )
-        // One TLS context for every connection of the session.
-        self.tlsContext = Result {
-            try NIOSSLContext(configuration: .transportSecurityClient(identity: configuration.clientIdentity))
-        }.mapError { SecureSessionError.tlsFailure("cannot create the TLS context: \($0)") }
+        // One TLS context per kind of transport rule (one in all without rules).
+        self.tlsContexts = TLSContextCache(identity: configuration.clientIdentity)
     }
 
     /// Sends `request` and returns the whole response, validated.
@@ -158,7 +156,7 @@ public final class SecureSession: Sendable {
         let key = try connectionKey(for: request)
         let configuration = configuration
         let group = group
-        let tlsContext = try tlsContext.get()
+        let tlsContext = try tlsContexts.context(for: key.rule)
         var attempt = 0
         while true {
             attempt += 1
@@ -215,15 +213,23 @@ public final class SecureSession: Sendable {
         let isSecure = scheme == "https"
         let port = url.port ?? (isSecure ? 443 : 80)
         let handler = request.challengeHandler.map(HandlerIdentity.init) ?? sessionHandler
+        let rule = configuration.transportRules?.rule(forHost: host)
+        if let rule, !isSecure, !rule.allowsCleartext {
+            throw SecureSessionError.refusedByTransportRules(
+                host: rule.host,
+                reason: "cleartext \(url) is not allowed (rule from \(rule.originDescription)); \(rule.cleartextRemedy) would allow it"
+            )
+        }
+        let evaluator = handler.map { AnyServerTrustEvaluator(ServerTrustChallengeEvaluator(handler: $0, port: port)) } ?? configuration.trustEvaluator
         return ConnectionKey(
             isSecure: isSecure,
             host: ServerHost(host).name,
             port: port,
             identity: configuration.clientIdentity?.leaf.sha256Fingerprint,
-            evaluator: handler.map { AnyServerTrustEvaluator(ServerTrustChallengeEvaluator(handler: $0, port: port)) }
-                ?? configuration.trustEvaluator,
+            evaluator: rule.map { AnyServerTrustEvaluator(TransportRuleEvaluator(evaluator, rule: $0)) } ?? evaluator,
             handler: handler,
-            isSingleUse: request.challengeHandler != nil
+            isSingleUse: request.challengeHandler != nil,
+            rule: rule
         )
     }
 

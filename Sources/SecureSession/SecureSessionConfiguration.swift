@@ -37,6 +37,10 @@ public struct SecureSessionConfiguration: Sendable {
     /// Hosts and ports connected to at a given address instead of through DNS (curl's
     /// `--resolve`); names are still sent and verified as the URL gives them.
     public var addressOverrides: [AddressOverride]
+    /// Transport-security rules (ATS keys, `NSPinnedDomains`, pin sets): when set, cleartext is
+    /// refused unless a rule allows it, TLS versions and cipher suites follow each host's rule,
+    /// and a server the evaluator trusts must also pass its rule's checks. Rules only tighten.
+    public var transportRules: TransportSecurityConfiguration?
 
     /// Creates a configuration.
     public init(
@@ -54,7 +58,8 @@ public struct SecureSessionConfiguration: Sendable {
         logger: Logger = Logger(label: "SecureSession"),
         challengeHandler: ChallengeHandler? = nil,
         credentialStore: CredentialStore = CredentialStore(),
-        addressOverrides: [AddressOverride] = []
+        addressOverrides: [AddressOverride] = [],
+        transportRules: TransportSecurityConfiguration? = nil
     ) {
         self.trustEvaluator = AnyServerTrustEvaluator(trustEvaluator)
         self.clientIdentity = clientIdentity
@@ -71,5 +76,6 @@ public struct SecureSessionConfiguration: Sendable {
         self.challengeHandler = challengeHandler
         self.credentialStore = credentialStore
         self.addressOverrides = addressOverrides
+        self.transportRules = transportRules
     }
 }

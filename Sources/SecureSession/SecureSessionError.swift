@@ -31,6 +31,10 @@ public enum SecureSessionError: Error, Sendable, CustomStringConvertible {
     case invalidURL(String)
     /// The server's answer was not valid HTTP.
     case invalidResponse(String)
+    /// The session's transport rules refused the request: cleartext to a host that needs HTTPS
+    /// (the reason names the key that would allow it: Apple's -1022), or a server below the
+    /// host's TLS requirements.
+    case refusedByTransportRules(host: String, reason: String)
     /// The session was shut down.
     case sessionShutDown
     /// A download's destination could not be written.
@@ -53,6 +57,7 @@ public enum SecureSessionError: Error, Sendable, CustomStringConvertible {
         case .insecureRedirect(let from, let to): return "refused the redirect from \(from) to \(to): https must not downgrade to http"
         case .invalidURL(let detail): return "invalid URL: \(detail)"
         case .invalidResponse(let detail): return "invalid HTTP response: \(detail)"
+        case .refusedByTransportRules(let host, let reason): return "refused by the transport rules for \(host): \(reason)"
         case .sessionShutDown: return "the session is shut down"
         case .fileError(let detail): return "cannot write the download: \(detail)"
         }

@@ -13,7 +13,8 @@ public struct GetCommand: TSecCommand {
         discussion: """
             The body goes to stdout (or to --output). Exit status: 0 a response was received (any
             status), 1 the server's trust was rejected, 2 usage or unreadable input (bad file,
-            wrong passphrase), 3 connection, TLS, timeout or redirect failure.
+            wrong passphrase), 3 connection, TLS, timeout or redirect failure, 4 refused by the
+            transport rules of --config.
             """
     )
 
@@ -61,6 +62,9 @@ public struct GetCommand: TSecCommand {
     @Flag(help: "Print status, headers, timing and the trust decision as JSON.")
     var json = false
 
+    @Option(help: "Transport rules to apply: an Info.plist (XML or binary) with NSAppTransportSecurity, or JSON with the same keys.")
+    var config: String?
+
     @Option(help: "Connect to ADDRESS for HOST:PORT instead of asking DNS (curl's HOST:PORT:ADDRESS); the host name is still sent and verified. Repeatable.")
     var resolve: [String] = []
 
@@ -92,7 +96,7 @@ public struct GetCommand: TSecCommand {
         let configuration: SecureSessionConfiguration
         do {
             request = try makeRequest()
-            configuration = try makeConfiguration()
+            configuration = try makeConfiguration(reportingTo: terminal)
         } catch {
             terminal.error("tsec get: \(error)")
             return ExitStatus.usageOrInput
@@ -118,7 +122,9 @@ public struct GetCommand: TSecCommand {
             switch error {
             case .trustRejected(let decision):
                 if let mismatch = decision.pinMismatch { terminal.error(mismatch.description) }
-                return ExitStatus.rejected
+                return decision.decidedBy == TransportRuleEvaluator.decider ? ExitStatus.refusedByTransportRules : ExitStatus.rejected
+            case .refusedByTransportRules:
+                return ExitStatus.refusedByTransportRules
             case .invalidURL, .fileError:
                 return ExitStatus.usageOrInput
             default:
@@ -161,7 +167,15 @@ public struct GetCommand: TSecCommand {
         return request
     }
 
-    private func makeConfiguration() throws -> SecureSessionConfiguration {
+    /// The rules of `--config`; every issue found in them goes to stderr.
+    private func loadRules(reportingTo terminal: CommandOutput) throws -> TransportSecurityConfiguration? {
+        guard let config else { return nil }
+        let (rules, issues) = try TransportSecurityConfiguration.load(contentsOf: config)
+        for issue in issues { terminal.error("tsec get: \(config): \(issue)") }
+        return rules
+    }
+
+    private func makeConfiguration(reportingTo terminal: CommandOutput) throws -> SecureSessionConfiguration {
         var evaluators: [any ServerTrustEvaluating] = [try policy.makePolicy()]
         if !spkiPins.isEmpty {
             evaluators.append(
@@ -184,7 +198,8 @@ public struct GetCommand: TSecCommand {
             systemStore: try policy.makeSystemStore(),
             evaluationTime: policy.evaluationTime,
             requestTimeout: .milliseconds(Int64(maxTime * 1000)),
-            addressOverrides: resolve.compactMap(AddressOverride.init(curlSyntax:))
+            addressOverrides: resolve.compactMap(AddressOverride.init(curlSyntax:)),
+            transportRules: try loadRules(reportingTo: terminal)
         )
     }
 

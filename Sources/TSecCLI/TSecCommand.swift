@@ -25,4 +25,6 @@ public enum ExitStatus {
     public static let usageOrInput: Int32 = 2
     /// A connection, TLS, timeout or redirect failure (`tsec get`).
     public static let connectionFailure: Int32 = 3
+    /// Refused by transport rules (`tsec get --config`).
+    public static let refusedByTransportRules: Int32 = 4
 }

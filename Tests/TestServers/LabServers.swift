@@ -26,3 +26,14 @@ extension PeerTrustVerifier {
         )
     }
 }
+
+extension TrustLab {
+    /// A server certificate for `host` signed with SHA-1 by an RSA root of its own (ATS refuses
+    /// it); the root is returned to be trusted.
+    public func sha1SignedServer(_ host: String) throws -> (root: IssuedCertificate, leaf: IssuedCertificate) {
+        let root = try pki.issueRoot(.certificateAuthority("SHA-1 Era Root"), algorithm: .rsa2048)
+        var profile = CertificateProfile.server(host)
+        profile.signatureAlgorithm = .sha1WithRSAEncryption
+        return (root, try pki.issue(profile, by: root, algorithm: .rsa2048))
+    }
+}

@@ -16,7 +16,14 @@ public final class OpenSSLServer: @unchecked Sendable {
     ///   - keyFile: PEM key of the leaf.
     ///   - chainFile: PEM intermediates sent after the leaf (`-cert_chain`).
     ///   - verifyClientsWith: A PEM CA file; clients must present a certificate it issued.
-    public init(certificateFile: String, keyFile: String, chainFile: String? = nil, verifyClientsWith clientCAFile: String? = nil) throws {
+    ///   - options: More `s_server` options (protocol versions, cipher suites).
+    public init(
+        certificateFile: String,
+        keyFile: String,
+        chainFile: String? = nil,
+        verifyClientsWith clientCAFile: String? = nil,
+        options: [String] = []
+    ) throws {
         var lastError: (any Error)?
         for _ in 0..<20 {
             let port = Int.random(in: 20_000..<60_000)
@@ -25,6 +32,7 @@ public final class OpenSSLServer: @unchecked Sendable {
             var arguments = ["openssl", "s_server", "-accept", "127.0.0.1:\(port)", "-cert", certificateFile, "-key", keyFile, "-www", "-naccept", "50"]
             if let chainFile { arguments += ["-cert_chain", chainFile] }
             if let clientCAFile { arguments += ["-Verify", "2", "-CAfile", clientCAFile] }
+            arguments += options
             process.arguments = arguments
             // Its output is block-buffered in a pipe: readiness is judged by connecting instead.
             process.standardOutput = FileHandle.nullDevice

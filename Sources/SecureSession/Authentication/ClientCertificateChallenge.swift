@@ -1,4 +1,5 @@
 import NIOSSL
+import TransportSecurity
 import TransportSecurityNIO
 
 /// Puts a server's request for a client certificate to a challenge handler (SPEC §3), once per
@@ -25,9 +26,12 @@ final class ClientCertificateChallenge: Sendable {
     /// Whether the handler cancelled the challenge.
     var wasCancelled: Bool { cancelled.isSet }
 
-    /// A TLS context for one connection whose certificate requests go to the handler.
-    func makeTLSContext() throws -> NIOSSLContext {
-        try NIOSSLContext(configuration: .transportSecurityClient(identityProvider: { _ in try await self.identity() }))
+    /// A TLS context for one connection whose certificate requests go to the handler, with the
+    /// TLS settings of the host's transport rule, if any.
+    func makeTLSContext(rule: TransportRule?) throws -> NIOSSLContext {
+        var configuration = TLSConfiguration.transportSecurityClient(identityProvider: { _ in try await self.identity() })
+        if let rule { configuration.apply(rule) }
+        return try NIOSSLContext(configuration: configuration)
     }
 
     private func identity() async throws -> ClientIdentity? {

@@ -1,0 +1,98 @@
+import Foundation
+import X509
+
+/// Adds a host's ``TransportRule`` to another evaluator (a policy, a trust manager): the other
+/// evaluator decides first and its rejection stands; a server it trusts must then also pass the
+/// rule's checks on the validated path (the anchor included): key sizes, signature hashes,
+/// certificate transparency, `NSPinnedDomains` and the TrustKit pin set. Rules only tighten.
+public struct TransportRuleEvaluator: ServerTrustEvaluating {
+    /// What `decidedBy` says when a rule rejects a server.
+    public static let decider = "transport rules"
+
+    /// The evaluator that decides first.
+    public let base: AnyServerTrustEvaluator
+    /// The host's rule.
+    public let rule: TransportRule
+
+    /// Creates the evaluator.
+    public init(_ base: some ServerTrustEvaluating, rule: TransportRule) {
+        self.base = AnyServerTrustEvaluator(base)
+        self.rule = rule
+    }
+
+    /// The base decision, then the rule's checks.
+    public func evaluate(_ trust: ServerTrust, forHost host: String) async -> TrustDecision {
+        let decision = await base.evaluate(trust, forHost: host)
+        guard decision.isTrusted else { return decision }
+        // The validated path when there is one (anchor last), else what the server presented.
+        let path = decision.lastEvaluation.flatMap { $0.isTrusted ? $0.path : nil } ?? trust.chain
+        let validated = decision.lastEvaluation?.isTrusted == true
+        let time = trust.evaluationTime ?? Date()
+        var checks = decision.checks
+        func reject(_ reason: String, pinMismatch: PinMismatch? = nil) -> TrustDecision {
+            checks.append(TrustCheck(name: "transport rule for \(rule.host)", passed: false, detail: reason))
+            return TrustDecision(isTrusted: false, decidedBy: Self.decider, reason: reason, checks: checks, pinMismatch: pinMismatch)
+        }
+        if rule.checksKeySizes, let weak = path.lazy.compactMap(Self.weakKey).first {
+            return reject("\(weak); ATS requires RSA keys of 2048 bits or more and EC keys of 256 bits or more (NSExceptionRequiresForwardSecrecy = false relaxes this for the domain)")
+        }
+        if rule.checksSignatureHashes {
+            // The anchor's own signature is not relied on.
+            let signed = validated ? Array(path.dropLast()) : path
+            if let weak = signed.lazy.compactMap(Self.weakSignature).first {
+                return reject("\(weak); ATS requires signatures with SHA-256 or better")
+            }
+        }
+        if rule.requiresCertificateTransparency {
+            return reject("certificate transparency is required (NSRequiresCertificateTransparency) and SCTs cannot be verified yet, so the connection is refused")
+        }
+        if let pinned = rule.pinnedDomain {
+            let domain = "NSPinnedDomains.\(pinned.key)"
+            if let ca = pinned.caIdentities {
+                let matched = path.count >= 2 && path.dropFirst().contains { ca.contains($0.spkiPin) }
+                if !matched {
+                    return reject("no CA certificate of the path carries a key of \(domain).NSPinnedCAIdentities",
+                                  pinMismatch: PinMismatch(mode: .publicKey, host: host, considered: Array(path.dropFirst()), expected: ca.map(PinMismatch.Entry.init(pin:))))
+                }
+            }
+            if let leaf = pinned.leafIdentities {
+                guard let first = path.first, leaf.contains(first.spkiPin) else {
+                    return reject("the leaf's key is not in \(domain).NSPinnedLeafIdentities",
+                                  pinMismatch: PinMismatch(mode: .publicKey, host: host, considered: Array(path.prefix(1)), expected: leaf.map(PinMismatch.Entry.init(pin:))))
+                }
+            }
+            checks.append(TrustCheck(name: "NSPinnedDomains \(pinned.key)", passed: true, detail: "a pinned key is in the path"))
+        }
+        if let set = rule.pinSet {
+            if let refusal = set.refusal {
+                return reject("the pin set for \(set.key) was refused when loaded (\(refusal)), so the domain is blocked")
+            }
+            if set.isActive(at: time), !path.contains(where: { set.pins.contains($0.spkiPin) }) {
+                let mismatch = PinMismatch(mode: .publicKey, host: host, considered: path, expected: set.pins.map(PinMismatch.Entry.init(pin:)))
+                if set.enforces {
+                    return reject("no certificate of the path carries a key of the pin set for \(set.key)", pinMismatch: mismatch)
+                }
+                checks.append(TrustCheck(name: "pin set \(set.key) (report-only)", passed: false, detail: "no pinned key in the path; reported, not enforced"))
+                return TrustDecision(isTrusted: true, decidedBy: decision.decidedBy, rule: decision.rule, reason: decision.reason + "; report-only pin set \(set.key) failed", checks: checks, pinMismatch: mismatch)
+            }
+        }
+        return TrustDecision(isTrusted: true, decidedBy: decision.decidedBy, rule: decision.rule, reason: decision.reason, checks: checks, pinMismatch: decision.pinMismatch)
+    }
+
+    /// `CN=…: RSA 1024-bit key` when a key is too small for ATS.
+    static func weakKey(_ certificate: DERCertificate) -> String? {
+        let details = CertificateDetails(certificate)
+        let tooSmall = (details.keyType == "RSA" && details.keyBits < 2048) || (details.keyType.hasPrefix("EC") && details.keyBits < 256)
+        return tooSmall ? "\(certificate.subjectSummary): \(details.keyType) \(details.keyBits)-bit key" : nil
+    }
+
+    /// `CN=…: signed with sha1WithRSAEncryption` when a signature hash is weaker than SHA-256.
+    static func weakSignature(_ certificate: DERCertificate) -> String? {
+        let strong: Set<Certificate.SignatureAlgorithm> = [
+            .sha256WithRSAEncryption, .sha384WithRSAEncryption, .sha512WithRSAEncryption,
+            .ecdsaWithSHA256, .ecdsaWithSHA384, .ecdsaWithSHA512, .ed25519,
+        ]
+        let algorithm = certificate.certificate.signatureAlgorithm
+        return strong.contains(algorithm) ? nil : "\(certificate.subjectSummary): signed with \(String(describing: algorithm).replacingOccurrences(of: "SignatureAlgorithm.", with: ""))"
+    }
+}

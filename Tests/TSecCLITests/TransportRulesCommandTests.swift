@@ -1,0 +1,129 @@
+import Foundation
+import PKIBuilder
+import TSecCLI
+import TestServers
+import Testing
+import TransportSecurity
+
+/// Transport rules enforced by the session against real servers on 127.0.0.1, through
+/// `tsec get --config`: each server is refused by default (exit 4) and allowed by exactly the
+/// exception that relaxes what it lacks.
+@Suite("Transport rules enforced: tsec get --config")
+struct TransportRulesCommandTests {
+    let files = try! LabFiles()
+    var lab: TrustLab { files.lab }
+
+    /// Writes `rules` as JSON and returns `--config FILE`.
+    func config(_ rules: [String: Any]) throws -> [String] {
+        let path = files.path("rules-\(UUID().uuidString).json")
+        try JSONSerialization.data(withJSONObject: rules).write(to: URL(fileURLWithPath: path))
+        return ["--config", path]
+    }
+
+    /// `tsec get` of `https://HOST:PORT/PATH` connecting to 127.0.0.1, against the lab's store
+    /// at the lab's time.
+    func get(_ scheme: String, _ host: String, _ port: Int, _ path: String = "/", _ arguments: [String]) async -> (status: Int32, output: CommandOutput) {
+        await tsec(["get", "\(scheme)://\(host):\(port)\(path)", "--resolve", "\(host):\(port):127.0.0.1",
+                    "--system-roots", files.path("system.pem"), "--at", files.at, "--max-time", "10"] + arguments)
+    }
+
+    func write(_ name: String, _ text: String) throws -> String {
+        let path = files.path(name)
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// `openssl s_server` presenting `leaf` (issued by the lab's intermediate) with `options`.
+    func openSSLServer(_ leaf: IssuedCertificate, _ options: [String]) throws -> OpenSSLServer {
+        let name = UUID().uuidString
+        return try OpenSSLServer(
+            certificateFile: write("\(name).pem", leaf.pemString),
+            keyFile: write("\(name).key", leaf.privateKeyPEM),
+            chainFile: write("\(name)-chain.pem", lab.intermediate.pemString),
+            options: options
+        )
+    }
+
+    @Test("cleartext: refused with the host and the key that would allow it; allowed by its exception; local hosts allowed")
+    func cleartext() async throws {
+        let server = try await HTTPTestServer(chain: nil)
+        let refused = await get("http", "plain.example.test", server.port, "/hello", try config([:]))
+        #expect(refused.status == 4)
+        #expect(refused.output.stderr.contains("plain.example.test"))
+        #expect(refused.output.stderr.contains("NSAppTransportSecurity.NSExceptionDomains.plain.example.test.NSExceptionAllowsInsecureHTTPLoads"))
+        let exception = try config(["NSExceptionDomains": ["plain.example.test": ["NSExceptionAllowsInsecureHTTPLoads": true]]])
+        let allowed = await get("http", "plain.example.test", server.port, "/hello", exception)
+        #expect(allowed.status == 0, "\(allowed.output.stderr)")
+        #expect(allowed.output.stdout == "hello")
+        let local = await tsec(["get", "http://127.0.0.1:\(server.port)/hello"] + (try config([:])))
+        #expect(local.status == 0)
+        let localOff = await tsec(["get", "http://127.0.0.1:\(server.port)/hello"] + (try config(["NSAllowsLocalNetworking": false])))
+        #expect(localOff.status == 4)
+        await server.stop()
+    }
+
+    @Test("a server limited to TLS 1.1: refused by default, allowed with NSExceptionMinimumTLSVersion TLSv1.1")
+    func minimumTLSVersion() async throws {
+        let leaf = try lab.pki.issue(.server("legacy.example.test"), by: lab.intermediate)
+        let server = try openSSLServer(leaf, ["-tls1_1", "-cipher", "DEFAULT:@SECLEVEL=0"])
+        defer { server.stop() }
+        let refused = await get("https", "legacy.example.test", server.port, "/", try config([:]))
+        #expect(refused.status == 4, "\(refused.output.stderr)")
+        #expect(refused.output.stderr.contains("TLS ≥ 1.2"))
+        let tooHigh = await get("https", "legacy.example.test", server.port, "/", try config(["NSExceptionDomains": ["legacy.example.test": ["NSExceptionMinimumTLSVersion": "TLSv1.2"]]]))
+        #expect(tooHigh.status == 4)
+        let allowed = await get("https", "legacy.example.test", server.port, "/", try config(["NSExceptionDomains": ["legacy.example.test": ["NSExceptionMinimumTLSVersion": "TLSv1.1"]]]))
+        #expect(allowed.status == 0, "\(allowed.output.stderr)")
+    }
+
+    @Test("a server offering only a non-forward-secret suite: refused by default, allowed with NSExceptionRequiresForwardSecrecy = false")
+    func forwardSecrecy() async throws {
+        let leaf = try lab.pki.issue(.server("nofs.example.test"), by: lab.intermediate, algorithm: .rsa2048)
+        let server = try openSSLServer(leaf, ["-tls1_2", "-cipher", "AES128-GCM-SHA256"])
+        defer { server.stop() }
+        let refused = await get("https", "nofs.example.test", server.port, "/", try config([:]))
+        #expect(refused.status == 4, "\(refused.output.stderr)")
+        #expect(refused.output.stderr.contains("forward-secret"))
+        let allowed = await get("https", "nofs.example.test", server.port, "/", try config(["NSExceptionDomains": ["nofs.example.test": ["NSExceptionRequiresForwardSecrecy": false]]]))
+        #expect(allowed.status == 0, "\(allowed.output.stderr)")
+    }
+
+    @Test("a SHA-1-signed chain: refused by default (exit 4, the reason names the certificate), allowed where arbitrary loads turn ATS off")
+    func sha1Chain() async throws {
+        let (root, leaf) = try lab.sha1SignedServer("sha1.example.test")
+        let roots = try write("sha1-roots.pem", [root].pemBundle)
+        let server = try await HTTPTestServer(chain: [leaf])
+        let refused = await get("https", "sha1.example.test", server.port, "/hello", try config([:]) + ["--system-roots", roots])
+        #expect(refused.status == 4, "\(refused.output.stderr)")
+        #expect(refused.output.stderr.contains("signed with sha1WithRSAEncryption"))
+        let allowed = await get("https", "sha1.example.test", server.port, "/hello", try config(["NSAllowsArbitraryLoads": true]) + ["--system-roots", roots])
+        #expect(allowed.status == 0, "\(allowed.output.stderr)")
+        await server.stop()
+    }
+
+    @Test("NSPinnedDomains through the session: the root pinned as a CA identity passes, the proxy does not")
+    func pinnedDomains() async throws {
+        let pins = try config(["NSPinnedDomains": [lab.host: ["NSPinnedCAIdentities": [["SPKI-SHA256-BASE64": String(lab.root.der.spkiPin.description.dropFirst(7))]]]]])
+        let legitimate = try await HTTPTestServer(chain: lab.chain(.legitimate))
+        let proxy = try await HTTPTestServer(chain: lab.chain(.interceptingProxy))
+        #expect(await get("https", lab.host, legitimate.port, "/hello", pins).status == 0)
+        let intercepted = await get("https", lab.host, proxy.port, "/hello", pins)
+        #expect(intercepted.status == 4)
+        #expect(intercepted.output.stderr.contains("NSPinnedCAIdentities"))
+        // Without the rules the user-installed proxy root is trusted.
+        #expect(await get("https", lab.host, proxy.port, "/hello", []).status == 0)
+        await legitimate.stop()
+        await proxy.stop()
+    }
+
+    @Test("a configuration that cannot be read exits 2; its issues go to stderr")
+    func badConfiguration() async throws {
+        let garbage = try write("garbage.plist", "<plist><dict><key>")
+        #expect(await tsec(["get", "https://example.test/", "--config", garbage]).status == 2)
+        let server = try await HTTPTestServer(chain: nil)
+        let warned = await tsec(["get", "http://127.0.0.1:\(server.port)/hello"] + (try config(["NSAllowsArbitraryLoads": "YES"])))
+        #expect(warned.status == 0)
+        #expect(warned.output.stderr.contains("error: NSAllowsArbitraryLoads: must be a boolean"))
+        await server.stop()
+    }
+}
