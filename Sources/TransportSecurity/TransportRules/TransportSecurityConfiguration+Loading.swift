@@ -86,7 +86,9 @@ struct ConfigurationReader {
             ats = root
             atsPath = ""
         }
-        func path(_ key: String) -> String { atsPath.isEmpty ? key : "\(atsPath).\(key)" }
+        configuration.keyPaths.ats = atsPath
+        configuration.keyPaths.pinSets = configuration.keyPaths.ats("TSKPinnedDomains")
+        func path(_ key: String) -> String { configuration.keyPaths.ats(key) }
         // A bare dictionary holds ATS keys only; an Info.plist without NSAppTransportSecurity
         // holds the app's other keys, of which only NS… and TSK… ones are suspicious.
         let isInfoPlist = atsPath.isEmpty && root.keys.contains { $0.hasPrefix("CFBundle") }
@@ -108,7 +110,10 @@ struct ConfigurationReader {
         if let sets = ats["TSKPinnedDomains"] { pinSetSources.append((path("TSKPinnedDomains"), sets)) }
         if let trustKit = root["TSKConfiguration"] {
             if let trustKit = trustKit as? [String: Any] {
-                if let sets = trustKit["TSKPinnedDomains"] { pinSetSources.append(("TSKConfiguration.TSKPinnedDomains", sets)) }
+                if let sets = trustKit["TSKPinnedDomains"] {
+                    pinSetSources.append(("TSKConfiguration.TSKPinnedDomains", sets))
+                    configuration.keyPaths.pinSets = "TSKConfiguration.TSKPinnedDomains"
+                }
             } else {
                 issue(.error, "TSKConfiguration", "must be a dictionary; ignored")
             }
@@ -125,7 +130,11 @@ struct ConfigurationReader {
 
     // MARK: - Entries
 
-    private mutating func domainKey(_ text: String, path: String) -> DomainKey? {
+    /// The keys seen so far in each section, to report two keys that name the same domain.
+    private var seenKeys: [String: [DomainKey: String]] = [:]
+
+    private mutating func domainKey(_ text: String, section: String) -> DomainKey? {
+        let path = "\(section).\(text)"
         guard let key = DomainKey(text) else {
             issue(.error, path, text.contains("/")
                 ? "'\(text)' is not valid CIDR notation; the entry never matches"
@@ -133,12 +142,16 @@ struct ConfigurationReader {
             return nil
         }
         if text != text.lowercased() { issue(.warning, path, "keys should be lowercase; compared case-insensitively") }
+        if let earlier = seenKeys[section]?[key] {
+            issue(.error, path, "names the same \(key) as \(section).\(earlier): one of the two entries never applies")
+        }
+        seenKeys[section, default: [:]][key] = text
         return key
     }
 
     private mutating func exception(_ name: String, _ value: Any, path parent: String) -> ExceptionDomain? {
         let path = "\(parent).\(name)"
-        guard let key = domainKey(name, path: path) else { return nil }
+        guard let key = domainKey(name, section: parent) else { return nil }
         var entry = ExceptionDomain(key: key)
         guard let fields = value as? [String: Any] else {
             // Fail closed: the entry still overrides the global keys, with ATS's strict defaults.
@@ -165,7 +178,7 @@ struct ConfigurationReader {
 
     private mutating func pinnedDomain(_ name: String, _ value: Any, path parent: String) -> PinnedDomain? {
         let path = "\(parent).\(name)"
-        guard let key = domainKey(name, path: path) else { return nil }
+        guard let key = domainKey(name, section: parent) else { return nil }
         guard let fields = value as? [String: Any] else {
             issue(.error, path, "must be a dictionary; the domain is pinned to nothing, so every connection to it fails")
             return PinnedDomain(key: key, caIdentities: [])
@@ -208,7 +221,7 @@ struct ConfigurationReader {
 
     private mutating func pinSet(_ name: String, _ value: Any, path parent: String) -> DomainPinSet? {
         let path = "\(parent).\(name)"
-        guard let key = domainKey(name, path: path) else { return nil }
+        guard let key = domainKey(name, section: parent) else { return nil }
         var set = DomainPinSet(key: key, pins: [])
         guard let fields = value as? [String: Any] else {
             issue(.error, path, "must be a dictionary; the pin set is refused and blocks the domain")

@@ -75,15 +75,7 @@ extension TransportSecurityConfiguration {
         switch host {
         case .dnsName(let name):
             if let exact = keys.firstIndex(where: { $0.key == .dnsName(name) }) { return (exact, .exception(keys[exact].key)) }
-            var labels = name.split(separator: ".").dropFirst()
-            while !labels.isEmpty {
-                let ancestor = DomainKey.dnsName(labels.joined(separator: "."))
-                if let index = keys.firstIndex(where: { $0.key == ancestor && $0.includesSubdomains }) {
-                    return (index, .ancestorException(ancestor))
-                }
-                labels = labels.dropFirst()
-            }
-            return nil
+            return includingAncestor(of: name, in: keys).map { ($0, .ancestorException(keys[$0].key)) }
         case .ipAddress(let text):
             guard let bytes = DomainKey.addressBytes(text) else { return nil }
             if let exact = keys.firstIndex(where: { $0.key == .address(bytes) }) { return (exact, .exception(keys[exact].key)) }
@@ -94,6 +86,18 @@ extension TransportSecurityConfiguration {
             }
             return best.map { ($0.index, .rangeException(keys[$0.index].key)) }
         }
+    }
+
+    /// The nearest ancestor of `name` whose entry includes subdomains (any depth); ancestors
+    /// whose entries do not are passed over.
+    static func includingAncestor(of name: String, in keys: [(key: DomainKey, includesSubdomains: Bool)]) -> Int? {
+        var labels = name.split(separator: ".").dropFirst()
+        while !labels.isEmpty {
+            let ancestor = DomainKey.dnsName(labels.joined(separator: "."))
+            if let index = keys.firstIndex(where: { $0.key == ancestor && $0.includesSubdomains }) { return index }
+            labels = labels.dropFirst()
+        }
+        return nil
     }
 
     /// Unqualified names, `localhost`, `.local` names, and loopback, private and link-local

@@ -18,6 +18,28 @@ public struct TransportSecurityConfiguration: Sendable, Hashable {
     public var pinnedDomains: [PinnedDomain] = []
     /// `TSKPinnedDomains`.
     public var pinSets: [DomainPinSet] = []
+    /// Where the loaded document kept these keys, for the key paths of messages.
+    public var keyPaths = KeyPaths()
+
+    /// Where a document keeps the ATS keys and the pin sets (`NSAppTransportSecurity` in an
+    /// Info.plist, nothing for a bare dictionary; `TSKPinnedDomains` or
+    /// `TSKConfiguration.TSKPinnedDomains`). Only for messages: two configurations with the same
+    /// rules are equal wherever their documents kept them.
+    public struct KeyPaths: Sendable, Hashable {
+        /// The path of the ATS dictionary (`NSAppTransportSecurity`, or empty).
+        public var ats = "NSAppTransportSecurity"
+        /// The path of the pin sets.
+        public var pinSets = "NSAppTransportSecurity.TSKPinnedDomains"
+
+        /// The default paths.
+        public init() {}
+
+        /// `key` under the ATS dictionary.
+        public func ats(_ key: String) -> String { ats.isEmpty ? key : "\(ats).\(key)" }
+
+        public static func == (lhs: KeyPaths, rhs: KeyPaths) -> Bool { true }
+        public func hash(into hasher: inout Hasher) {}
+    }
 
     /// An empty configuration: ATS's defaults everywhere.
     public init() {}

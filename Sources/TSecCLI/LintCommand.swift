@@ -1,0 +1,69 @@
+import ArgumentParser
+import Foundation
+import TransportSecurity
+
+/// `tsec lint CONFIG`: errors and warnings, with key paths, of a transport-security
+/// configuration.
+public struct LintCommand: TSecCommand {
+    /// The command's name and help.
+    public static let configuration = CommandConfiguration(
+        commandName: "lint",
+        abstract: "Check a transport-security configuration (Info.plist or JSON) for mistakes and risky settings.",
+        discussion: """
+            Reports malformed values, unknown keys, ATS turned off by NSAllowsArbitraryLoads, cleartext \
+            exceptions, TLS below 1.2, forward secrecy off, pin sets without a backup pin or expiring \
+            within 30 days, subdomains included under a public suffix, and entries that never apply. \
+            Exit status: 0 no errors (warnings allowed), 1 errors, 2 unreadable input.
+            """
+    )
+
+    @Argument(help: "The configuration: an Info.plist (XML or binary) or JSON.")
+    var config: String
+
+    @Flag(help: "Print the issues as JSON.")
+    var json = false
+
+    @Option(help: "The public suffix list (publicsuffix.org format).")
+    var publicSuffixList: String = PublicSuffixList.debianPath
+
+    @Option(help: "The moment pin-set expiry is judged at, ISO 8601. Default: now.")
+    var at: String?
+
+    /// Creates the command (for ArgumentParser).
+    public init() {}
+
+    /// Checks the time.
+    public func validate() throws {
+        if let at, PolicyOptions.parseDate(at) == nil {
+            throw ValidationError("--at '\(at)' is not an ISO 8601 time such as 2030-01-01T00:00:00Z")
+        }
+    }
+
+    struct Report: Encodable {
+        let config: String
+        let errors: Int
+        let warnings: Int
+        let issues: [ConfigurationIssue]
+    }
+
+    public func execute(output: CommandOutput) async -> Int32 {
+        let issues: [ConfigurationIssue]
+        do {
+            let (rules, loadIssues) = try TransportSecurityConfiguration.load(contentsOf: config)
+            let suffixes = try PublicSuffixList(contentsOf: publicSuffixList)
+            issues = loadIssues + rules.lint(publicSuffixes: suffixes, now: at.flatMap(PolicyOptions.parseDate) ?? Date())
+        } catch {
+            output.error("tsec lint: \(error)")
+            return ExitStatus.usageOrInput
+        }
+        let errors = issues.filter { $0.severity == .error }.count
+        let warnings = issues.count - errors
+        if json {
+            output.line(JSONOutput.encode(Report(config: config, errors: errors, warnings: warnings, issues: issues)))
+        } else {
+            for issue in issues { output.line(issue.description) }
+            output.line("\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")")
+        }
+        return errors > 0 ? ExitStatus.rejected : ExitStatus.success
+    }
+}

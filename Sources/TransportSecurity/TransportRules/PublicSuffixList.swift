@@ -1,0 +1,55 @@
+import Foundation
+
+/// The public suffix list (publicsuffix.org): names under which anyone may register a domain
+/// (`com`, `co.uk`, `github.io`). Pinning or excepting such a name with subdomains covers
+/// domains of unrelated owners.
+public struct PublicSuffixList: Sendable {
+    /// Where Debian's `publicsuffix` package puts the list.
+    public static let debianPath = "/usr/share/publicsuffix/public_suffix_list.dat"
+
+    private let rules: Set<String>
+    private let wildcards: Set<String>
+    private let exceptions: Set<String>
+
+    /// Parses the list's text format: one rule per line, `//` comments, `*.` wildcards and `!`
+    /// exceptions.
+    public init(text: String) {
+        var rules: Set<String> = []
+        var wildcards: Set<String> = []
+        var exceptions: Set<String> = []
+        for line in text.split(whereSeparator: \.isNewline) {
+            let rule = line.split(whereSeparator: \.isWhitespace).first.map { String($0).lowercased() } ?? ""
+            if rule.isEmpty || rule.hasPrefix("//") { continue }
+            if rule.hasPrefix("!") {
+                exceptions.insert(String(rule.dropFirst()))
+            } else if rule.hasPrefix("*.") {
+                wildcards.insert(String(rule.dropFirst(2)))
+            } else {
+                rules.insert(rule)
+            }
+        }
+        self.rules = rules
+        self.wildcards = wildcards
+        self.exceptions = exceptions
+    }
+
+    /// Reads the list from a file (Debian's by default).
+    /// - Throws: ``TransportSecurityConfigurationError`` when the file cannot be read.
+    public init(contentsOf path: String = PublicSuffixList.debianPath) throws {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw TransportSecurityConfigurationError(source: path, reason: "the public suffix list cannot be read (Debian: apt-get install publicsuffix)")
+        }
+        self.init(text: String(decoding: data, as: UTF8.self))
+    }
+
+    /// Whether `name` is itself a public suffix.
+    public func isPublicSuffix(_ name: String) -> Bool {
+        var host = name.lowercased()
+        if host.hasSuffix(".") { host.removeLast() }
+        if exceptions.contains(host) { return false }
+        if rules.contains(host) { return true }
+        if let dot = host.firstIndex(of: "."), wildcards.contains(String(host[host.index(after: dot)...])) { return true }
+        // A single label is a top-level domain, public whether or not the list names it.
+        return !host.contains(".")
+    }
+}
