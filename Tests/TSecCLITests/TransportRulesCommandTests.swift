@@ -126,4 +126,55 @@ struct TransportRulesCommandTests {
         #expect(warned.output.stderr.contains("error: NSAllowsArbitraryLoads: must be a boolean"))
         await server.stop()
     }
+
+    /// `tsec ats-diagnose` of `scheme://host:port/` connecting to 127.0.0.1 with the lab's roots.
+    func diagnose(_ scheme: String, _ host: String, _ port: Int, _ more: [String] = []) async -> (status: Int32, output: CommandOutput) {
+        await tsec(["ats-diagnose", "\(scheme)://\(host):\(port)/", "--resolve", "\(host):\(port):127.0.0.1",
+                    "--system-roots", files.path("system.pem"), "--max-time", "5"] + more)
+    }
+
+    @Test("ats-diagnose names the narrowest exception: TLS 1.1, forward secrecy off, cleartext; passes a sound server; finds nothing for an untrusted one")
+    func atsDiagnose() async throws {
+        // The servers present certificates valid now (openssl and tsec judge at the real time).
+        let today = try TrustLab(pki: PKI(now: Date()))
+        let roots = try write("today-roots.pem", today.systemRoots.pemBundle)
+        func server(_ host: String, _ algorithm: KeyAlgorithm = .p256, _ options: [String]) throws -> OpenSSLServer {
+            let leaf = try today.pki.issue(.server(host), by: today.intermediate, algorithm: algorithm)
+            let name = UUID().uuidString
+            return try OpenSSLServer(certificateFile: write("\(name).pem", leaf.pemString), keyFile: write("\(name).key", leaf.privateKeyPEM),
+                                     chainFile: write("\(name)-chain.pem", today.intermediate.pemString), options: options)
+        }
+        let legacy = try server("legacy.example.test", .p256, ["-tls1_1", "-cipher", "DEFAULT:@SECLEVEL=0"])
+        defer { legacy.stop() }
+        let result = await diagnose("https", "legacy.example.test", legacy.port, ["--system-roots", roots, "--verbose"])
+        #expect(result.status == 1, "\(result.output.stdout)")
+        #expect(result.output.stdout.contains("Narrowest exception that works: TLS exception for legacy.example.test: TLSv1.1: {\"NSExceptionDomains\":{\"legacy.example.test\":{\"NSExceptionMinimumTLSVersion\":\"TLSv1.1\"}}}"))
+        #expect(result.output.stdout.contains("Error : refused by the transport rules"))
+
+        let noPFS = try server("nofs.example.test", .rsa2048, ["-tls1_2", "-cipher", "AES128-GCM-SHA256"])
+        defer { noPFS.stop() }
+        let json = await diagnose("https", "nofs.example.test", noPFS.port, ["--system-roots", roots, "--json"])
+        #expect(json.status == 1)
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(json.output.stdout.utf8)) as? [String: Any])
+        #expect((report["narrowest"] as? String)?.hasPrefix("PFS exception for nofs.example.test: forward secrecy disabled:") == true)
+        let attempts = try #require(report["attempts"] as? [[String: Any]])
+        #expect(attempts.first?["result"] as? String == "FAIL")
+        #expect(attempts.contains { $0["name"] as? String == "Allowing arbitrary loads" && $0["result"] as? String == "PASS" })
+
+        let sound = try server("sound.example.test", .p256, [])
+        defer { sound.stop() }
+        let passing = await diagnose("https", "sound.example.test", sound.port, ["--system-roots", roots])
+        #expect(passing.status == 0)
+        #expect(passing.output.stdout.contains("The default rules pass"))
+        // Under the other lab's roots (another CA) the server is not trusted, whatever the rules.
+        let untrusted = await diagnose("https", "sound.example.test", sound.port)
+        #expect(untrusted.status == 3)
+        #expect(untrusted.output.stdout.contains("Nothing passes"))
+
+        let plain = try await HTTPTestServer(chain: nil)
+        let cleartext = await diagnose("http", "plain.example.test", plain.port)
+        #expect(cleartext.status == 1)
+        #expect(cleartext.output.stdout.contains("Narrowest exception that works: Insecure HTTP exception for plain.example.test: cleartext allowed"))
+        await plain.stop()
+    }
 }

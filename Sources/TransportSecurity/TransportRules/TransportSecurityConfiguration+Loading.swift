@@ -7,6 +7,12 @@ public struct TransportSecurityConfigurationError: Error, Sendable, CustomString
     /// Why.
     public let reason: String
 
+    /// Creates an error.
+    public init(source: String, reason: String) {
+        self.source = source
+        self.reason = reason
+    }
+
     /// `SOURCE: reason`.
     public var description: String { "\(source): \(reason)" }
 }
