@@ -59,7 +59,8 @@ final class HTTP1Connection: Sendable {
         configuration: SecureSessionConfiguration,
         tlsContext: NIOSSLContext,
         group: any EventLoopGroup,
-        deadline: Deadline
+        deadline: Deadline,
+        reporter: PinFailureReporter?
     ) async throws -> HTTP1Connection {
         let decisions = DecisionBox()
         // With a challenge handler, the server's certificate request goes to it, through a
@@ -128,6 +129,7 @@ final class HTTP1Connection: Sendable {
         } catch {
             // The async channel must be closed through its owner, or NIO traps on its writer.
             try? await asyncChannel.executeThenClose { _, _ in }
+            if let decision = decisions.last { reporter?.submitFailure(of: decision, under: key.rule, host: key.host, port: key.port) }
             if let error = error as? SecureSessionError { throw error }
             if let certificateChallenge, certificateChallenge.wasCancelled {
                 throw SecureSessionError.challengeCancelled(certificateChallenge.space)
@@ -150,6 +152,8 @@ final class HTTP1Connection: Sendable {
             }
             throw SecureSessionError.tlsFailure("\(key): \(error)")
         }
+        // A report-only pin set lets the connection through but its failure is reported.
+        if let decision = decisions.last { reporter?.submitFailure(of: decision, under: key.rule, host: key.host, port: key.port) }
         // The holder task hands the channel's streams over and keeps them open until the close.
         let handover = OnceAnswer<(NIOAsyncChannelInboundStream<HTTPClientResponsePart>, NIOAsyncChannelOutboundWriter<HTTPClientRequestPart>)>()
         let channel = asyncChannel.channel

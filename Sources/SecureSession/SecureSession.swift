@@ -28,6 +28,7 @@ public final class SecureSession: Sendable {
     private let pool: ConnectionPool
     private let tlsContexts: TLSContextCache
     private let sessionHandler: HandlerIdentity?
+    private let reporter: PinFailureReporter?
 
     /// Creates a session.
     /// - Parameters:
@@ -39,6 +40,8 @@ public final class SecureSession: Sendable {
     ) {
         self.configuration = configuration
         self.sessionHandler = configuration.challengeHandler.map(HandlerIdentity.init)
+        let reportsPinFailures = configuration.transportRules?.pinSets.contains { !$0.reportURLs.isEmpty } ?? false
+        self.reporter = configuration.pinFailureReporter ?? (reportsPinFailures ? PinFailureReporter(logger: configuration.logger) : nil)
         self.group = eventLoopGroup
         self.pool = ConnectionPool(
             maximumPerKey: configuration.maximumConnectionsPerHost,
@@ -156,12 +159,13 @@ public final class SecureSession: Sendable {
         let key = try connectionKey(for: request)
         let configuration = configuration
         let group = group
+        let reporter = reporter
         let tlsContext = try tlsContexts.context(for: key.rule)
         var attempt = 0
         while true {
             attempt += 1
             let (connection, reused) = try await pool.lease(key, deadline: deadline) {
-                try await HTTP1Connection.connect(key: key, configuration: configuration, tlsContext: tlsContext, group: group, deadline: deadline)
+                try await HTTP1Connection.connect(key: key, configuration: configuration, tlsContext: tlsContext, group: group, deadline: deadline, reporter: reporter)
             }
             closer.track(connection)
             let received = LockedFlag()

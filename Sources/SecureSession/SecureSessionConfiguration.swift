@@ -41,6 +41,8 @@ public struct SecureSessionConfiguration: Sendable {
     /// refused unless a rule allows it, TLS versions and cipher suites follow each host's rule,
     /// and a server the evaluator trusts must also pass its rule's checks. Rules only tighten.
     public var transportRules: TransportSecurityConfiguration?
+    /// Where pin-set failures are reported; `nil` makes one when the rules name report URLs.
+    public var pinFailureReporter: PinFailureReporter?
 
     /// Creates a configuration.
     public init(
@@ -59,7 +61,8 @@ public struct SecureSessionConfiguration: Sendable {
         challengeHandler: ChallengeHandler? = nil,
         credentialStore: CredentialStore = CredentialStore(),
         addressOverrides: [AddressOverride] = [],
-        transportRules: TransportSecurityConfiguration? = nil
+        transportRules: TransportSecurityConfiguration? = nil,
+        pinFailureReporter: PinFailureReporter? = nil
     ) {
         self.trustEvaluator = AnyServerTrustEvaluator(trustEvaluator)
         self.clientIdentity = clientIdentity
@@ -77,5 +80,6 @@ public struct SecureSessionConfiguration: Sendable {
         self.credentialStore = credentialStore
         self.addressOverrides = addressOverrides
         self.transportRules = transportRules
+        self.pinFailureReporter = pinFailureReporter
     }
 }

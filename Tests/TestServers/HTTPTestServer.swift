@@ -12,7 +12,7 @@ import TransportSecurityNIO
 ///
 /// Routes: `/hello` (text), `/json` (JSON), `/echo` (the request body back, method in
 /// `X-Method`), `/status/N`, `/redirect?to=URL[&status=N]`, `/bytes/N` (N bytes, streamed),
-/// `/never` (never answers), `/loop` (redirects to itself), `/basic` and
+/// `/never` (never answers), `/collect` (keeps posted bodies in ``collected``), `/loop` (redirects to itself), `/basic` and
 /// `/digest?algorithm=MD5|SHA-256` (user alice, password wonderland, realm lab), `/once` (closes a connection
 /// on its second request), `/connection` (an id of the TCP connection), `/headers` (the
 /// request headers as JSON).
@@ -20,6 +20,8 @@ public final class HTTPTestServer: Sendable {
     public let channel: any Channel
     public let isSecure: Bool
     public let connections = ConnectionCounter()
+    /// The bodies posted to `/collect`, in arrival order.
+    public let collected = CollectedBodies()
 
     public var port: Int { channel.localAddress?.port ?? 0 }
 
@@ -41,6 +43,7 @@ public final class HTTPTestServer: Sendable {
         }
         isSecure = chain != nil
         let counter = connections
+        let collected = collected
         let context = sslContext
         channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
@@ -54,7 +57,7 @@ public final class HTTPTestServer: Sendable {
                         try channel.pipeline.syncOperations.addHandler(handler)
                     }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                    try channel.pipeline.syncOperations.addHandler(RouteHandler(connection: counter.next()))
+                    try channel.pipeline.syncOperations.addHandler(RouteHandler(connection: counter.next(), collected: collected))
                 }
             }
             .bind(host: "127.0.0.1", port: 0)
@@ -62,6 +65,15 @@ public final class HTTPTestServer: Sendable {
     }
 
     public func stop() async { try? await channel.close() }
+}
+
+/// The bodies a test server received on `/collect`.
+public final class CollectedBodies: @unchecked Sendable {
+    private let lock = NSLock()
+    private var bodies: [Data] = []
+    func append(_ body: Data) { lock.withLock { bodies.append(body) } }
+    /// Every body received so far.
+    public var all: [Data] { lock.withLock { bodies } }
 }
 
 /// Counts the TCP connections a test server accepted.
@@ -77,11 +89,15 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
     typealias OutboundOut = HTTPServerResponsePart
 
     let connection: Int
+    let collected: CollectedBodies
     private var head: HTTPRequestHead?
     private var requestsOnThisConnection = 0
     private var body = ByteBuffer()
 
-    init(connection: Int) { self.connection = connection }
+    init(connection: Int, collected: CollectedBodies) {
+        self.connection = connection
+        self.collected = collected
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
@@ -118,6 +134,9 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
             send(context, status, "moved", type: "text/plain", extra: [("Location", query["to"] ?? "/hello")])
         case "/never":
             break
+        case "/collect":
+            collected.append(Data(body.readableBytesView))
+            send(context, .ok, "noted", type: "text/plain")
         case "/basic":
             let expected = "Basic " + Data("alice:wonderland".utf8).base64EncodedString()
             if head.headers.first(name: "Authorization") == expected {

@@ -1,0 +1,125 @@
+import Foundation
+import PKIBuilder
+import SecureSession
+import TestServers
+import Testing
+import TransportSecurity
+
+@Suite("Pin failure reports (SPEC §5)")
+struct PinFailureReportTests {
+    let lab = try! TrustLab()
+    let backup = "sha256/" + Data(repeating: 7, count: 32).base64EncodedString()
+
+    /// Rules pinning the lab's legitimate leaf key (and a backup) for the lab's host.
+    func rules(enforce: Bool, reportTo url: URL) throws -> TransportSecurityConfiguration {
+        let document: [String: Any] = ["TSKPinnedDomains": [lab.host: [
+            "TSKPublicKeyHashes": [lab.leaf.der.spkiPin.description, backup],
+            "TSKEnforcePinning": enforce,
+            "TSKIncludeSubdomains": true,
+            "TSKReportUris": [url.absoluteString],
+        ]]]
+        return try TransportSecurityConfiguration.load(from: JSONSerialization.data(withJSONObject: document)).0
+    }
+
+    func session(_ rules: TransportSecurityConfiguration, port: Int, reporter: PinFailureReporter? = nil) -> SecureSession {
+        SecureSession(configuration: SecureSessionConfiguration(
+            systemStore: TrustStore(lab.systemRoots.map(\.der)),
+            evaluationTime: lab.pki.now,
+            decisionCache: nil,
+            validation: .none,
+            addressOverrides: [AddressOverride(host: lab.host, port: port, address: "127.0.0.1")],
+            transportRules: rules,
+            pinFailureReporter: reporter
+        ))
+    }
+
+    func url(_ server: HTTPTestServer) -> URL { URL(string: "https://\(lab.host):\(server.port)/hello")! }
+
+    /// Waits until `condition` holds (5 s at most).
+    func eventually(_ condition: () -> Bool) async throws {
+        for _ in 0..<100 where !condition() { try await Task.sleep(for: .milliseconds(50)) }
+    }
+
+    @Test("report-only: the request goes through, and TrustKit's report arrives once per day for the same failure")
+    func reportOnly() async throws {
+        let collector = try await HTTPTestServer(chain: nil)
+        let rekeyed = try await HTTPTestServer(chain: lab.chain(.reissuedNewKey))
+        let reporter = PinFailureReporter()
+        let rules = try rules(enforce: false, reportTo: collector.url("/collect"))
+        for _ in 0..<3 {
+            let session = session(rules, port: rekeyed.port, reporter: reporter)
+            #expect(try await session.get(url(rekeyed)).text == "hello")
+            await session.shutdown()
+        }
+        try await eventually { reporter.currentStatistics.delivered == 1 }
+        #expect(reporter.currentStatistics.delivered == 1)
+        #expect(reporter.currentStatistics.suppressed == 2)
+        let body = try #require(collector.collected.all.first)
+        let report = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+        #expect(report["hostname"] as? String == lab.host)
+        #expect(report["port"] as? Int == rekeyed.port)
+        #expect(report["noted-hostname"] as? String == lab.host)
+        #expect(report["enforce-pinning"] as? Bool == false)
+        #expect(report["include-subdomains"] as? Bool == true)
+        #expect(report["validation-result"] as? Int == 1)
+        #expect(report["known-pins"] as? [String] == ["pin-sha256=\"\(lab.leaf.der.spkiPin.description.dropFirst(7))\"", "pin-sha256=\"\(backup.dropFirst(7))\""])
+        let chain = try #require(report["validated-certificate-chain"] as? [String])
+        #expect(chain.count == 3, "leaf, intermediate and the root reached")
+        #expect(chain.allSatisfy { $0.contains("CERTIFICATE") })
+        #expect(report["date-time"] is String)
+        #expect(report["app-platform"] is String)
+        await collector.stop()
+        await rekeyed.stop()
+    }
+
+    @Test("enforced: the request fails with the pins in its decision, and the failure is reported")
+    func enforced() async throws {
+        let collector = try await HTTPTestServer(chain: nil)
+        let rekeyed = try await HTTPTestServer(chain: lab.chain(.reissuedNewKey))
+        let reporter = PinFailureReporter()
+        let session = session(try rules(enforce: true, reportTo: collector.url("/collect")), port: rekeyed.port, reporter: reporter)
+        await #expect {
+            _ = try await session.get(url(rekeyed))
+        } throws: { error in
+            guard case SecureSessionError.trustRejected(let decision) = error else { return false }
+            return decision.decidedBy == TransportRuleEvaluator.decider && decision.pinMismatch != nil
+        }
+        try await eventually { !collector.collected.all.isEmpty }
+        let body = try #require(collector.collected.all.first)
+        let report = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+        #expect(report["enforce-pinning"] as? Bool == true)
+        await session.shutdown()
+        await collector.stop()
+        await rekeyed.stop()
+    }
+
+    @Test("a report endpoint that never answers does not slow requests")
+    func hangingEndpoint() async throws {
+        let collector = try await HTTPTestServer(chain: nil)
+        let rekeyed = try await HTTPTestServer(chain: lab.chain(.reissuedNewKey))
+        let session = session(try rules(enforce: false, reportTo: collector.url("/never")), port: rekeyed.port)
+        let clock = ContinuousClock()
+        let started = clock.now
+        for _ in 0..<3 { _ = try await session.get(url(rekeyed)) }
+        let elapsed = clock.now - started
+        #expect(elapsed < .seconds(2), "took \(elapsed)")
+        await session.shutdown()
+        await collector.stop()
+        await rekeyed.stop()
+    }
+
+    @Test("the queue is bounded and delivery attempts are bounded")
+    func bounds() async throws {
+        let pins = [try SPKIPin(backup), lab.leaf.der.spkiPin]
+        var set = DomainPinSet(key: .dnsName("example.test"), pins: pins)
+        set.enforces = false
+        let report = PinFailureReport(set: set, hostname: "example.test", port: 443, chain: [lab.leaf.der], date: Date())
+        let refused = (1...5).map { URL(string: "http://127.0.0.1:1/report-\($0)")! }
+        let reporter = PinFailureReporter(maximumQueue: 2, attempts: 2)
+        reporter.submit(report, to: refused)
+        #expect(reporter.currentStatistics.dropped == 3)
+        try await eventually { reporter.currentStatistics.failed == 2 }
+        #expect(reporter.currentStatistics.failed == 2)
+        #expect(reporter.currentStatistics.delivered == 0)
+    }
+}
