@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import LabServers
 import PKIBuilder
@@ -51,34 +50,34 @@ struct DemoServing {
     }
 }
 
+/// How many SIGINT or SIGTERM signals arrived while an ``Interruption`` listened. Written only
+/// by the signal handler (a plain integer store, safe there), read by ``Interruption/wait()``.
+nonisolated(unsafe) private var interruptionsReceived: Int32 = 0
+
 /// Waits for SIGINT or SIGTERM (handled, so the process is not killed) or task cancellation.
+///
+/// A plain signal handler that counts, polled every 50 ms: libdispatch's signal sources would
+/// keep the process from exiting afterwards on Linux (its signal thread parks the exiting main
+/// thread).
 final class Interruption {
     private static let signals = [SIGINT, SIGTERM]
-    private let sources: [any DispatchSourceSignal]
-    private let stream: AsyncStream<Void>
-    private let continuation: AsyncStream<Void>.Continuation
+    private let previous: [sighandler_t?]
+    private let start: Int32
 
     /// Starts listening (call before announcing that Ctrl-C stops).
     init() {
-        (stream, continuation) = AsyncStream.makeStream(of: Void.self)
-        let continuation = continuation
-        sources = Self.signals.map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { continuation.yield() }
-            source.resume()
-            return source
+        start = interruptionsReceived
+        previous = Self.signals.map { number in
+            signal(number) { _ in interruptionsReceived &+= 1 }
         }
     }
 
-    /// Returns at the first signal or when the task is cancelled; signals behave as before after.
+    /// Returns at the first signal or when the task is cancelled; the previous handlers are
+    /// restored.
     func wait() async {
-        await withTaskCancellationHandler {
-            for await _ in stream { break }
-        } onCancel: { [continuation] in
-            continuation.finish()
+        while interruptionsReceived == start, !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(50))
         }
-        for source in sources { source.cancel() }
-        for number in Self.signals { signal(number, SIG_DFL) }
+        for (number, handler) in zip(Self.signals, previous) { signal(number, handler) }
     }
 }
