@@ -37,13 +37,18 @@ public final class OpenSSLServer: @unchecked Sendable {
             // Its output is block-buffered in a pipe: readiness is judged by connecting instead.
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
+            // s_server reads commands from stdin; it gets none.
+            process.standardInput = FileHandle.nullDevice
+            // The exit is learnt from terminationHandler, not from isRunning (see shell()).
+            let exited = DispatchSemaphore(value: 0)
+            process.terminationHandler = { _ in exited.signal() }
             do {
                 try process.run()
             } catch {
                 lastError = error
                 continue
             }
-            if Self.waitUntilListening(port: port, process: process, timeout: 5) {
+            if Self.waitUntilListening(port: port, exited: exited, timeout: 5) {
                 self.port = port
                 self.process = process
                 return
@@ -68,11 +73,13 @@ public final class OpenSSLServer: @unchecked Sendable {
 
     deinit { stop() }
 
-    private static func waitUntilListening(port: Int, process: Process, timeout: TimeInterval) -> Bool {
+    /// Connects until the server listens; gives up when it exits or after `timeout`.
+    private static func waitUntilListening(port: Int, exited: DispatchSemaphore, timeout: TimeInterval) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline, process.isRunning {
+        while Date() < deadline {
             if canConnect(port: port) { return true }
-            usleep(50_000)
+            // Waits 50 ms, or less if the server exits meanwhile.
+            if exited.wait(timeout: .now() + .milliseconds(50)) == .success { return false }
         }
         return false
     }

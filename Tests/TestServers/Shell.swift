@@ -2,6 +2,10 @@ import Foundation
 
 /// Runs a bash command line and returns its standard output; throws with its standard error when
 /// it exits non-zero.
+///
+/// The exit is awaited through `terminationHandler`, never `waitUntilExit()`: that spins the
+/// calling thread's run loop, and on a Swift concurrency thread under load it can miss the
+/// child's termination and park the thread for good (swift-corelibs-foundation).
 public func shell(_ command: String) throws -> String {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/bin/bash")
@@ -10,10 +14,12 @@ public func shell(_ command: String) throws -> String {
     let error = Pipe()
     process.standardOutput = output
     process.standardError = error
+    let exited = DispatchSemaphore(value: 0)
+    process.terminationHandler = { _ in exited.signal() }
     try process.run()
     let data = output.fileHandleForReading.readDataToEndOfFile()
     let errorData = error.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
+    exited.wait()
     guard process.terminationStatus == 0 else {
         throw ShellFailure(command: command, status: process.terminationStatus, stderr: String(decoding: errorData, as: UTF8.self))
     }
