@@ -1,0 +1,76 @@
+import Foundation
+import PKIBuilder
+import TSecCLI
+import TestServers
+import Testing
+
+@Suite("tsec limbo")
+struct LimboCommandTests {
+    let lab = try! TrustLab()
+
+    /// A limbo testcase made from lab certificates.
+    func testcase(_ id: String, chain: [IssuedCertificate], host: String, expected: String, features: [String] = [], kind: String = "SERVER") -> [String: Any] {
+        [
+            "id": id, "conflicts_with": [String](), "features": features, "importance": "high", "description": "",
+            "validation_kind": kind, "trusted_certs": [lab.root.pemString],
+            "untrusted_intermediates": chain.dropFirst().map(\.pemString), "peer_certificate": chain[0].pemString,
+            "peer_certificate_key": NSNull(), "validation_time": lab.pki.now.formatted(.iso8601),
+            "signature_algorithms": [String](), "key_usage": [String](), "extended_key_usage": [String](),
+            "expected_result": expected, "expected_peer_name": ["kind": "DNS", "value": host],
+            "expected_peer_names": [Any](), "max_chain_depth": NSNull(), "crls": [String](),
+        ]
+    }
+
+    func write(_ cases: [[String: Any]], gzip: Bool = false) throws -> String {
+        let directory = NSTemporaryDirectory() + "tsec-limbo-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let path = directory + "/limbo.json"
+        try JSONSerialization.data(withJSONObject: ["version": 1, "testcases": cases]).write(to: URL(fileURLWithPath: path))
+        if gzip {
+            _ = try shell("gzip '\(path)'")
+            return path + ".gz"
+        }
+        return path
+    }
+
+    @Test("passes, false accepts and rejects, skips: the table, the last line, the exit status and the JSON results")
+    func run() async throws {
+        let cases = [
+            testcase("webpki::good", chain: lab.chain(.legitimate), host: lab.host, expected: "SUCCESS"),
+            testcase("webpki::expired", chain: lab.chain(.expired), host: lab.host, expected: "FAILURE"),
+            testcase("rfc5280::wrong-expectation", chain: lab.chain(.legitimate), host: lab.host, expected: "FAILURE"),
+            testcase("rfc5280::false-reject", chain: lab.chain(.wrongHost), host: lab.host, expected: "SUCCESS"),
+            testcase("crl::revoked", chain: lab.chain(.legitimate), host: lab.host, expected: "FAILURE", features: ["has-crl"]),
+        ]
+        let path = try write(cases, gzip: true)
+        let results = path + ".results.json"
+        let run = await tsec(["limbo", path, "--json", results])
+        #expect(run.status == 1, "a false accept fails the run")
+        #expect(run.output.stdout.hasSuffix("2 passed, 2 failed, 1 skipped\n"), "\(run.output.stdout)")
+        #expect(run.output.stdout.contains("webpki                  2             0             0            0        0"))
+        #expect(run.output.stdout.contains("rfc5280                 0             1             1            0        0"))
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: results))) as? [String: Any])
+        let entries = try #require(json["results"] as? [[String: Any]])
+        #expect(entries.map { $0["actual_result"] as? String } == ["SUCCESS", "FAILURE", "SUCCESS", "FAILURE", "SKIPPED"])
+        #expect((entries[1]["context"] as? String)?.hasPrefix("expired") == true)
+
+        // Without the default skips the CRL case runs (and is falsely accepted: no revocation yet).
+        let all = await tsec(["limbo", path, "--no-default-skips"])
+        #expect(all.output.stdout.hasSuffix("2 passed, 3 failed, 0 skipped\n"))
+        // A feature skipped on request.
+        let fewer = await tsec(["limbo", path, "--skip-feature", "has-crl"])
+        #expect(fewer.output.stdout.hasSuffix("2 passed, 2 failed, 1 skipped\n"))
+    }
+
+    @Test("a clean run exits 0; unreadable input exits 2")
+    func statuses() async throws {
+        let path = try write([testcase("webpki::good", chain: lab.chain(.legitimate), host: lab.host, expected: "SUCCESS")])
+        let clean = await tsec(["limbo", path])
+        #expect(clean.status == 0)
+        #expect(clean.output.stdout.hasSuffix("1 passed, 0 failed, 0 skipped\n"))
+        #expect(await tsec(["limbo", "/no/such/limbo.json"]).status == 2)
+        let garbage = NSTemporaryDirectory() + "limbo-garbage-\(UUID().uuidString).json"
+        try Data("{\"testcases\": 3}".utf8).write(to: URL(fileURLWithPath: garbage))
+        #expect(await tsec(["limbo", garbage]).status == 2)
+    }
+}
