@@ -22,18 +22,10 @@ public struct InspectCommand: TSecCommand {
     @Flag(help: "Print the certificates as JSON.")
     var json = false
 
-    @Option(help: "The moment validity is judged at, ISO 8601. Default: now.")
-    var at: String?
+    @OptionGroup var time: EvaluationTimeOption
 
     /// Creates the command (for ArgumentParser).
     public init() {}
-
-    /// Checks the time.
-    public func validate() throws {
-        if let at, PolicyOptions.parseDate(at) == nil {
-            throw ValidationError("--at '\(at)' is not an ISO 8601 time such as 2030-01-01T00:00:00Z")
-        }
-    }
 
     struct Report: Encodable {
         let source: String
@@ -60,7 +52,7 @@ public struct InspectCommand: TSecCommand {
             output.error("tsec inspect: '\(source)' is neither a file nor HOST:PORT")
             return ExitStatus.usageOrInput
         }
-        let now = at.flatMap(PolicyOptions.parseDate) ?? Date()
+        let now = time.date ?? Date()
         let details = certificates.map { CertificateDetails($0, at: now) }
         if json {
             output.line(JSONOutput.encode(Report(source: source, certificates: details)))

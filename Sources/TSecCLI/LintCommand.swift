@@ -26,18 +26,10 @@ public struct LintCommand: TSecCommand {
     @Option(help: "The public suffix list (publicsuffix.org format).")
     var publicSuffixList: String = PublicSuffixList.debianPath
 
-    @Option(help: "The moment pin-set expiry is judged at, ISO 8601. Default: now.")
-    var at: String?
+    @OptionGroup var time: EvaluationTimeOption
 
     /// Creates the command (for ArgumentParser).
     public init() {}
-
-    /// Checks the time.
-    public func validate() throws {
-        if let at, PolicyOptions.parseDate(at) == nil {
-            throw ValidationError("--at '\(at)' is not an ISO 8601 time such as 2030-01-01T00:00:00Z")
-        }
-    }
 
     struct Report: Encodable {
         let config: String
@@ -51,7 +43,7 @@ public struct LintCommand: TSecCommand {
         do {
             let (rules, loadIssues) = try TransportSecurityConfiguration.load(contentsOf: config)
             let suffixes = try PublicSuffixList(contentsOf: publicSuffixList)
-            issues = loadIssues + rules.lint(publicSuffixes: suffixes, now: at.flatMap(PolicyOptions.parseDate) ?? Date())
+            issues = loadIssues + rules.lint(publicSuffixes: suffixes, now: time.date ?? Date())
         } catch {
             output.error("tsec lint: \(error)")
             return ExitStatus.usageOrInput

@@ -34,15 +34,11 @@ struct PolicyOptions: ParsableArguments {
     @Option(help: "A PEM bundle that replaces the system trust store.")
     var systemRoots: String?
 
-    @Option(help: "The evaluation time, ISO 8601 (2030-01-01T00:00:00Z). Default: now.")
-    var at: String?
+    @OptionGroup var time: EvaluationTimeOption
 
     func validate() throws {
         if mode != .none, pins.isEmpty {
             throw ValidationError("--mode \(mode.rawValue) needs at least one --pin certificate")
-        }
-        if let at, Self.parseDate(at) == nil {
-            throw ValidationError("--at '\(at)' is not an ISO 8601 time such as 2030-01-01T00:00:00Z")
         }
     }
 
@@ -61,9 +57,5 @@ struct PolicyOptions: ParsableArguments {
         try systemRoots.map { TrustStore(try CertificateLoader.certificates(atPath: $0), origin: $0) }
     }
 
-    var evaluationTime: Date? { at.flatMap(Self.parseDate) }
-
-    static func parseDate(_ text: String) -> Date? {
-        try? Date(text, strategy: .iso8601)
-    }
+    var evaluationTime: Date? { time.date }
 }
