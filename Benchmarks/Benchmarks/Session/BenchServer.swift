@@ -1,5 +1,5 @@
+import LabServers
 import NIOCore
-import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import PKIBuilder
@@ -26,58 +26,8 @@ struct BenchPKI: Sendable {
     var rootForNIO: NIOSSLCertificate { try! NIOSSLCertificate(bytes: root.der.derBytes, format: .der) }
 }
 
-/// An HTTPS/1.1 keep-alive server on 127.0.0.1 answering every request with `hello`, on an event
-/// loop of its own so that clients measured against it share the same conditions.
-final class BenchServer: Sendable {
-    let port: Int
-    private let channel: any Channel
-    private let group: MultiThreadedEventLoopGroup
-
-    init(pki: BenchPKI) async throws {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let context = try NIOSSLContext(configuration: .transportSecurityServer(identity: pki.serverIdentity))
-        channel = try await ServerBootstrap(group: group)
-            .serverChannelOption(.backlog, value: 1024)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
-                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                    try channel.pipeline.syncOperations.addHandler(HelloResponder())
-                }
-            }
-            .bind(host: "127.0.0.1", port: 0)
-            .get()
-        port = channel.localAddress!.port!
-        self.group = group
-    }
-
-    func stop() async throws {
-        try await channel.close()
-        try await group.shutdownGracefully()
-    }
-}
-
-/// Answers every request with `hello`, keeping the connection alive.
-private final class HelloResponder: ChannelInboundHandler {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias OutboundOut = HTTPServerResponsePart
-
-    private let body = ByteBuffer(string: "hello")
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard case .end = unwrapInboundIn(data) else { return }
-        let head = HTTPResponseHead(
-            version: .http1_1,
-            status: .ok,
-            headers: ["Content-Length": "5", "Content-Type": "text/plain"]
-        )
-        context.write(wrapOutboundOut(.head(head)), promise: nil)
-        context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        context.close(promise: nil)
-    }
+/// The lab's HTTPS/1.1 keep-alive server answering `hello`, on an event loop of its own so that
+/// clients measured against it share the same conditions.
+func startBenchServer(pki: BenchPKI) async throws -> LabHTTPSServer {
+    try await LabHTTPSServer.start(chain: pki.chain, page: "hello", group: MultiThreadedEventLoopGroup(numberOfThreads: 1))
 }

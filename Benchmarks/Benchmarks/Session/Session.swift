@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Benchmark
 import Foundation
+import LabServers
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
@@ -9,7 +10,7 @@ import SecureSession
 import TransportSecurity
 import TransportSecurityNIO
 
-/// Everything the session benchmarks share: one PKI, one in-process NIO server, the clients.
+/// Everything the session benchmarks share: one PKI, one in-process NIO server (the lab's), the clients.
 struct SessionScenario: Sendable {
     let pki: BenchPKI
     /// The full policy: chain validation and a pinned root key.
@@ -70,10 +71,10 @@ let benchmarks: @Sendable () -> Void = {
     )
     let scenario = try! SessionScenario()
     // The server outlives every benchmark of the run.
-    let server = NIOLockedValueBox<BenchServer?>(nil)
+    let server = NIOLockedValueBox<LabHTTPSServer?>(nil)
     func port() async throws -> Int {
         if let running = server.withLockedValue({ $0 }) { return running.port }
-        let started = try await BenchServer(pki: scenario.pki)
+        let started = try await startBenchServer(pki: scenario.pki)
         server.withLockedValue { $0 = started }
         return started.port
     }
