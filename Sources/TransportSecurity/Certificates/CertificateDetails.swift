@@ -108,7 +108,8 @@ public struct CertificateDetails: Sendable, Encodable {
         return "valid, \(days(notAfter.timeIntervalSince(now))) left"
     }
 
-    private static func key(_ key: Certificate.PublicKey) -> (String, Int) {
+    /// The key's type (`EC P-256`, `RSA`, `Ed25519`, …) and size in bits.
+    static func key(_ key: Certificate.PublicKey) -> (String, Int) {
         if P256.Signing.PublicKey(key) != nil { return ("EC P-256", 256) }
         if P384.Signing.PublicKey(key) != nil { return ("EC P-384", 384) }
         if P521.Signing.PublicKey(key) != nil { return ("EC P-521", 521) }

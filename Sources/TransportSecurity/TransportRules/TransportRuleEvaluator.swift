@@ -81,9 +81,9 @@ public struct TransportRuleEvaluator: ServerTrustEvaluating {
 
     /// `CN=…: RSA 1024-bit key` when a key is too small for ATS.
     static func weakKey(_ certificate: DERCertificate) -> String? {
-        let details = CertificateDetails(certificate)
-        let tooSmall = (details.keyType == "RSA" && details.keyBits < 2048) || (details.keyType.hasPrefix("EC") && details.keyBits < 256)
-        return tooSmall ? "\(certificate.subjectSummary): \(details.keyType) \(details.keyBits)-bit key" : nil
+        let (type, bits) = CertificateDetails.key(certificate.certificate.publicKey)
+        let tooSmall = (type == "RSA" && bits < 2048) || (type.hasPrefix("EC") && bits < 256)
+        return tooSmall ? "\(certificate.subjectSummary): \(type) \(bits)-bit key" : nil
     }
 
     /// `CN=…: signed with sha1WithRSAEncryption` when a signature hash is weaker than SHA-256.
