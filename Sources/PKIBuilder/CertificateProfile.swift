@@ -30,6 +30,17 @@ public struct CertificateProfile: Sendable {
     public var keyUsage: KeyUsage?
     /// A signature algorithm that overrides the issuer key's default one.
     public var signatureAlgorithm: Certificate.SignatureAlgorithm?
+    /// A subject that replaces the one made of ``organization`` and ``commonName`` (an empty
+    /// one, several common names, an odd attribute).
+    public var subject: DistinguishedName?
+    /// Serial-number bytes (big-endian) that replace the PKI's counter.
+    public var serialNumberBytes: [UInt8]?
+    /// The certificate's version; a version 1 certificate is issued without extensions (unless
+    /// ``editExtensions`` adds some).
+    public var version: Certificate.Version = .v3
+    /// A last change to the extensions before signing, for certificates a conforming CA would not
+    /// issue: a missing key identifier, a critical flag, an extra extension.
+    public var editExtensions: (@Sendable (inout Certificate.Extensions) throws -> Void)?
 
     /// A profile with every field given explicitly.
     public init(

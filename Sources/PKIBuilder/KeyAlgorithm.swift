@@ -46,4 +46,13 @@ public struct KeyPair: Sendable {
         case .ed25519: self.privateKey = Certificate.PrivateKey(Curve25519.Signing.PrivateKey())
         }
     }
+
+    /// An RSA key pair made elsewhere (by `openssl genrsa`, say), including sizes swift-crypto
+    /// does not generate (a 2052-bit modulus), for tests of the key-size rules. It signs as
+    /// ``KeyAlgorithm/rsa2048`` does: PKCS#1 v1.5 with SHA-256.
+    /// - Parameter pem: The private key in PEM (PKCS#1 or PKCS#8).
+    public init(rsaPrivateKeyPEM pem: String) throws {
+        self.algorithm = .rsa2048
+        self.privateKey = Certificate.PrivateKey(try _RSA.Signing.PrivateKey(unsafePEMRepresentation: pem))
+    }
 }

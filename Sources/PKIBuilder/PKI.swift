@@ -111,20 +111,24 @@ public final class PKI: @unchecked Sendable {
         issuerKey: KeyPair,
         issuerCertificate: Certificate? = nil
     ) throws -> IssuedCertificate {
-        let subject = try DistinguishedName {
-            if let organization = profile.organization {
-                OrganizationName(organization)
+        let subject = try profile.subject
+            ?? DistinguishedName {
+                if let organization = profile.organization {
+                    OrganizationName(organization)
+                }
+                CommonName(profile.commonName)
             }
-            CommonName(profile.commonName)
-        }
-        let extensions = try Self.extensions(
+        var extensions = try Self.extensions(
             for: profile,
             subjectKey: subjectKey.publicKey,
             authorityKey: issuerCertificate?.publicKey ?? subjectKey.publicKey
         )
+        if profile.version == .v1 { extensions = Certificate.Extensions() }
+        try profile.editExtensions?(&extensions)
+        let serial = takeSerial()
         let certificate = try Certificate(
-            version: .v3,
-            serialNumber: Certificate.SerialNumber(bytes: Self.serialBytes(takeSerial())),
+            version: profile.version,
+            serialNumber: Certificate.SerialNumber(bytes: profile.serialNumberBytes.map { $0[...] } ?? Self.serialBytes(serial)[...]),
             publicKey: subjectKey.publicKey,
             notValidBefore: now.addingTimeInterval(profile.notBeforeOffset),
             notValidAfter: now.addingTimeInterval(profile.notAfterOffset),

@@ -48,9 +48,14 @@ struct LimboCase: Decodable, Sendable {
     }
 
     /// The server trust (or client trust) the case describes.
+    ///
+    /// The peer certificate must parse; an intermediate or root that swift-certificates cannot
+    /// parse (an unsupported signature algorithm, say) is left out of its pool, as a path
+    /// builder passes over a candidate it cannot use, and the other certificates still count.
     func trust() throws -> ServerTrust {
         func parse(_ pem: String) throws -> [DERCertificate] { try CertificateLoader.certificates(from: Array(pem.utf8), source: id) }
-        let chain = try parse(peerCertificate) + untrustedIntermediates.flatMap(parse)
+        func usable(_ pems: [String]) -> [DERCertificate] { pems.flatMap { (try? parse($0)) ?? [] } }
+        let chain = try parse(peerCertificate) + usable(untrustedIntermediates)
         let policy: TrustValidationPolicy
         if validationKind == "CLIENT" {
             policy = .sslClient
@@ -63,7 +68,7 @@ struct LimboCase: Decodable, Sendable {
         return ServerTrust(
             chain: chain,
             policy: policy,
-            anchors: try trustedCerts.flatMap(parse),
+            anchors: usable(trustedCerts),
             anchorsOnly: true,
             systemStore: .empty,
             evaluationTime: try validationTime.map(Self.date) ?? Date(),

@@ -22,6 +22,9 @@ public struct LimboCommand: TSecCommand {
     static let defaultSkippedFeatures: [String: String] = [
         "has-crl": "revocation (CRLs) is checked by the revocation work of issue 8, not yet by the engine",
         "has-policy-constraints": "certificate policies are not processed (no policy tree), as in the web PKI",
+        "pedantic-webpki-eku": "CA/Browser Forum issuance rules on EKU (a leaf must have one, not critical, without anyExtendedKeyUsage; a root must have none) would refuse private PKIs that clients accept; the EKU a leaf or intermediate has must allow the TLS role",
+        "rfc5280-incompatible-with-webpki": "the engine follows the web PKI where RFC 5280 and it disagree (non-critical name constraints are honoured)",
+        "pedantic-rfc5280": "an anchor is trusted as it is: a cross-signed CA used as an anchor needs no authority key identifier (cve-2024-0567's valid chain relies on this)",
     ]
 
     @Argument(help: "The limbo file (limbo.json or limbo.json.gz).")

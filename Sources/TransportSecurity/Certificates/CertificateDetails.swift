@@ -77,7 +77,7 @@ public struct CertificateDetails: Sendable, Encodable {
             }
         }
         let extensions = parsed.extensions
-        subjectAlternativeNames = read("subjectAltName") { try extensions.subjectAlternativeNames }.map { $0.map(Self.name) } ?? []
+        subjectAlternativeNames = read("subjectAltName") { try extensions.subjectAlternativeNames }.map { $0.map(\.readable) } ?? []
         keyUsage = read("keyUsage") { try extensions.keyUsage }.map(Self.usages)
         extendedKeyUsage = read("extKeyUsage") { try extensions.extendedKeyUsage }.map { $0.map(Self.usage) }
         switch read("basicConstraints", { try extensions.basicConstraints }) {
@@ -113,20 +113,9 @@ public struct CertificateDetails: Sendable, Encodable {
         if P256.Signing.PublicKey(key) != nil { return ("EC P-256", 256) }
         if P384.Signing.PublicKey(key) != nil { return ("EC P-384", 384) }
         if P521.Signing.PublicKey(key) != nil { return ("EC P-521", 521) }
-        if let rsa = _RSA.Signing.PublicKey(key) { return ("RSA", rsa.keySizeInBits) }
+        if let rsa = _RSA.Signing.PublicKey(key) { return ("RSA", key.rsaModulusBitCount ?? rsa.keySizeInBits) }
         if Curve25519.Signing.PublicKey(key) != nil { return ("Ed25519", 256) }
         return (String(describing: key), 0)
-    }
-
-    private static func name(_ name: GeneralName) -> String {
-        switch name {
-        case .dnsName(let dns): return "DNS:\(dns)"
-        case .ipAddress(let bytes): return "IP:\(ServerHost.addressText(Array(bytes.bytes)))"
-        case .rfc822Name(let email): return "email:\(email)"
-        case .uniformResourceIdentifier(let uri): return "URI:\(uri)"
-        case .directoryName(let directory): return "dirName:\(directory)"
-        default: return String(describing: name)
-        }
     }
 
     private static func usages(_ usage: KeyUsage) -> [String] {

@@ -56,6 +56,17 @@ public enum ServerHost: Sendable, Hashable, CustomStringConvertible, Codable {
         try container.encode(name)
     }
 
+    /// The address's 4 or 16 bytes, as a certificate's IP subjectAltName holds them; `nil` for a
+    /// DNS name.
+    public var addressBytes: [UInt8]? {
+        guard case .ipAddress(let text) = self else { return nil }
+        var v4 = in_addr()
+        if inet_pton(AF_INET, text, &v4) == 1 { return withUnsafeBytes(of: &v4, Array.init) }
+        var v6 = in6_addr()
+        if inet_pton(AF_INET6, text, &v6) == 1 { return withUnsafeBytes(of: &v6, Array.init) }
+        return nil
+    }
+
     /// The canonical text of an IPv4 or IPv6 literal, or `nil` when `text` is not one.
     static func canonicalIPAddress(_ text: String) -> String? {
         var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))

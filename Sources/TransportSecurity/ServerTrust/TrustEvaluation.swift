@@ -55,8 +55,9 @@ public struct TrustEvaluation: Sendable, Hashable {
         case .untrustedRoot: return ". Add the root to the anchors or trust store if, and only if, you trust it."
         case .missingIssuer: return ". The server must send its intermediate certificates, or the issuing CA must be an anchor."
         case .badSignature, .malformedCertificate, .constraintViolation, .unhandledCriticalExtension,
-            .extendedKeyUsage, .leafIsCertificateAuthority:
+            .extendedKeyUsage, .leafIsCertificateAuthority, .misissued:
             return ". The certificate chain is invalid; it must be re-issued."
+        case .weakKey: return ". The certificate must be re-issued with a stronger key (RSA of 2048 bits or more, or ECDSA)."
         case .pathTooLong, .workBudgetExceeded: return ". The chain is too complex to validate; send a shorter chain."
         case .emptyChain: return ". The server must present a certificate."
         case .trustStoreUnavailable: return ". Set SSL_CERT_FILE or install the ca-certificates package."

@@ -34,6 +34,13 @@ public struct TrustFailure: Sendable, Hashable, Codable, CustomStringConvertible
         case workBudgetExceeded
         /// The trust store could not be loaded.
         case trustStoreUnavailable
+        /// A certificate breaks the profile of RFC 5280 or the CA/Browser Forum's Baseline
+        /// Requirements in a way no conforming CA issues (missing key identifiers, a zero or
+        /// over-long serial number, an empty CA subject, a common name that is not a subjectAltName).
+        case misissued
+        /// A key of the path is too weak or malformed (an RSA modulus under 2048 bits or not a
+        /// multiple of 8).
+        case weakKey
 
         /// Whether a user could knowingly accept this failure (expired, not yet valid, hostname
         /// mismatch, unknown root or issuer); everything else is fatal.

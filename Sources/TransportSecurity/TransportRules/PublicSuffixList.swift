@@ -42,6 +42,9 @@ public struct PublicSuffixList: Sendable {
         self.init(text: String(decoding: data, as: UTF8.self))
     }
 
+    /// Debian's list, read once; `nil` when the `publicsuffix` package is not installed.
+    public static let system: PublicSuffixList? = try? PublicSuffixList()
+
     /// Whether `name` is itself a public suffix.
     public func isPublicSuffix(_ name: String) -> Bool {
         var host = name.lowercased()

@@ -1,7 +1,8 @@
 import SwiftASN1
 import X509
 
-/// A server's leaf must be an end-entity certificate, not a CA certificate.
+/// A server's leaf must be an end-entity certificate: not a CA certificate, and without the
+/// keyCertSign key usage, which only a CA may assert (RFC 5280 §4.2.1.9).
 ///
 /// A leaf that is itself the anchor (a path of one: a pinned self-signed server certificate)
 /// is exempt, since it is trusted by identity rather than issued.
@@ -15,7 +16,16 @@ public struct EndEntityLeafPolicy: FailureReportingPolicy {
     public func failures(in chain: UnverifiedCertificateChain) -> [TrustFailure] {
         guard chain.count > 1 else { return [] }
         let leaf = chain.leaf
-        guard case .some(.isCertificateAuthority) = try? leaf.extensions.basicConstraints else { return [] }
+        guard case .some(.isCertificateAuthority) = try? leaf.extensions.basicConstraints else {
+            guard let keyUsage = try? leaf.extensions.keyUsage, keyUsage.keyCertSign else { return [] }
+            return [
+                TrustFailure(
+                    .misissued,
+                    certificate: leaf.subjectText,
+                    detail: "is not a CA certificate but its key usage asserts keyCertSign"
+                )
+            ]
+        }
         return [
             TrustFailure(
                 .leafIsCertificateAuthority,

@@ -3,7 +3,9 @@ import X509
 
 /// When the leaf has an extended key usage extension, it must allow the TLS role it is used
 /// for: `id-kp-serverAuth` for a server, `id-kp-clientAuth` for a client (or, for either,
-/// `anyExtendedKeyUsage`).
+/// `anyExtendedKeyUsage`). So must every intermediate that has one: a CA restricted to other
+/// usages (e-mail protection, say) cannot issue TLS certificates, as browsers and Go enforce.
+/// The anchor's usages are not checked.
 public struct ExtendedKeyUsagePolicy: FailureReportingPolicy {
     /// The usage the leaf must allow.
     public let requiredUsage: ExtendedKeyUsage.Usage
@@ -21,22 +23,22 @@ public struct ExtendedKeyUsagePolicy: FailureReportingPolicy {
     public static let clientAuthentication = ExtendedKeyUsagePolicy(requiring: .clientAuth)
 
     public func failures(in chain: UnverifiedCertificateChain) -> [TrustFailure] {
-        let leaf = chain.leaf
-        let usages: ExtendedKeyUsage?
-        do {
-            usages = try leaf.extensions.extendedKeyUsage
-        } catch {
-            return [TrustFailure(.malformedCertificate, certificate: leaf.subjectText, detail: "has a malformed extended key usage extension: \(error)")]
-        }
-        guard let usages else { return [] }
-        if usages.contains(requiredUsage) || usages.contains(.any) { return [] }
-        let role = requiredUsage == .clientAuth ? "TLS clients" : "TLS servers"
-        return [
-            TrustFailure(
+        let checked = chain.count > 1 ? Array(chain.dropLast()) : [chain.leaf]
+        return checked.enumerated().compactMap { index, certificate in
+            let usages: ExtendedKeyUsage?
+            do {
+                usages = try certificate.extensions.extendedKeyUsage
+            } catch {
+                return TrustFailure(.malformedCertificate, certificate: certificate.subjectText, detail: "has a malformed extended key usage extension: \(error)")
+            }
+            guard let usages, !usages.contains(requiredUsage), !usages.contains(.any) else { return nil }
+            let role = requiredUsage == .clientAuth ? "TLS clients" : "TLS servers"
+            let what = index == 0 ? "is not for \(role)" : "is a CA that may not issue for \(role)"
+            return TrustFailure(
                 .extendedKeyUsage,
-                certificate: leaf.subjectText,
-                detail: "is not for \(role): its extended key usage is \(usages) and lacks \(requiredUsage)"
+                certificate: certificate.subjectText,
+                detail: "\(what): its extended key usage is \(usages) and lacks \(requiredUsage)"
             )
-        ]
+        }
     }
 }

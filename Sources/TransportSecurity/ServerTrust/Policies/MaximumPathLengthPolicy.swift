@@ -1,7 +1,9 @@
 import SwiftASN1
 import X509
 
-/// A path may hold at most ``maximumLength`` certificates, leaf and anchor included.
+/// A path may hold at most ``maximumLength`` certificates, leaf and anchor included; a
+/// self-issued intermediate (a CA re-keying under its own name) does not count, as it adds no
+/// new authority.
 public struct MaximumPathLengthPolicy: FailureReportingPolicy {
     /// The most certificates a path may hold.
     public let maximumLength: Int
@@ -13,7 +15,8 @@ public struct MaximumPathLengthPolicy: FailureReportingPolicy {
     public init(maximumLength: Int) { self.maximumLength = maximumLength }
 
     public func failures(in chain: UnverifiedCertificateChain) -> [TrustFailure] {
-        guard chain.count > maximumLength else { return [] }
+        let selfIssuedIntermediates = chain.dropFirst().dropLast().filter { $0.issuer == $0.subject }.count
+        guard chain.count - selfIssuedIntermediates > maximumLength else { return [] }
         return [
             TrustFailure(
                 .pathTooLong,

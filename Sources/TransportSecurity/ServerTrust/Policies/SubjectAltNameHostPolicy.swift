@@ -1,26 +1,30 @@
 import SwiftASN1
 import X509
 
-/// The leaf's subjectAltName must name the host: a DNS name (wildcards in the left-most label,
-/// as swift-certificates' `ServerIdentityPolicy` matches them) or an IP address.
+/// The leaf's subjectAltName must name the host: a DNS name, or an IP address for an IP host.
+///
+/// DNS names compare case-insensitively. A wildcard is only a whole left-most label followed by
+/// at least two labels (`*.example.com` matches `api.example.com`, not `example.com` nor
+/// `a.b.example.com`); `ba*.example.com`, `*` and `**.example.com` match nothing, nor does a
+/// wildcard over a public suffix (`*.com`, `*.co.uk`, `*.s3.amazonaws.com`) per the public
+/// suffix list.
 ///
 /// Unlike the stock `ServerIdentityPolicy`, the subject's common name is never used: a leaf
 /// without DNS or IP subjectAltName entries matches no host (CA/Browser Forum rules, RFC 9525).
 public struct SubjectAltNameHostPolicy: FailureReportingPolicy {
     /// The host the client connected to.
     public let host: ServerHost
-    private let identityPolicy: ServerIdentityPolicy
+    /// The list that decides which wildcards are too broad; without one, a wildcard must be
+    /// followed by at least two labels.
+    public let publicSuffixes: PublicSuffixList?
 
     /// The subjectAltName extension is processed here.
     public let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = [.X509ExtensionID.subjectAlternativeName]
 
     /// Creates the policy for a host.
-    public init(host: ServerHost) {
+    public init(host: ServerHost, publicSuffixes: PublicSuffixList? = PublicSuffixList.system) {
         self.host = host
-        switch host {
-        case .dnsName(let name): identityPolicy = ServerIdentityPolicy(serverHostname: name, serverIP: nil)
-        case .ipAddress(let address): identityPolicy = ServerIdentityPolicy(serverHostname: nil, serverIP: address)
-        }
+        self.publicSuffixes = publicSuffixes
     }
 
     public func failures(in chain: UnverifiedCertificateChain) -> [TrustFailure] {
@@ -31,13 +35,20 @@ public struct SubjectAltNameHostPolicy: FailureReportingPolicy {
         } catch {
             return [TrustFailure(.malformedCertificate, certificate: leaf.subjectText, detail: "has a malformed subjectAltName extension: \(error)")]
         }
-        let hasHostNames = names.contains { name in
+        var presented: [String] = []
+        for name in names {
             switch name {
-            case .dnsName, .ipAddress: return true
-            default: return false
+            case .dnsName(let dnsName):
+                if case .dnsName(let hostName) = host, matches(certificateName: dnsName, host: hostName) { return [] }
+                presented.append(dnsName + (isAcceptedPattern(dnsName) ? "" : " (a wildcard that matches nothing)"))
+            case .ipAddress(let bytes):
+                if let address = host.addressBytes, Array(bytes.bytes) == address { return [] }
+                presented.append(ServerHost.addressText(Array(bytes.bytes)))
+            default:
+                continue
             }
         }
-        guard hasHostNames else {
+        guard !presented.isEmpty else {
             return [
                 TrustFailure(
                     .hostnameMismatch,
@@ -46,33 +57,27 @@ public struct SubjectAltNameHostPolicy: FailureReportingPolicy {
                 )
             ]
         }
-        var identity = identityPolicy
-        guard case .meetsPolicy = identity.chainMeetsPolicyRequirements(chain: chain) else {
-            let presented = names.compactMap { name -> String? in
-                switch name {
-                case .dnsName(let dns): return dns
-                case .ipAddress(let bytes): return Self.formatIPAddress(Array(bytes.bytes))
-                default: return nil
-                }
-            }
-            return [
-                TrustFailure(
-                    .hostnameMismatch,
-                    certificate: leaf.subjectText,
-                    detail: "is for \(presented.joined(separator: ", ")), not for \(host)"
-                )
-            ]
-        }
-        return []
+        return [
+            TrustFailure(
+                .hostnameMismatch,
+                certificate: leaf.subjectText,
+                detail: "is for \(presented.joined(separator: ", ")), not for \(host)"
+            )
+        ]
     }
 
-    static func formatIPAddress(_ bytes: [UInt8]) -> String {
-        switch bytes.count {
-        case 4: return bytes.map(String.init).joined(separator: ".")
-        case 16:
-            let groups = stride(from: 0, to: 16, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
-            return ServerHost(groups.joined(separator: ":")).name
-        default: return "<\(bytes.count)-byte address>"
-        }
+    /// Whether a certificate's DNS name matches `host`.
+    public func matches(certificateName: String, host: String) -> Bool {
+        guard isAcceptedPattern(certificateName), let pattern = try? HostPattern(certificateName) else { return false }
+        return pattern.matches(host)
+    }
+
+    /// Whether a certificate's DNS name can match anything: a plain name, or `*.` and a suffix
+    /// that is not public.
+    func isAcceptedPattern(_ certificateName: String) -> Bool {
+        guard !certificateName.hasPrefix("**"), let pattern = try? HostPattern(certificateName) else { return false }
+        guard pattern.kind == .oneLabel else { return true }
+        if let publicSuffixes { return !publicSuffixes.isPublicSuffix(pattern.suffix) }
+        return pattern.suffix.contains(".")
     }
 }

@@ -5,6 +5,9 @@ import X509
 /// Every certificate of the path, anchor included, must be within its validity window at the
 /// evaluation time. Reports ``TrustFailure/Code/expired`` and ``TrustFailure/Code/notYetValid``
 /// separately, with the dates.
+///
+/// Certificates state their validity in whole seconds, so the evaluation time is compared at
+/// that granularity: a certificate whose notAfter is 12:00:00 is still valid at 12:00:00.5.
 public struct ValidityPeriodPolicy: FailureReportingPolicy {
     /// The time the validity windows are checked against.
     public let validationTime: Date
@@ -16,7 +19,8 @@ public struct ValidityPeriodPolicy: FailureReportingPolicy {
     public init(validationTime: Date) { self.validationTime = validationTime }
 
     public func failures(in chain: UnverifiedCertificateChain) -> [TrustFailure] {
-        chain.compactMap { certificate in
+        let validationTime = Date(timeIntervalSince1970: validationTime.timeIntervalSince1970.rounded(.down))
+        return chain.compactMap { certificate in
             if certificate.notValidAfter < validationTime {
                 return TrustFailure(
                     .expired,

@@ -1,0 +1,19 @@
+import SwiftASN1
+import X509
+
+/// Extensions exist only in version 3 certificates (RFC 5280 §4.1.2.1): a version 1 or 2
+/// certificate of the path that carries any is malformed.
+public struct CertificateVersionPolicy: FailureReportingPolicy {
+    /// No critical extensions are processed here.
+    public let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = []
+
+    /// Creates the policy.
+    public init() {}
+
+    public func failures(in chain: UnverifiedCertificateChain) -> [TrustFailure] {
+        chain.compactMap { certificate in
+            guard certificate.version != .v3, !certificate.extensions.isEmpty else { return nil }
+            return TrustFailure(.malformedCertificate, certificate: certificate.subjectText, detail: "is a \(certificate.version) certificate with extensions, which only version 3 certificates may carry")
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import SwiftASN1
+import X509
+
+/// Every issuer of the path, anchor included, is a CA certificate (RFC 5280 §4.2.1.9): its
+/// basicConstraints extension is present, critical and asserts cA, and its pathLenConstraint,
+/// if any, is at least the number of non-self-issued intermediates below it. A version 1
+/// certificate has no extensions, so it is never a CA.
+///
+/// This replaces swift-certificates' basic-constraints processing, which lets a version 1
+/// certificate issue and does not require the extension to be critical. A path of one (a leaf
+/// that is itself the anchor) is trusted by identity and not checked.
+public struct IssuerBasicConstraintsPolicy: FailureReportingPolicy {
+    /// basicConstraints is processed here.
+    public let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = [.X509ExtensionID.basicConstraints]
+
+    /// Creates the policy.
+    public init() {}
+
+    public func failures(in chain: UnverifiedCertificateChain) -> [TrustFailure] {
+        guard chain.count > 1 else { return [] }
+        var intermediatesBelow = 0
+        for (index, issuer) in chain.enumerated().dropFirst() {
+            let constraints: BasicConstraints?
+            do {
+                constraints = try issuer.extensions.basicConstraints
+            } catch {
+                return [TrustFailure(.malformedCertificate, certificate: issuer.subjectText, detail: "has a malformed basic constraints extension: \(error)")]
+            }
+            guard case .isCertificateAuthority(let maximumPathLength) = constraints else {
+                let why = issuer.version == .v1 ? "is a version 1 certificate, which cannot be a CA" : "is not a CA certificate (its basic constraints do not assert cA)"
+                return [TrustFailure(.constraintViolation, certificate: issuer.subjectText, detail: "issues a certificate but \(why)")]
+            }
+            if issuer.extensions[oid: .X509ExtensionID.basicConstraints]?.critical != true {
+                return [TrustFailure(.misissued, certificate: issuer.subjectText, detail: "is a CA certificate whose basic constraints extension is not critical (RFC 5280 §4.2.1.9)")]
+            }
+            if let maximumPathLength, maximumPathLength < intermediatesBelow {
+                return [
+                    TrustFailure(
+                        .constraintViolation,
+                        certificate: issuer.subjectText,
+                        detail: "allows \(maximumPathLength) intermediate CAs below it (pathLenConstraint) but the path has \(intermediatesBelow)"
+                    )
+                ]
+            }
+            if index < chain.count - 1, issuer.issuer != issuer.subject { intermediatesBelow += 1 }
+        }
+        return []
+    }
+}
