@@ -1,6 +1,6 @@
 import Crypto
 import X509
-import _CryptoExtras
+import CryptoExtras
 
 /// The kinds of key pair the ``PKI`` can generate.
 public enum KeyAlgorithm: String, Sendable, CaseIterable, Codable {

@@ -13,8 +13,9 @@ public struct LimboCommand: TSecCommand {
             SERVER cases go through server-trust evaluation (ssl policy with the case's peer name, \
             anchors only, the case's time and maximum depth); CLIENT cases through the client \
             policy (clientAuth). Each case has a time budget: over it counts as a failure. The last \
-            line is `N passed, N failed, N skipped`. Exit status: 0 no false accept, 1 false accepts \
-            or cases over budget, 2 unreadable input.
+            line is `N passed, N failed, N skipped`. `--verifier stock` runs the same cases through \
+            swift-certificates' stock verifier instead, for comparison. Exit status: 0 no false \
+            accept, 1 false accepts or cases over budget, 2 unreadable input.
             """
     )
 
@@ -41,6 +42,17 @@ public struct LimboCommand: TSecCommand {
 
     @Option(help: "The time budget of one case, in milliseconds.")
     var caseBudget: Int = 1_000
+
+    /// Which verifier judges the cases.
+    enum VerifierChoice: String, ExpressibleByArgument, CaseIterable {
+        /// This library's server-trust engine.
+        case engine
+        /// swift-certificates' `Verifier { RFC5280Policy; ServerIdentityPolicy }`, for comparison.
+        case stock
+    }
+
+    @Option(help: "engine (this library) or stock (swift-certificates' RFC5280Policy and ServerIdentityPolicy, for comparison).")
+    var verifier: VerifierChoice = .engine
 
     /// Creates the command (for ArgumentParser).
     public init() {}
@@ -116,28 +128,38 @@ public struct LimboCommand: TSecCommand {
         }
         let clock = ContinuousClock()
         let started = clock.now
-        let evaluation = await Self.evaluate(trust, budget: .milliseconds(caseBudget))
+        let verdict = await Self.withinBudget(.milliseconds(caseBudget)) { [verifier] in
+            switch verifier {
+            case .engine:
+                let evaluation = await trust.evaluate()
+                return (evaluation.isTrusted, evaluation.failures.first.map { "\($0.code.rawValue): \($0.description)" })
+            case .stock:
+                return (await LimboStockVerifier.accepts(trust), nil)
+            }
+        }
         let duration = clock.now - started
-        guard let evaluation else {
+        guard let verdict else {
             return (.overBudget, Result(id: testcase.id, actualResult: "FAILURE", context: "over the \(caseBudget) ms budget"), duration)
         }
-        let accepted = evaluation.isTrusted
+        let accepted = verdict.accepted
         let outcome: Outcome
         switch (accepted, testcase.expectedResult == "SUCCESS") {
         case (true, true), (false, false): outcome = .passed
         case (true, false): outcome = .falseAccept
         case (false, true): outcome = .falseReject
         }
-        let context = accepted ? nil : evaluation.failures.first.map { "\($0.code.rawValue): \($0.description)" }
+        let context = accepted ? nil : verdict.reason
         return (outcome, Result(id: testcase.id, actualResult: accepted ? "SUCCESS" : "FAILURE", context: context), duration)
     }
 
-    /// The evaluation, or `nil` when it takes longer than `budget`: the evaluation is then
-    /// abandoned (it runs on in a detached task until the engine's work budget ends it) and the
-    /// run goes on.
-    private static func evaluate(_ trust: ServerTrust, budget: Duration) async -> TrustEvaluation? {
-        let (answers, continuation) = AsyncStream.makeStream(of: TrustEvaluation?.self)
-        Task.detached { continuation.yield(await trust.evaluate()) }
+    /// The verdict, or `nil` when it takes longer than `budget`: the evaluation is then
+    /// abandoned (it runs on in a detached task until it ends) and the run goes on.
+    private static func withinBudget(
+        _ budget: Duration,
+        _ evaluate: @escaping @Sendable () async -> (accepted: Bool, reason: String?)
+    ) async -> (accepted: Bool, reason: String?)? {
+        let (answers, continuation) = AsyncStream.makeStream(of: (accepted: Bool, reason: String?)?.self)
+        Task.detached { continuation.yield(await evaluate()) }
         Task.detached {
             try? await Task.sleep(for: budget)
             continuation.yield(nil)

@@ -149,3 +149,23 @@ extension CertificateLoaderTests {
         #expect(policy.pinnedCertificates == [lab.root.der])
     }
 }
+
+extension CertificateLoaderTests {
+    /// Found by `Fuzz/run.sh FuzzCertificateLoading`: swift-crypto 3.x freed an RSA key twice when
+    /// neither of its RSA parsers accepted the key, so such a certificate crashed the process that
+    /// read it (a server could crash its clients). swift-crypto 4 releases the key once.
+    @Test("a certificate whose RSA key the crypto library refuses is a malformed certificate, not a crash")
+    func unreadableRSAKey() throws {
+        let rsa = try lab.pki.issue(.server(lab.host), by: lab.root, algorithm: .rsa2048)
+        // An even public exponent: the SPKI is well-formed DER, but no RSA parser accepts the key.
+        let exponent65537: [UInt8] = [0x02, 0x03, 0x01, 0x00, 0x01]
+        var damaged = rsa.derBytes
+        let start = try #require(damaged.indices.first { damaged[$0...].starts(with: exponent65537) })
+        damaged[start + 4] = 0x02
+        let error = try #require(throws: CertificateLoadingError.self) {
+            try CertificateLoader.certificates(from: damaged, source: "even-exponent.der")
+        }
+        #expect(error.source == "even-exponent.der")
+        if case .malformedCertificate = error.reason {} else { Issue.record("expected malformedCertificate, got \(error.reason)") }
+    }
+}

@@ -166,6 +166,18 @@ struct NameConstraintsPolicyTests {
         #expect(evaluation.summary.contains(message), "\(evaluation.summary)")
     }
 
+    @Test("subtree lists that are present but both empty are refused")
+    func bothListsEmpty() async throws {
+        let root = try pki.issueRoot(.certificateAuthority("NC Root"))
+        var profile = CertificateProfile.certificateAuthority("Empty NC CA")
+        // SEQUENCE { [0] {} [1] {} }: both lists present, both empty.
+        profile.editExtensions = { try $0.append(Certificate.Extension(oid: .X509ExtensionID.nameConstraints, critical: true, value: [0x30, 0x04, 0xA0, 0x00, 0xA1, 0x00])) }
+        let ca = try pki.issue(profile, by: root)
+        let evaluation = await evaluate(try server(["api.example.test"], by: ca), [ca], root: root, policy: .ssl("api.example.test"))
+        #expect(evaluation.failures.map(\.code) == [.misissued])
+        #expect(evaluation.summary.contains("subtree lists are both empty"))
+    }
+
     @Test("name constraints in an end-entity certificate are refused; non-critical ones are honoured")
     func placementAndCriticality() async throws {
         let root = try pki.issueRoot(.certificateAuthority("Plain Root"))

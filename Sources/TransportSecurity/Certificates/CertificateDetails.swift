@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 import SwiftASN1
 import X509
-import _CryptoExtras
+import CryptoExtras
 
 /// What a person needs to know about one certificate, as `tsec inspect` shows it: names,
 /// serial, validity relative to a moment, alternative names, key, signature, usages, CA

@@ -11,8 +11,8 @@ import X509
 ///   exists, and is ignored when none does.
 /// - The host the client connected to must satisfy them too, so that a wildcard leaf under a
 ///   CA that excludes one of its names cannot serve that name (CVE-2025-61727).
-/// - A malformed extension (no subtrees at all, which swift-certificates refuses to decode; a DNS
-///   subtree with a leading period; an IP subtree with a bad mask) or name constraints in an end-entity certificate refuse the path.
+/// - A malformed extension (no subtrees at all, whether the lists are absent or present and empty;
+///   a DNS subtree with a leading period; an IP subtree with a bad mask) or name constraints in an end-entity certificate refuse the path.
 /// - Comparisons are counted before they are made: a path needing more than
 ///   ``maximumComparisons`` is refused at once, so that a certificate with thousands of names
 ///   under thousands of constraints costs microseconds, not seconds.
@@ -109,6 +109,9 @@ public struct NameConstraintsPolicy: FailureReportingPolicy {
             return .failure(TrustFailure(.malformedCertificate, certificate: issuer.subjectText, detail: "has a malformed name constraints extension: \(error)"))
         }
         guard let found else { return .none }
+        if found.permittedSubtrees.isEmpty && found.excludedSubtrees.isEmpty {
+            return .failure(TrustFailure(.misissued, certificate: issuer.subjectText, detail: "has a name constraints extension whose subtree lists are both empty"))
+        }
         if let malformation = (found.permittedSubtrees + found.excludedSubtrees).lazy.compactMap(NameConstraintSubtree.malformation).first {
             return .failure(TrustFailure(.malformedCertificate, certificate: issuer.subjectText, detail: malformation))
         }

@@ -1,0 +1,21 @@
+import FuzzDriver
+import Foundation
+import TransportSecurity
+
+/// Property lists (XML and binary) and JSON: a configuration that loads can be resolved for
+/// hosts and linted without trapping.
+private let publicSuffixes = try? PublicSuffixList()
+
+func fuzzConfiguration(_ input: UnsafeRawBufferPointer) {
+    let data = Data(input)
+    guard let (configuration, _) = try? TransportSecurityConfiguration.load(from: data, source: "fuzz") else { return }
+    for host in ["example.com", "api.example.com", "localhost", "127.0.0.1", "::1", "a.b.c.example.co.uk"] {
+        _ = configuration.rule(forHost: host)
+    }
+    _ = configuration.lint(publicSuffixes: publicSuffixes)
+}
+
+@main
+enum FuzzConfigurationMain {
+    static func main() { runFuzzer(fuzzConfiguration) }
+}
