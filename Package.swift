@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "TransportSecurity", targets: ["TransportSecurity"]),
         .library(name: "TransportSecurityNIO", targets: ["TransportSecurityNIO"]),
         .library(name: "SecureSession", targets: ["SecureSession"]),
+        .library(name: "Reachability", targets: ["Reachability"]),
         .library(name: "PKIBuilder", targets: ["PKIBuilder"]),
         .library(name: "LabServers", targets: ["LabServers"]),
         .executable(name: "tsec", targets: ["tsec"]),
@@ -56,6 +57,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .target(name: "CNetlink"),
+        .target(name: "Reachability", dependencies: ["CNetlink"]),
         .target(
             name: "PKIBuilder",
             dependencies: [
@@ -85,6 +88,7 @@ let package = Package(
                 "TransportSecurityNIO",
                 "SecureSession",
                 "PKIBuilder",
+                "Reachability",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

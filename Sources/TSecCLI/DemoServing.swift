@@ -59,7 +59,7 @@ nonisolated(unsafe) private var interruptionsReceived: Int32 = 0
 /// A plain signal handler that counts, polled every 50 ms: libdispatch's signal sources would
 /// keep the process from exiting afterwards on Linux (its signal thread parks the exiting main
 /// thread).
-final class Interruption {
+final class Interruption: @unchecked Sendable {
     private static let signals = [SIGINT, SIGTERM]
     private let previous: [sighandler_t?]
     private let start: Int32
