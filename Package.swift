@@ -143,6 +143,10 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "ReachabilityTests",
+            dependencies: ["Reachability", "CNetlink", "TestServers"]
+        ),
+        .testTarget(
             name: "TSecCLITests",
             dependencies: [
                 "TSecCLI",

@@ -83,24 +83,20 @@ public final class ReachabilityMonitor: Sendable {
     }
 
     /// The statuses as an asynchronous sequence: the current status first when it is known, then
-    /// every change. The sequence ends when monitoring stops. A slow reader misses intermediate
-    /// statuses, never the newest (``ReachabilityConfiguration/streamBufferSize``).
+    /// every change, across stops and restarts, until the reader stops reading or the monitor is
+    /// released. A sequence may be made before monitoring starts. A slow reader misses
+    /// intermediate statuses, never the newest (``ReachabilityConfiguration/streamBufferSize``).
     public func statusUpdates() -> AsyncStream<ReachabilityStatus> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: ReachabilityStatus.self,
             bufferingPolicy: .bufferingNewest(max(1, configuration.streamBufferSize))
         )
-        let id: Int? = state.withLock { state in
+        let id: Int = state.withLock { state in
             if state.status != .unknown { continuation.yield(state.status) }
-            guard isMonitoringLocked(state) else { return nil }
             let id = state.nextStreamID
             state.nextStreamID += 1
             state.streams[id] = continuation
             return id
-        }
-        guard let id else {
-            continuation.finish()
-            return stream
         }
         continuation.onTermination = { [weak self] _ in
             _ = self?.state.withLock { $0.streams.removeValue(forKey: id) }
@@ -108,8 +104,7 @@ public final class ReachabilityMonitor: Sendable {
         return stream
     }
 
-    /// Waits for a reachable status, up to `timeout`: the status, or `nil` when none came in time
-    /// or monitoring stopped.
+    /// Waits for a reachable status, up to `timeout`: the status, or `nil` when none came in time.
     public func waitUntilReachable(timeout: Duration) async -> ReachabilityStatus? {
         let updates = statusUpdates()
         return await withTaskGroup(of: ReachabilityStatus?.self) { group in
@@ -154,22 +149,20 @@ public final class ReachabilityMonitor: Sendable {
         #endif
     }
 
-    /// Stops monitoring: the thread ends, its sockets close, the status returns to
-    /// ``ReachabilityStatus/unknown`` and every ``statusUpdates()`` sequence ends. Does nothing
-    /// when not monitoring. May be called from the status handler.
+    /// Stops monitoring: the thread ends, its sockets close, and the status returns to
+    /// ``ReachabilityStatus/unknown`` without a notification (so the handler may call this).
+    /// ``statusUpdates()`` sequences stay open and go on after a restart. Does nothing when not
+    /// monitoring.
     public func stopMonitoring() {
         lifecycle.lock()
         defer { lifecycle.unlock() }
         #if os(Linux)
         guard let loop = state.withLock({ $0.loop }) else { return }
         loop.stop()
-        let streams = state.withLock { state in
+        state.withLock { state in
             state.loop = nil
             state.status = .unknown
-            defer { state.streams = [:] }
-            return Array(state.streams.values)
         }
-        for stream in streams { stream.finish() }
         #endif
     }
 
@@ -211,5 +204,6 @@ public final class ReachabilityMonitor: Sendable {
         #if os(Linux)
         state.withLock { $0.loop }?.stop()
         #endif
+        for stream in state.withLock({ Array($0.streams.values) }) { stream.finish() }
     }
 }
