@@ -49,6 +49,7 @@ let package = Package(
             dependencies: [
                 "TransportSecurity",
                 "TransportSecurityNIO",
+                "Reachability",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -132,6 +133,7 @@ let package = Package(
             name: "SecureSessionTests",
             dependencies: [
                 "SecureSession",
+                "Reachability",
                 "TestServers",
                 "TransportSecurityNIO",
                 "TransportSecurity",

@@ -19,6 +19,11 @@ public struct SecureRequest: Sendable {
     public var followsRedirects: Bool
     /// Answers this request's HTTP authentication challenges before the session's handler.
     public var challengeHandler: ChallengeHandler?
+    /// Opt-in: when the connection cannot be made because the host is not reachable (no route,
+    /// or the interface is down), wait up to this long for a route to appear, then try once more
+    /// (URLSession's `waitsForConnectivity`). Nothing of the request was sent, so any method may
+    /// be retried. `nil` (the default) fails at once.
+    public var waitsForConnectivity: Duration?
 
     /// Creates a request.
     /// - Parameters:
@@ -47,6 +52,7 @@ public struct SecureRequest: Sendable {
         self.validation = nil
         self.followsRedirects = true
         self.challengeHandler = nil
+        self.waitsForConnectivity = nil
     }
 
     /// A request whose body is `value` encoded as JSON, with `Content-Type: application/json`.

@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
+import Reachability
 import TransportSecurity
 
 /// An async HTTP session whose every TLS connection is judged by a TransportSecurity policy:
@@ -89,6 +90,22 @@ public final class SecureSession: Sendable {
         }
     }
 
+    /// Whether the host of `url` is reachable now, and through which interface: the route the
+    /// kernel would take to it (or to the address an ``AddressOverride`` gives), read once. Ask it
+    /// after a ``SecureSessionError/connectionFailed(_:)`` to tell "no network" from "the server
+    /// refused". ``ReachabilityStatus/unknown`` when the routing table cannot be read.
+    public func reachability(of url: URL) -> ReachabilityStatus {
+        guard let target = try? reachabilityTarget(for: url) else { return .unknown }
+        return (try? ReachabilityMonitor.currentStatus(of: target)) ?? .unknown
+    }
+
+    /// The host (or overridden address) a request to `url` connects to.
+    private func reachabilityTarget(for url: URL) throws -> ReachabilityTarget {
+        guard let host = url.host, !host.isEmpty else { throw SecureSessionError.invalidURL("\(url) has no host") }
+        let port = url.port ?? (url.scheme?.lowercased() == "http" ? 80 : 443)
+        return .host(configuration.addressOverrides.address(host: host, port: port) ?? host)
+    }
+
     /// Closes every pooled connection; later requests fail with ``SecureSessionError/sessionShutDown``.
     public func shutdown() async {
         pool.shutdown()
@@ -96,7 +113,34 @@ public final class SecureSession: Sendable {
 
     // MARK: - The request loop
 
+    /// Performs a request; when the connection cannot be made and the request waits for
+    /// connectivity, waits for the host to become reachable and tries once more.
     private func perform(_ request: SecureRequest, sink: @escaping @Sendable (ByteBuffer) async throws -> Void) async throws -> SecureResponse {
+        do {
+            return try await performOnce(request, sink: sink)
+        } catch let failure as ConnectionNotEstablished {
+            guard let patience = request.waitsForConnectivity else { throw failure.error }
+            let target = try reachabilityTarget(for: request.url)
+            guard (try? ReachabilityMonitor.currentStatus(of: target))?.isReachable != true else { throw failure.error }
+            configuration.logger.info("waiting for connectivity", metadata: ["host": "\(target)", "for": "\(patience)"])
+            let monitor = ReachabilityMonitor(target: target)
+            do {
+                try monitor.startMonitoring()
+            } catch {
+                throw failure.error
+            }
+            defer { monitor.stopMonitoring() }
+            guard let status = await monitor.waitUntilReachable(timeout: patience) else { throw failure.error }
+            configuration.logger.info("reachable again, retrying", metadata: ["host": "\(target)", "via": "\(status)"])
+            do {
+                return try await performOnce(request, sink: sink)
+            } catch let again as ConnectionNotEstablished {
+                throw again.error
+            }
+        }
+    }
+
+    private func performOnce(_ request: SecureRequest, sink: @escaping @Sendable (ByteBuffer) async throws -> Void) async throws -> SecureResponse {
         let clock = ContinuousClock()
         let started = clock.now
         let limit = request.timeout ?? configuration.requestTimeout
@@ -164,8 +208,14 @@ public final class SecureSession: Sendable {
         var attempt = 0
         while true {
             attempt += 1
-            let (connection, reused) = try await pool.lease(key, deadline: deadline) {
-                try await HTTP1Connection.connect(key: key, configuration: configuration, tlsContext: tlsContext, group: group, deadline: deadline, reporter: reporter)
+            let (connection, reused): (HTTP1Connection, Bool)
+            do {
+                (connection, reused) = try await pool.lease(key, deadline: deadline) {
+                    try await HTTP1Connection.connect(key: key, configuration: configuration, tlsContext: tlsContext, group: group, deadline: deadline, reporter: reporter)
+                }
+            } catch SecureSessionError.connectionFailed(let detail) {
+                // Nothing of this request was sent: it may be tried again once the host is reachable.
+                throw ConnectionNotEstablished(error: .connectionFailed(detail))
             }
             closer.track(connection)
             let received = LockedFlag()
@@ -343,4 +393,10 @@ final class ConnectionCloser: @unchecked Sendable {
     @Sendable func closeAll() {
         for connection in lock.withLock({ Array(connections.values) }) { connection.close() }
     }
+}
+
+/// A connection that could not be made: nothing of the request was sent, so it may be retried.
+/// Never leaves the session; callers see ``error``.
+struct ConnectionNotEstablished: Error {
+    let error: SecureSessionError
 }

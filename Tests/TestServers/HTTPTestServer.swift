@@ -33,7 +33,8 @@ public final class HTTPTestServer: Sendable {
     /// - Parameters:
     ///   - chain: The TLS chain to present; `nil` for cleartext HTTP.
     ///   - clientVerifier: Require client certificates, decided by this verifier.
-    public init(chain: [IssuedCertificate]?, clientVerifier: PeerTrustVerifier? = nil) async throws {
+    ///   - bindHost: The address to listen on (`0.0.0.0` for every local address).
+    public init(chain: [IssuedCertificate]?, clientVerifier: PeerTrustVerifier? = nil, bindHost: String = "127.0.0.1") async throws {
         var sslContext: NIOSSLContext?
         if let chain {
             let identity = try ClientIdentity(certificateChainPEM: chain.pemBundle, privateKeyPEM: chain[0].privateKeyPEM)
@@ -60,7 +61,7 @@ public final class HTTPTestServer: Sendable {
                     try channel.pipeline.syncOperations.addHandler(RouteHandler(connection: counter.next(), collected: collected))
                 }
             }
-            .bind(host: "127.0.0.1", port: 0)
+            .bind(host: bindHost, port: 0)
             .get()
     }
 
