@@ -274,7 +274,12 @@ public final class SecureSession: Sendable {
                 reason: "cleartext \(url) is not allowed (rule from \(rule.originDescription)); \(rule.cleartextRemedy) would allow it"
             )
         }
-        let evaluator = handler.map { AnyServerTrustEvaluator(ServerTrustChallengeEvaluator(handler: $0, port: port)) } ?? configuration.trustEvaluator
+        var evaluator = handler.map { AnyServerTrustEvaluator(ServerTrustChallengeEvaluator(handler: $0, port: port)) } ?? configuration.trustEvaluator
+        if let registry = configuration.pinSetRegistry, let set = registry.pinSet(forHost: host) {
+            // The set is part of the connection's key: new pins never reuse a connection trusted
+            // under the old ones.
+            evaluator = AnyServerTrustEvaluator(PinSetEvaluator(evaluator, pinSet: set, origin: registry.source.description))
+        }
         return ConnectionKey(
             isSecure: isSecure,
             host: ServerHost(host).name,

@@ -43,6 +43,10 @@ public struct SecureSessionConfiguration: Sendable {
     public var transportRules: TransportSecurityConfiguration?
     /// Where pin-set failures are reported; `nil` makes one when the rules name report URLs.
     public var pinFailureReporter: PinFailureReporter?
+    /// Pin sets that can change while the session runs (signed pin updates, SPEC §7): for every
+    /// new connection, the set the registry has in force for the host must be satisfied too
+    /// (``PinSetEvaluator``). Set it after creating the configuration.
+    public var pinSetRegistry: PinSetRegistry?
 
     /// Creates a configuration.
     public init(

@@ -74,3 +74,11 @@ public struct TrustCheck: Sendable, Hashable, CustomStringConvertible {
     /// `✓ name: detail` or `✗ name: detail`.
     public var description: String { "\(passed ? "pass" : "fail") \(name): \(detail)" }
 }
+
+extension TrustDecision {
+    /// The path later checks (transport rules, pin sets) look at: the validated path when there
+    /// is one (anchor last), else what the server presented.
+    func checkedPath(of trust: ServerTrust) -> [DERCertificate] {
+        lastEvaluation.flatMap { $0.isTrusted ? $0.path : nil } ?? trust.chain
+    }
+}

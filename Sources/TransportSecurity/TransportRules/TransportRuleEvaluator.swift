@@ -24,8 +24,7 @@ public struct TransportRuleEvaluator: ServerTrustEvaluating {
     public func evaluate(_ trust: ServerTrust, forHost host: String) async -> TrustDecision {
         let decision = await base.evaluate(trust, forHost: host)
         guard decision.isTrusted else { return decision }
-        // The validated path when there is one (anchor last), else what the server presented.
-        let path = decision.lastEvaluation.flatMap { $0.isTrusted ? $0.path : nil } ?? trust.chain
+        let path = decision.checkedPath(of: trust)
         let validated = decision.lastEvaluation?.isTrusted == true
         let time = trust.evaluationTime ?? Date()
         var checks = decision.checks
@@ -64,14 +63,12 @@ public struct TransportRuleEvaluator: ServerTrustEvaluating {
             checks.append(TrustCheck(name: "NSPinnedDomains \(pinned.key)", passed: true, detail: "a pinned key is in the path"))
         }
         if let set = rule.pinSet {
-            if let refusal = set.refusal {
-                return reject("the pin set for \(set.key) was refused when loaded (\(refusal)), so the domain is blocked")
-            }
-            if set.isActive(at: time), !path.contains(where: { set.pins.contains($0.spkiPin) }) {
-                let mismatch = PinMismatch(mode: .publicKey, host: host, considered: path, expected: set.pins.map(PinMismatch.Entry.init(pin:)))
-                if set.enforces {
-                    return reject("no certificate of the path carries a key of the pin set for \(set.key)", pinMismatch: mismatch)
-                }
+            switch set.verdict(on: path, host: host, at: time) {
+            case .satisfied:
+                break
+            case .rejected(let reason, let mismatch):
+                return reject(reason, pinMismatch: mismatch)
+            case .reportOnly(let mismatch):
                 checks.append(TrustCheck(name: "pin set \(set.key) (report-only)", passed: false, detail: "no pinned key in the path; reported, not enforced"))
                 return TrustDecision(isTrusted: true, decidedBy: decision.decidedBy, rule: decision.rule, reason: decision.reason + "; report-only pin set \(set.key) failed", checks: checks, pinMismatch: mismatch)
             }

@@ -1,0 +1,137 @@
+import Foundation
+
+/// A signed pin-update document (SPEC §7): the pins (and optionally certificates) per domain, a
+/// version that only goes up, when it was issued and when it expires.
+///
+/// ```json
+/// {"version": 7, "issuedAt": "2026-11-01T00:00:00Z", "expiresAt": "2027-02-01T00:00:00Z",
+///  "domains": {"api.example.com": {"includeSubdomains": true,
+///                                  "pins": ["sha256/…", "sha256/…"], "certificates": ["-----BEGIN…"]}}}
+/// ```
+///
+/// The signature covers the document's exact bytes, so the bytes are kept as they arrived.
+public struct PinUpdateDocument: Sendable, Hashable {
+    /// The exact bytes that were signed.
+    public let bytes: [UInt8]
+    /// The version: an update is accepted only when it is higher than the current one.
+    public let version: Int
+    /// When the publisher issued it.
+    public let issuedAt: Date
+    /// After this moment the document is not used.
+    public let expiresAt: Date
+    /// One enforced pin set per domain: the listed pins plus the keys of the listed
+    /// certificates, expiring with the document.
+    public let pinSets: [DomainPinSet]
+
+    /// Parses a document.
+    /// - Throws: ``PinUpdateError/Reason/malformedDocument(_:)`` naming the field and the problem.
+    public init(bytes: [UInt8]) throws(PinUpdateError) {
+        self.bytes = bytes
+        let wire: Wire
+        do {
+            wire = try JSONDecoder().decode(Wire.self, from: Data(bytes))
+        } catch let error as DecodingError {
+            throw PinUpdateError(.malformedDocument(Self.describe(error)))
+        } catch {
+            throw PinUpdateError(.malformedDocument(String(describing: error)))
+        }
+        guard wire.version >= 1 else { throw PinUpdateError(.malformedDocument("version: \(wire.version) is not a positive integer")) }
+        version = wire.version
+        issuedAt = try Self.date(wire.issuedAt, field: "issuedAt")
+        expiresAt = try Self.date(wire.expiresAt, field: "expiresAt")
+        guard expiresAt > issuedAt else {
+            throw PinUpdateError(.malformedDocument("expiresAt (\(wire.expiresAt)) is not after issuedAt (\(wire.issuedAt))"))
+        }
+        var sets: [DomainPinSet] = []
+        for (name, domain) in wire.domains.sorted(by: { $0.key < $1.key }) {
+            sets.append(try Self.pinSet(name, domain, expiresAt: expiresAt))
+        }
+        pinSets = sets
+    }
+
+    /// The pin set that covers `host`: its own, else the nearest ancestor's that includes
+    /// subdomains.
+    public func pinSet(forHost host: String) -> DomainPinSet? {
+        var configuration = TransportSecurityConfiguration()
+        configuration.pinSets = pinSets
+        return configuration.pinSet(for: ServerHost(host))
+    }
+
+    // MARK: - Reading
+
+    private struct Wire: Decodable {
+        var version: Int
+        var issuedAt: String
+        var expiresAt: String
+        var domains: [String: Domain]
+    }
+
+    private struct Domain: Decodable {
+        var includeSubdomains: Bool?
+        var pins: [String]?
+        var certificates: [String]?
+    }
+
+    private static func pinSet(_ name: String, _ domain: Domain, expiresAt: Date) throws(PinUpdateError) -> DomainPinSet {
+        guard let key = DomainKey(name), case .dnsName = key else {
+            throw PinUpdateError(.malformedDocument("domains: \"\(name)\" is not a host name (no wildcards, ranges or addresses)"))
+        }
+        var pins: [SPKIPin] = []
+        for (index, text) in (domain.pins ?? []).enumerated() {
+            do {
+                pins.append(try SPKIPin(text))
+            } catch {
+                throw PinUpdateError(.malformedDocument("domains.\(name).pins[\(index)]: \(error)"))
+            }
+        }
+        for (index, pem) in (domain.certificates ?? []).enumerated() {
+            do {
+                pins += try CertificateLoader.certificates(from: Array(pem.utf8), source: "domains.\(name).certificates[\(index)]").map(\.spkiPin)
+            } catch {
+                throw PinUpdateError(.malformedDocument(String(describing: error)))
+            }
+        }
+        guard !pins.isEmpty else { throw PinUpdateError(.malformedDocument("domains.\(name): no pins and no certificates")) }
+        var unique: [SPKIPin] = []
+        for pin in pins where !unique.contains(pin) { unique.append(pin) }
+        var set = DomainPinSet(key: key, pins: unique)
+        set.includesSubdomains = domain.includeSubdomains ?? false
+        set.expirationDate = expiresAt
+        return set
+    }
+
+    private static func date(_ text: String, field: String) throws(PinUpdateError) -> Date {
+        let parsed = (try? Date(text, strategy: .iso8601)) ?? (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+        guard text.hasSuffix("Z"), let date = parsed else {
+            throw PinUpdateError(.malformedDocument("\(field): \"\(text)\" is not an ISO 8601 UTC time such as 2027-01-31T00:00:00Z"))
+        }
+        return date
+    }
+
+    private static func describe(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+            return path.isEmpty ? "the document" : path.replacingOccurrences(of: ".[", with: "[")
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            let parent = path(context)
+            return (parent == "the document" ? "" : parent + ".") + key.stringValue + ": missing"
+        case .typeMismatch(let type, let context): return "\(path(context)): expected \(Self.name(of: type))"
+        case .valueNotFound(let type, let context): return "\(path(context)): expected \(Self.name(of: type)), found null"
+        case .dataCorrupted(let context):
+            return context.codingPath.isEmpty ? "not JSON (\(context.underlyingError.map { String(describing: $0) } ?? context.debugDescription))" : "\(path(context)): \(context.debugDescription)"
+        @unknown default: return String(describing: error)
+        }
+    }
+
+    private static func name(of type: Any.Type) -> String {
+        switch type {
+        case is Int.Type: return "an integer"
+        case is String.Type: return "a string"
+        case is Bool.Type: return "true or false"
+        case is [String].Type: return "an array of strings"
+        default: return "an object"
+        }
+    }
+}

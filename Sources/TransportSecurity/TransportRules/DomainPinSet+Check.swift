@@ -1,0 +1,24 @@
+import Foundation
+
+extension DomainPinSet {
+    /// What a pin set says about a validated path.
+    enum Verdict {
+        /// A pinned key is in the path, or the set is no longer active.
+        case satisfied
+        /// The connection must be refused: the reason, and the pins seen and expected.
+        case rejected(String, PinMismatch?)
+        /// No pinned key, but the set only reports: let through, and report this mismatch.
+        case reportOnly(PinMismatch)
+    }
+
+    /// Checks `path` (leaf first) for `host` at `time`. A set refused at load blocks its hosts.
+    func verdict(on path: [DERCertificate], host: String, at time: Date) -> Verdict {
+        if let refusal {
+            return .rejected("the pin set for \(key) was refused when loaded (\(refusal)), so the domain is blocked", nil)
+        }
+        guard isActive(at: time), !path.contains(where: { pins.contains($0.spkiPin) }) else { return .satisfied }
+        let mismatch = PinMismatch(mode: .publicKey, host: host, considered: path, expected: pins.map(PinMismatch.Entry.init(pin:)))
+        guard enforces else { return .reportOnly(mismatch) }
+        return .rejected("no certificate of the path carries a key of the pin set for \(key)", mismatch)
+    }
+}
