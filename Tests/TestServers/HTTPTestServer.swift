@@ -35,22 +35,19 @@ public final class HTTPTestServer: Sendable {
     ///   - clientVerifier: Require client certificates, decided by this verifier.
     ///   - bindHost: The address to listen on (`0.0.0.0` for every local address).
     public init(chain: [IssuedCertificate]?, clientVerifier: PeerTrustVerifier? = nil, bindHost: String = "127.0.0.1") async throws {
-        var sslContext: NIOSSLContext?
+        requiresClientCertificates = clientVerifier != nil
         if let chain {
-            let identity = try ClientIdentity(certificateChainPEM: chain.pemBundle, privateKeyPEM: chain[0].privateKeyPEM)
-            sslContext = try NIOSSLContext(
-                configuration: .transportSecurityServer(identity: identity, requiringClientCertificates: clientVerifier != nil)
-            )
+            currentContext.set(try Self.context(for: chain, requiringClientCertificates: clientVerifier != nil))
         }
         isSecure = chain != nil
         let counter = connections
         let collected = collected
-        let context = sslContext
+        let contexts = currentContext
         channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    if let context {
+                    if let context = contexts.get() {
                         let handler =
                             clientVerifier.map {
                                 NIOSSLServerHandler(context: context, customVerificationCallback: $0.makeVerificationCallback())
@@ -66,6 +63,20 @@ public final class HTTPTestServer: Sendable {
     }
 
     public func stop() async { try? await channel.close() }
+
+    /// Presents `chain` on every connection accepted from now on (a certificate rotation);
+    /// connections already open keep the old one.
+    public func rotate(to chain: [IssuedCertificate]) throws {
+        currentContext.set(try Self.context(for: chain, requiringClientCertificates: requiresClientCertificates))
+    }
+
+    private let currentContext = SSLContextBox()
+    private let requiresClientCertificates: Bool
+
+    private static func context(for chain: [IssuedCertificate], requiringClientCertificates: Bool) throws -> NIOSSLContext {
+        let identity = try ClientIdentity(certificateChainPEM: chain.pemBundle, privateKeyPEM: chain[0].privateKeyPEM)
+        return try NIOSSLContext(configuration: .transportSecurityServer(identity: identity, requiringClientCertificates: requiringClientCertificates))
+    }
 }
 
 /// The bodies a test server received on `/collect`.
@@ -222,4 +233,13 @@ enum DigestCheck {
         let ha2 = hash("\(method):\(uri)")
         return fields["response"] == hash("\(ha1):\(nonce):\(nc):\(cnonce):auth:\(ha2)")
     }
+}
+
+/// The TLS context new connections get, replaceable while the server runs.
+final class SSLContextBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var context: NIOSSLContext?
+
+    func get() -> NIOSSLContext? { lock.withLock { context } }
+    func set(_ context: NIOSSLContext) { lock.withLock { self.context = context } }
 }

@@ -27,6 +27,14 @@ public struct PinUpdateDocument: Sendable, Hashable {
     /// - Throws: ``PinUpdateError/Reason/malformedDocument(_:)`` naming the field and the problem.
     public init(bytes: [UInt8]) throws(PinUpdateError) {
         self.bytes = bytes
+        let object = try? JSONSerialization.jsonObject(with: Data(bytes))
+        guard let top = object as? [String: Any] else {
+            throw PinUpdateError(.malformedDocument(object == nil ? "not JSON" : "not a JSON object"))
+        }
+        // JSONDecoder reports a fractional version only as "not valid JSON".
+        if let number = top["version"] as? Double, number.rounded() != number {
+            throw PinUpdateError(.malformedDocument("version: \(number) is not an integer"))
+        }
         let wire: Wire
         do {
             wire = try JSONDecoder().decode(Wire.self, from: Data(bytes))

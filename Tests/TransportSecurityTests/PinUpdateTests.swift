@@ -1,0 +1,251 @@
+import Crypto
+import Foundation
+import PKIBuilder
+import TestServers
+import Testing
+import TransportSecurity
+import X509
+
+/// Signed pin-update documents built at test time around the lab's fixed clock.
+struct PinUpdateFixture {
+    let lab = LabFixture.shared.lab
+    let key = PinUpdateSigningKey(generating: .ed25519)
+    var now: Date { lab.pki.now }
+    let pinA = SPKIPin(subjectPublicKeyInfoDER: Array("key A".utf8))
+    let pinB = SPKIPin(subjectPublicKeyInfoDER: Array("key B".utf8))
+
+    /// A document's JSON.
+    func json(
+        version: Int,
+        pins: [SPKIPin]? = nil,
+        domain: String = "example.com",
+        includeSubdomains: Bool = true,
+        issuedAt: Date? = nil,
+        expiresAt: Date? = nil,
+        certificates: [String] = []
+    ) -> [UInt8] {
+        let issued = (issuedAt ?? now.addingTimeInterval(-86_400)).formatted(.iso8601)
+        let expires = (expiresAt ?? now.addingTimeInterval(90 * 86_400)).formatted(.iso8601)
+        let pinList = (pins ?? [pinA, pinB]).map { "\"\($0)\"" }.joined(separator: ", ")
+        let certificateList = certificates.map { "\"\($0.replacingOccurrences(of: "\n", with: "\\n"))\"" }.joined(separator: ", ")
+        return Array("""
+            {"version": \(version), "issuedAt": "\(issued)", "expiresAt": "\(expires)",
+             "domains": {"\(domain)": {"includeSubdomains": \(includeSubdomains), "pins": [\(pinList)], "certificates": [\(certificateList)]}}}
+            """.utf8)
+    }
+
+    /// The signature file's text for `document`.
+    func signature(_ document: [UInt8], by signer: PinUpdateSigningKey? = nil) throws -> String {
+        PinUpdateSignature.encode(try (signer ?? key).sign(document))
+    }
+
+    func registry(store: PinUpdateStore? = nil, builtIn: [DomainPinSet] = [], at time: Date? = nil) throws -> PinSetRegistry {
+        let moment = time ?? now
+        return PinSetRegistry(publicKey: try key.publicKey, builtIn: builtIn, store: store, clock: { moment })
+    }
+}
+
+@Suite("Signed pin-update documents")
+struct PinUpdateDocumentTests {
+    let fixture = PinUpdateFixture()
+
+    @Test("a document's fields: version, times, pins and certificate keys per domain, expiring with it")
+    func parses() throws {
+        let certificatePEM = fixture.lab.leaf.pemString
+        let document = try PinUpdateDocument(bytes: fixture.json(version: 7, certificates: [certificatePEM]))
+        #expect(document.version == 7)
+        #expect(document.expiresAt > document.issuedAt)
+        let set = try #require(document.pinSets.first)
+        #expect(set.key == DomainKey("example.com"))
+        #expect(set.includesSubdomains)
+        #expect(set.pins == [fixture.pinA, fixture.pinB, fixture.lab.leaf.der.spkiPin])
+        #expect(set.expirationDate == document.expiresAt)
+        #expect(document.pinSet(forHost: "api.example.com")?.key == DomainKey("example.com"))
+        #expect(document.pinSet(forHost: "example.org") == nil)
+    }
+
+    @Test("every malformed field is refused with its name")
+    func malformed() {
+        let cases: [(String, String)] = [
+            ("not json", "not JSON"),
+            (#"{"issuedAt": "2029-12-31T00:00:00Z", "expiresAt": "2030-02-01T00:00:00Z", "domains": {}}"#, "version: missing"),
+            (#"{"version": "7", "issuedAt": "2029-12-31T00:00:00Z", "expiresAt": "2030-02-01T00:00:00Z", "domains": {}}"#, "version: expected an integer"),
+            (#"{"version": 7.5, "issuedAt": "2029-12-31T00:00:00Z", "expiresAt": "2030-02-01T00:00:00Z", "domains": {}}"#, "version"),
+            (#"{"version": 0, "issuedAt": "2029-12-31T00:00:00Z", "expiresAt": "2030-02-01T00:00:00Z", "domains": {}}"#, "not a positive integer"),
+            (#"{"version": 1, "issuedAt": "2029-12-31T00:00:00+01:00", "expiresAt": "2030-02-01T00:00:00Z", "domains": {}}"#, "issuedAt"),
+            (#"{"version": 1, "issuedAt": "yesterday", "expiresAt": "2030-02-01T00:00:00Z", "domains": {}}"#, "issuedAt"),
+            (#"{"version": 1, "issuedAt": "2030-02-01T00:00:00Z", "expiresAt": "2029-12-31T00:00:00Z", "domains": {}}"#, "not after issuedAt"),
+            (#"{"version": 1, "issuedAt": "2029-12-31T00:00:00Z", "expiresAt": "2030-02-01T00:00:00Z"}"#, "domains: missing"),
+            (#"{"version": 1, "issuedAt": "2029-12-31T00:00:00Z", "expiresAt": "2030-02-01T00:00:00Z", "domains": {"*.example.com": {"pins": ["sha256/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="]}}}"#, "not a host name"),
+            (#"{"version": 1, "issuedAt": "2029-12-31T00:00:00Z", "expiresAt": "2030-02-01T00:00:00Z", "domains": {"a.example": {"pins": ["md5/abc"]}}}"#, "domains.a.example.pins[0]"),
+            (#"{"version": 1, "issuedAt": "2029-12-31T00:00:00Z", "expiresAt": "2030-02-01T00:00:00Z", "domains": {"a.example": {"pins": [1]}}}"#, "expected a string"),
+            (#"{"version": 1, "issuedAt": "2029-12-31T00:00:00Z", "expiresAt": "2030-02-01T00:00:00Z", "domains": {"a.example": {"pins": []}}}"#, "no pins and no certificates"),
+            (#"{"version": 1, "issuedAt": "2029-12-31T00:00:00Z", "expiresAt": "2030-02-01T00:00:00Z", "domains": {"a.example": {"certificates": ["garbage"]}}}"#, "domains.a.example.certificates[0]"),
+        ]
+        for (text, expected) in cases {
+            #expect {
+                try PinUpdateDocument(bytes: Array(text.utf8))
+            } throws: { error in
+                guard let error = error as? PinUpdateError, case .malformedDocument(let detail) = error.reason else { return false }
+                return detail.contains(expected) || error.description.contains(expected)
+            }
+        }
+    }
+}
+
+@Suite("Pin-update keys and signatures")
+struct PinUpdateKeyTests {
+    let fixture = PinUpdateFixture()
+
+    @Test("Ed25519 and P-256: sign, verify, and refuse another key, a changed byte or a non-base64 signature", arguments: PinUpdateKeyAlgorithm.allCases)
+    func roundTrip(algorithm: PinUpdateKeyAlgorithm) throws {
+        let key = PinUpdateSigningKey(generating: algorithm)
+        let reread = try PinUpdateSigningKey(pemEncoded: try key.pemEncoded)
+        #expect(reread.algorithm == algorithm)
+        let publicKey = try PinUpdatePublicKey(pemEncoded: try key.publicKey.pemEncoded)
+        let document = fixture.json(version: 1)
+        let signature = try fixture.signature(document, by: reread)
+        try publicKey.verify(signatureText: signature, for: document)
+
+        var changed = document
+        changed[changed.count / 2] ^= 0x01
+        #expect(throws: PinUpdateError(.badSignature)) { try publicKey.verify(signatureText: signature, for: changed) }
+        let other = try PinUpdateSigningKey(generating: algorithm).publicKey
+        #expect(throws: PinUpdateError(.badSignature)) { try other.verify(signatureText: signature, for: document) }
+        #expect(throws: PinUpdateError(.malformedSignature("not base64"))) { try publicKey.verify(signatureText: "not base64!", for: document) }
+        #expect(throws: PinUpdateError(.malformedSignature("it is empty"))) { try publicKey.verify(signatureText: "\n", for: document) }
+    }
+
+    @Test("keys other than Ed25519 and P-256, and garbage, are refused")
+    func otherKeys() throws {
+        let p384 = Certificate.PublicKey(P384.Signing.PrivateKey().publicKey)
+        #expect(throws: PinUpdateError.self) { try PinUpdatePublicKey(p384) }
+        #expect(throws: PinUpdateError.self) { try PinUpdatePublicKey(pemEncoded: "garbage", source: "k.pub") }
+        #expect(throws: PinUpdateError.self) { try PinUpdateSigningKey(pemEncoded: try fixture.key.publicKey.pemEncoded) }
+    }
+
+    @Test("signatures made by openssl verify (an independent signer)", arguments: ["ed25519", "p256"])
+    func openssl(kind: String) throws {
+        let directory = try TemporaryDirectory()
+        let document = directory.path + "/doc.json"
+        try Data(fixture.json(version: 3)).write(to: URL(fileURLWithPath: document))
+        let sign = kind == "ed25519"
+            ? "openssl genpkey -algorithm ed25519 -out k.pem && openssl pkeyutl -sign -inkey k.pem -rawin -in doc.json"
+            : "openssl ecparam -name prime256v1 -genkey -noout -out k.pem && openssl dgst -sha256 -sign k.pem doc.json"
+        let signature = try shell("cd \(directory.path) && \(sign) | base64 -w0 && openssl pkey -in k.pem -pubout -out k.pub 2>/dev/null")
+        let publicKey = try PinUpdatePublicKey(pemEncoded: String(contentsOfFile: directory.path + "/k.pub", encoding: .utf8))
+        try publicKey.verify(signatureText: signature, for: Array(try Data(contentsOf: URL(fileURLWithPath: document))))
+    }
+}
+
+@Suite("The pin-set registry: accepting, storing and loading updates")
+struct PinSetRegistryTests {
+    let fixture = PinUpdateFixture()
+
+    private var builtIn: [DomainPinSet] {
+        var set = DomainPinSet(key: DomainKey("example.com")!, pins: [fixture.pinA])
+        set.includesSubdomains = true
+        return [set]
+    }
+
+    @Test("built-in sets apply until a newer signed document is offered; then it applies, and is stored")
+    func acceptance() throws {
+        let directory = try TemporaryDirectory()
+        let store = PinUpdateStore(path: directory.path + "/pins.signed")
+        let registry = try fixture.registry(store: store, builtIn: builtIn)
+        #expect(registry.source == .builtIn)
+        #expect(registry.pinSet(forHost: "api.example.com")?.pins == [fixture.pinA])
+
+        let document = fixture.json(version: 7, pins: [fixture.pinB])
+        try registry.offer(document: document, signatureText: fixture.signature(document))
+        #expect(registry.source == .signedDocument(version: 7))
+        #expect(registry.pinSet(forHost: "api.example.com")?.pins == [fixture.pinB])
+        let attributes = try FileManager.default.attributesOfItem(atPath: store.path)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["pins.signed"], "no temporary file left")
+
+        // A new process: the stored document is verified again and put in force.
+        let restarted = try fixture.registry(store: store, builtIn: builtIn)
+        #expect(try restarted.loadStored() == 7)
+        #expect(restarted.pinSet(forHost: "api.example.com")?.pins == [fixture.pinB])
+    }
+
+    @Test("refused: the same or an older version (rollback), a bad signature, an expired or future-dated document; the sets in force stay")
+    func refusals() throws {
+        let registry = try fixture.registry(builtIn: builtIn)
+        let seven = fixture.json(version: 7, pins: [fixture.pinB])
+        try registry.offer(document: seven, signatureText: fixture.signature(seven))
+
+        let same = fixture.json(version: 7, pins: [fixture.pinA])
+        #expect(throws: PinUpdateError(.notNewer(offered: 7, current: 7))) { try registry.offer(document: same, signatureText: fixture.signature(same)) }
+        let older = fixture.json(version: 6, pins: [fixture.pinA])
+        #expect(throws: PinUpdateError(.notNewer(offered: 6, current: 7))) { try registry.offer(document: older, signatureText: fixture.signature(older)) }
+
+        let forged = fixture.json(version: 8, pins: [fixture.pinA])
+        let intruder = PinUpdateSigningKey(generating: .ed25519)
+        #expect(throws: PinUpdateError(.badSignature)) { try registry.offer(document: forged, signatureText: fixture.signature(forged, by: intruder)) }
+
+        let expired = fixture.json(version: 9, issuedAt: fixture.now.addingTimeInterval(-10 * 86_400), expiresAt: fixture.now.addingTimeInterval(-1))
+        #expect(throws: PinUpdateError.self) { try registry.offer(document: expired, signatureText: fixture.signature(expired)) }
+        let future = fixture.json(version: 10, issuedAt: fixture.now.addingTimeInterval(3_600))
+        #expect(throws: PinUpdateError.self) { try registry.offer(document: future, signatureText: fixture.signature(future)) }
+
+        #expect(registry.version == 7)
+        #expect(registry.pinSet(forHost: "example.com")?.pins == [fixture.pinB])
+    }
+
+    @Test("an accepted document stops applying when it expires: the built-in sets apply again")
+    func expiry() throws {
+        let document = fixture.json(version: 2, pins: [fixture.pinB], expiresAt: fixture.now.addingTimeInterval(3_600))
+        let clock = TestClock(fixture.now)
+        let registry = PinSetRegistry(publicKey: try fixture.key.publicKey, builtIn: builtIn, clock: { clock.now })
+        try registry.offer(document: document, signatureText: fixture.signature(document))
+        #expect(registry.source == .signedDocument(version: 2))
+        clock.now = fixture.now.addingTimeInterval(3_601)
+        #expect(registry.source == .builtIn)
+        #expect(registry.pinSet(forHost: "example.com")?.pins == [fixture.pinA])
+    }
+
+    @Test("a corrupt, truncated, empty or re-signed stored file is refused on load: the built-in sets stay in force")
+    func corruptStore() throws {
+        let directory = try TemporaryDirectory()
+        let store = PinUpdateStore(path: directory.path + "/pins.signed")
+        let document = fixture.json(version: 4, pins: [fixture.pinB])
+        try store.write(document: document, signature: try fixture.key.sign(document))
+        let good = try Data(contentsOf: URL(fileURLWithPath: store.path))
+
+        var tampered = document
+        tampered[tampered.count - 10] ^= 0x20
+        let damaged: [(String, Data)] = [
+            ("truncated", good.prefix(good.count / 2)),
+            ("empty", Data()),
+            ("garbage", Data("hello".utf8)),
+            ("tampered", Self.envelope(tampered, signature: try fixture.key.sign(document))),
+        ]
+        for (name, bytes) in damaged {
+            try bytes.write(to: URL(fileURLWithPath: store.path))
+            let registry = try fixture.registry(store: store, builtIn: builtIn)
+            #expect(throws: PinUpdateError.self, "\(name)") { try registry.loadStored() }
+            #expect(registry.source == .builtIn, "\(name)")
+            #expect(registry.pinSet(forHost: "example.com")?.pins == [fixture.pinA], "\(name)")
+        }
+        try good.write(to: URL(fileURLWithPath: store.path))
+        #expect(try fixture.registry(store: store, builtIn: builtIn).loadStored() == 4)
+    }
+
+    /// A stored file with `document` and `signature`, as the store writes it.
+    private static func envelope(_ document: [UInt8], signature: [UInt8]) -> Data {
+        Data(#"{"format":1,"document":"\#(Data(document).base64EncodedString())","signature":"\#(Data(signature).base64EncodedString())"}"#.utf8)
+    }
+}
+
+/// A clock a test moves by hand.
+final class TestClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var moment: Date
+    init(_ moment: Date) { self.moment = moment }
+    var now: Date {
+        get { lock.withLock { moment } }
+        set { lock.withLock { moment = newValue } }
+    }
+}
