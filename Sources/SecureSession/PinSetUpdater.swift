@@ -35,7 +35,7 @@ public final class PinSetUpdater: Sendable {
         public init() {}
 
         /// The wait before the next fetch after `failures` consecutive failures (0: the last
-        /// fetch succeeded), for a `random` number in -1...1.
+        /// fetch succeeded), for a `random` number in -1...1 (whole milliseconds).
         public func delay(afterFailures failures: Int, random: Double) -> Duration {
             var base = interval
             if failures > 0 {
@@ -44,7 +44,9 @@ public final class PinSetUpdater: Sendable {
                 base = min(base, maximumBackoff)
             }
             let spread = max(-1, min(1, random)) * jitter
-            return base * (1 + spread)
+            let (seconds, attoseconds) = base.components
+            let milliseconds = (Double(seconds) * 1_000 + Double(attoseconds) / 1e15) * (1 + spread)
+            return .milliseconds(Int64(milliseconds.rounded()))
         }
     }
 

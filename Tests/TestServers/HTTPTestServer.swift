@@ -15,13 +15,15 @@ import TransportSecurityNIO
 /// `/never` (never answers), `/collect` (keeps posted bodies in ``collected``), `/loop` (redirects to itself), `/basic` and
 /// `/digest?algorithm=MD5|SHA-256` (user alice, password wonderland, realm lab), `/once` (closes a connection
 /// on its second request), `/connection` (an id of the TCP connection), `/headers` (the
-/// request headers as JSON).
+/// request headers as JSON), `/files/NAME` (what ``files`` holds).
 public final class HTTPTestServer: Sendable {
     public let channel: any Channel
     public let isSecure: Bool
     public let connections = ConnectionCounter()
     /// The bodies posted to `/collect`, in arrival order.
     public let collected = CollectedBodies()
+    /// What `/files/NAME` serves (404 for a name not set).
+    public let files = ServedFiles()
 
     public var port: Int { channel.localAddress?.port ?? 0 }
 
@@ -42,6 +44,7 @@ public final class HTTPTestServer: Sendable {
         isSecure = chain != nil
         let counter = connections
         let collected = collected
+        let files = files
         let contexts = currentContext
         channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
@@ -55,7 +58,7 @@ public final class HTTPTestServer: Sendable {
                         try channel.pipeline.syncOperations.addHandler(handler)
                     }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                    try channel.pipeline.syncOperations.addHandler(RouteHandler(connection: counter.next(), collected: collected))
+                    try channel.pipeline.syncOperations.addHandler(RouteHandler(connection: counter.next(), collected: collected, files: files))
                 }
             }
             .bind(host: bindHost, port: 0)
@@ -88,6 +91,17 @@ public final class CollectedBodies: @unchecked Sendable {
     public var all: [Data] { lock.withLock { bodies } }
 }
 
+/// The texts a test server serves at `/files/NAME`, changeable while it runs.
+public final class ServedFiles: @unchecked Sendable {
+    private let lock = NSLock()
+    private var texts: [String: String] = [:]
+    /// The text served as `/files/NAME`.
+    public subscript(name: String) -> String? {
+        get { lock.withLock { texts[name] } }
+        set { lock.withLock { texts[name] = newValue } }
+    }
+}
+
 /// Counts the TCP connections a test server accepted.
 public final class ConnectionCounter: @unchecked Sendable {
     private let lock = NSLock()
@@ -102,13 +116,15 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
 
     let connection: Int
     let collected: CollectedBodies
+    let files: ServedFiles
     private var head: HTTPRequestHead?
     private var requestsOnThisConnection = 0
     private var body = ByteBuffer()
 
-    init(connection: Int, collected: CollectedBodies) {
+    init(connection: Int, collected: CollectedBodies, files: ServedFiles) {
         self.connection = connection
         self.collected = collected
+        self.files = files
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -128,6 +144,14 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
         let components = URLComponents(string: "http://x" + head.uri)
         let path = components?.path ?? "/"
         let query = Dictionary((components?.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { a, _ in a })
+        if path.hasPrefix("/files/") {
+            if let text = files[String(path.dropFirst("/files/".count))] {
+                send(context, .ok, text, type: "application/octet-stream")
+            } else {
+                send(context, .notFound, "no such file", type: "text/plain")
+            }
+            return
+        }
         switch path {
         case "/hello":
             send(context, .ok, "hello", type: "text/plain")
