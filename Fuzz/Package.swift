@@ -10,6 +10,7 @@ let fuzzTargets: [(name: String, products: [String])] = [
     ("FuzzPKCS12", ["TransportSecurityNIO"]),
     ("FuzzPinParsing", ["TransportSecurity"]),
     ("FuzzConfiguration", ["TransportSecurity"]),
+    ("FuzzPinUpdate", ["TransportSecurity"]),
 ]
 
 let package = Package(
