@@ -285,7 +285,11 @@ public final class SecureSession: Sendable {
             host: ServerHost(host).name,
             port: port,
             identity: configuration.clientIdentity?.leaf.sha256Fingerprint,
-            evaluator: rule.map { AnyServerTrustEvaluator(TransportRuleEvaluator(evaluator, rule: $0)) } ?? evaluator,
+            evaluator: rule.map {
+                AnyServerTrustEvaluator(TransportRuleEvaluator(
+                    evaluator, rule: $0, certificateTransparency: configuration.certificateTransparencyLogs.map(CertificateTransparencyPolicy.init(logList:))
+                ))
+            } ?? evaluator,
             handler: handler,
             isSingleUse: request.challengeHandler != nil,
             rule: rule

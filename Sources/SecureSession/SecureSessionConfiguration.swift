@@ -47,6 +47,10 @@ public struct SecureSessionConfiguration: Sendable {
     /// new connection, the set the registry has in force for the host must be satisfied too
     /// (``PinSetEvaluator``). Set it after creating the configuration.
     public var pinSetRegistry: PinSetRegistry?
+    /// The certificate-transparency logs trusted where a transport rule requires certificate
+    /// transparency (`NSRequiresCertificateTransparency`); without them such hosts are refused.
+    /// To require it everywhere, wrap ``trustEvaluator`` in a `CertificateTransparencyEvaluator`.
+    public var certificateTransparencyLogs: CTLogList?
 
     /// Creates a configuration.
     public init(

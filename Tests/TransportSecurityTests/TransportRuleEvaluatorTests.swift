@@ -93,10 +93,23 @@ struct TransportRuleEvaluatorTests {
         #expect(refused.reason.contains("refused when loaded"))
     }
 
-    @Test("certificate transparency required: refused (fail closed) until SCTs can be verified")
+    @Test("certificate transparency required: refused without a log list (fail closed); with one, SCTs decide")
     func certificateTransparency() async throws {
-        let decision = await decide(lab.chain(.legitimate), try rules(["NSExceptionDomains": [lab.host: ["NSRequiresCertificateTransparency": true]]]))
+        let required = try rules(["NSExceptionDomains": [lab.host: ["NSRequiresCertificateTransparency": true]]])
+        let decision = await decide(lab.chain(.legitimate), required)
         #expect(!decision.isTrusted)
-        #expect(decision.reason.contains("certificate transparency"))
+        #expect(decision.reason.contains("no CT log list is configured"))
+
+        let logs = [TestCTLog(name: "Argon", operatorName: "Google"), TestCTLog(name: "Nimbus", operatorName: "Cloudflare")]
+        let policy = CertificateTransparencyPolicy(logList: CTLogList(logs: logs.map { $0.entry() }))
+        let logged = try lab.pki.issue(.server(lab.host), by: lab.intermediate, loggedBy: logs)
+        let unlogged = try lab.pki.issue(.server(lab.host), by: lab.intermediate)
+        for (leaf, expected) in [(logged, true), (unlogged, false)] {
+            let trust = ServerTrust(chain: [leaf.der, lab.intermediate.der], policy: .ssl(lab.host), systemStore: store, evaluationTime: lab.pki.now)
+            let ruled = await TransportRuleEvaluator(SecurityPolicy.default, rule: required.rule(forHost: lab.host), certificateTransparency: policy)
+                .evaluate(trust, forHost: lab.host)
+            #expect(ruled.isTrusted == expected, "\(ruled.reason)")
+            if !expected { #expect(ruled.reason.contains("carries no SCTs")) }
+        }
     }
 }

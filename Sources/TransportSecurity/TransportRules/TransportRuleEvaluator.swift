@@ -13,11 +13,15 @@ public struct TransportRuleEvaluator: ServerTrustEvaluating {
     public let base: AnyServerTrustEvaluator
     /// The host's rule.
     public let rule: TransportRule
+    /// How SCTs are checked where the rule requires certificate transparency; without it such a
+    /// rule refuses every connection (fail closed).
+    public let certificateTransparency: CertificateTransparencyPolicy?
 
     /// Creates the evaluator.
-    public init(_ base: some ServerTrustEvaluating, rule: TransportRule) {
+    public init(_ base: some ServerTrustEvaluating, rule: TransportRule, certificateTransparency: CertificateTransparencyPolicy? = nil) {
         self.base = AnyServerTrustEvaluator(base)
         self.rule = rule
+        self.certificateTransparency = certificateTransparency
     }
 
     /// The base decision, then the rule's checks.
@@ -43,7 +47,14 @@ public struct TransportRuleEvaluator: ServerTrustEvaluating {
             }
         }
         if rule.requiresCertificateTransparency {
-            return reject("certificate transparency is required (NSRequiresCertificateTransparency) and SCTs cannot be verified yet, so the connection is refused")
+            guard let certificateTransparency else {
+                return reject("certificate transparency is required (NSRequiresCertificateTransparency) and no CT log list is configured, so the connection is refused")
+            }
+            let verdict = certificateTransparency.verdict(on: path, at: time)
+            guard verdict.isCompliant else {
+                return reject("certificate transparency is required (NSRequiresCertificateTransparency): \(verdict.reason)")
+            }
+            checks.append(TrustCheck(name: "certificate transparency", passed: true, detail: ([verdict.reason] + verdict.timestamps).joined(separator: "; ")))
         }
         if let pinned = rule.pinnedDomain {
             let domain = "NSPinnedDomains.\(pinned.key)"
