@@ -15,7 +15,7 @@ import TransportSecurityNIO
 /// `/never` (never answers), `/collect` (keeps posted bodies in ``collected``), `/loop` (redirects to itself), `/basic` and
 /// `/digest?algorithm=MD5|SHA-256` (user alice, password wonderland, realm lab), `/once` (closes a connection
 /// on its second request), `/connection` (an id of the TCP connection), `/headers` (the
-/// request headers as JSON), `/files/NAME` (what ``files`` holds).
+/// request headers as JSON), `/files/NAME` (what ``files`` holds), `POST /ocsp` (``ocspResponder``).
 public final class HTTPTestServer: Sendable {
     public let channel: any Channel
     public let isSecure: Bool
@@ -24,6 +24,8 @@ public final class HTTPTestServer: Sendable {
     public let collected = CollectedBodies()
     /// What `/files/NAME` serves (404 for a name not set).
     public let files = ServedFiles()
+    /// Answers `POST /ocsp` with the DER response for the DER request (500 when unset).
+    public let ocspResponder = OCSPResponderBox()
 
     public var port: Int { channel.localAddress?.port ?? 0 }
 
@@ -45,6 +47,7 @@ public final class HTTPTestServer: Sendable {
         let counter = connections
         let collected = collected
         let files = files
+        let responder = ocspResponder
         let contexts = currentContext
         channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
@@ -58,7 +61,7 @@ public final class HTTPTestServer: Sendable {
                         try channel.pipeline.syncOperations.addHandler(handler)
                     }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                    try channel.pipeline.syncOperations.addHandler(RouteHandler(connection: counter.next(), collected: collected, files: files))
+                    try channel.pipeline.syncOperations.addHandler(RouteHandler(connection: counter.next(), collected: collected, files: files, responder: responder))
                 }
             }
             .bind(host: bindHost, port: 0)
@@ -91,6 +94,17 @@ public final class CollectedBodies: @unchecked Sendable {
     public var all: [Data] { lock.withLock { bodies } }
 }
 
+/// The OCSP responder behind `POST /ocsp`, settable while the server runs.
+public final class OCSPResponderBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var responder: (@Sendable ([UInt8]) throws -> [UInt8])?
+    /// The function from request DER to response DER.
+    public var answer: (@Sendable ([UInt8]) throws -> [UInt8])? {
+        get { lock.withLock { responder } }
+        set { lock.withLock { responder = newValue } }
+    }
+}
+
 /// The texts a test server serves at `/files/NAME`, changeable while it runs.
 public final class ServedFiles: @unchecked Sendable {
     private let lock = NSLock()
@@ -117,14 +131,16 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
     let connection: Int
     let collected: CollectedBodies
     let files: ServedFiles
+    let responder: OCSPResponderBox
     private var head: HTTPRequestHead?
     private var requestsOnThisConnection = 0
     private var body = ByteBuffer()
 
-    init(connection: Int, collected: CollectedBodies, files: ServedFiles) {
+    init(connection: Int, collected: CollectedBodies, files: ServedFiles, responder: OCSPResponderBox) {
         self.connection = connection
         self.collected = collected
         self.files = files
+        self.responder = responder
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -144,6 +160,14 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
         let components = URLComponents(string: "http://x" + head.uri)
         let path = components?.path ?? "/"
         let query = Dictionary((components?.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { a, _ in a })
+        if path == "/ocsp" {
+            guard let answer = responder.answer, let response = try? answer(Array(body.readableBytesView)) else {
+                send(context, .internalServerError, "no responder", type: "text/plain")
+                return
+            }
+            sendBytes(context, response, type: "application/ocsp-response")
+            return
+        }
         if path.hasPrefix("/files/") {
             if let text = files[String(path.dropFirst("/files/".count))] {
                 send(context, .ok, text, type: "application/octet-stream")
@@ -208,6 +232,13 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
                 send(context, .notFound, "no route \(path)", type: "text/plain")
             }
         }
+    }
+
+    private func sendBytes(_ context: ChannelHandlerContext, _ bytes: [UInt8], type: String) {
+        let headers = HTTPHeaders([("Content-Type", type), ("Content-Length", String(bytes.count))])
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: bytes)))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
     }
 
     private func send(_ context: ChannelHandlerContext, _ status: HTTPResponseStatus, _ text: String, type: String, extra: [(String, String)] = []) {

@@ -1,0 +1,81 @@
+import Foundation
+import TransportSecurity
+
+/// Fetches OCSP responses (HTTP POST, `application/ocsp-request`) and CRLs (HTTP GET) through a
+/// ``SecureSession``, for a `RevocationEvaluator`, and keeps each until its `nextUpdate`: a
+/// response carrying a nonce, or without `nextUpdate`, is not kept. With the network disabled
+/// only what is kept is answered.
+///
+/// Give it a session of its own: OCSP and CRL URLs are usually plain `http`, and the session
+/// whose connections are being judged should not fetch the answers about itself.
+public final class SessionRevocationFetcher: RevocationFetching {
+    /// The session that fetches.
+    public let session: SecureSession
+    private let clock: @Sendable () -> Date
+    private let cache = LockedCache()
+
+    /// A fetcher over `session`; `clock` decides when kept answers expire (the system's by default).
+    public init(session: SecureSession, clock: @escaping @Sendable () -> Date = { Date() }) {
+        self.session = session
+        self.clock = clock
+    }
+
+    /// How many requests went to the network.
+    public var networkFetches: Int { cache.fetches }
+
+    /// Forgets every kept answer.
+    public func removeAll() { cache.removeAll() }
+
+    /// An OCSP response, kept or fetched.
+    public func ocspResponse(request: [UInt8], responderURL: String, networkAllowed: Bool) async throws -> [UInt8] {
+        let ids = try OCSPMessageSummary.certificateIDs(inRequest: request)
+        let key = "ocsp " + responderURL + " " + ids.map { Data($0.derBytes).base64EncodedString() }.joined(separator: ",")
+        if let kept = cache.value(for: key, at: clock()) { return kept }
+        guard networkAllowed else { throw RevocationError("no kept OCSP response and network access is disabled", source: responderURL) }
+        guard let url = URL(string: responderURL) else { throw RevocationError("not a URL", source: responderURL) }
+        cache.countFetch()
+        let response = try await session.send(SecureRequest(.post, url: url, headers: [("Content-Type", "application/ocsp-request")], body: Data(request)))
+        let bytes = Array(response.body)
+        if let lifetime = OCSPMessageSummary.lifetime(ofResponse: bytes), !lifetime.hasNonce, let nextUpdate = lifetime.nextUpdate {
+            cache.keep(bytes, for: key, until: nextUpdate)
+        }
+        return bytes
+    }
+
+    /// A CRL, kept or fetched.
+    public func crl(at urlText: String, networkAllowed: Bool) async throws -> [UInt8] {
+        let key = "crl " + urlText
+        if let kept = cache.value(for: key, at: clock()) { return kept }
+        guard networkAllowed else { throw RevocationError("no kept CRL and network access is disabled", source: urlText) }
+        guard let url = URL(string: urlText) else { throw RevocationError("not a URL", source: urlText) }
+        cache.countFetch()
+        let bytes = Array(try await session.get(url).body)
+        if let nextUpdate = try CertificateRevocationList(bytes: bytes, source: urlText).nextUpdate {
+            cache.keep(bytes, for: key, until: nextUpdate)
+        }
+        return bytes
+    }
+}
+
+/// Kept answers with their expiry.
+private final class LockedCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var entries: [String: (bytes: [UInt8], until: Date)] = [:]
+    private var fetchCount = 0
+
+    func value(for key: String, at time: Date) -> [UInt8]? {
+        lock.withLock {
+            guard let entry = entries[key] else { return nil }
+            guard time <= entry.until else {
+                entries[key] = nil
+                return nil
+            }
+            return entry.bytes
+        }
+    }
+
+    func keep(_ bytes: [UInt8], for key: String, until: Date) { lock.withLock { entries[key] = (bytes, until) } }
+    func countFetch() { lock.withLock { fetchCount += 1 } }
+    var fetches: Int { lock.withLock { fetchCount } }
+    func removeAll() { lock.withLock { entries = [:] } }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import PKIBuilder
+import SecureSession
+import SwiftASN1
+import TestServers
+import Testing
+import TransportSecurity
+import X509
+
+/// Revocation against a local OCSP responder and CRLs made by the tests.
+@Suite("Revocation: OCSP and CRLs")
+struct RevocationTests {
+    let lab = try! TrustLab()
+    var now: Date { lab.pki.now }
+    var store: TrustStore { TrustStore(lab.systemRoots.map(\.der), origin: "lab system store") }
+
+    /// A cleartext server for `/ocsp` and `/files/…`, and a fetcher going through a session of its own.
+    func responder() async throws -> (HTTPTestServer, SessionRevocationFetcher) {
+        let server = try await HTTPTestServer(chain: nil)
+        let session = SecureSession(configuration: SecureSessionConfiguration(decisionCache: nil, connectTimeout: .seconds(5), requestTimeout: .seconds(5)))
+        return (server, SessionRevocationFetcher(session: session, clock: { [lab] in lab.pki.now }))
+    }
+
+    func leaf(ocsp: String? = nil, crl: String? = nil) throws -> IssuedCertificate {
+        try lab.pki.issue(CertificateProfile.server(lab.host).pointingTo(ocsp: ocsp, crl: crl), by: lab.intermediate)
+    }
+
+    func evaluate(_ leaf: IssuedCertificate, _ policy: RevocationPolicy, fetcher: SessionRevocationFetcher? = nil) async -> TrustDecision {
+        let trust = ServerTrust(chain: [leaf.der, lab.intermediate.der], policy: .ssl(lab.host), systemStore: store, evaluationTime: now)
+        return await RevocationEvaluator(SecurityPolicy.default, policy: policy, fetcher: fetcher).evaluate(trust, forHost: lab.host)
+    }
+
+    func crl(by issuer: IssuedCertificate? = nil, revoking: [IssuedCertificate], nextUpdate: TimeInterval = 86_400) throws -> CertificateRevocationList {
+        let der = try (issuer ?? lab.intermediate).revocationList(revoking: revoking, thisUpdate: now.addingTimeInterval(-3_600), nextUpdate: now.addingTimeInterval(nextUpdate))
+        return try CertificateRevocationList(bytes: der, source: "test.crl")
+    }
+
+    @Test("a CRL is read from DER and PEM, its fields and signature checked; garbage is an error naming the file")
+    func crlParsing() throws {
+        let revoked = try leaf()
+        let der = try lab.intermediate.revocationList(revoking: [revoked], thisUpdate: now, nextUpdate: now.addingTimeInterval(86_400))
+        let list = try CertificateRevocationList(bytes: der)
+        #expect(list.issuer == lab.intermediate.certificate.subject)
+        #expect(list.revocationDate(of: revoked.certificate.serialNumber) != nil)
+        #expect(list.revocationDate(of: lab.leaf.certificate.serialNumber) == nil)
+        #expect(list.isSigned(by: lab.intermediate.certificate))
+        #expect(!list.isSigned(by: lab.root.certificate))
+        #expect(list.isCurrent(at: now) && !list.isCurrent(at: now.addingTimeInterval(2 * 86_400)))
+        let pem = PEMDocument(type: CertificateRevocationList.pemLabel, derBytes: der).pemString
+        #expect(try CertificateRevocationList(bytes: Array(pem.utf8)) == list)
+        // OpenSSL reads the same list.
+        let directory = NSTemporaryDirectory() + "tsec-crl-\(UUID().uuidString).pem"
+        try pem.write(toFile: directory, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let text = try shell("openssl crl -in \(directory) -noout -text")
+        #expect(text.components(separatedBy: "Serial Number:").count == 2, "one revoked certificate: \(text)")
+        #expect(text.contains("Next Update:"))
+        #expect(throws: RevocationError.self) { try CertificateRevocationList(bytes: Array("garbage".utf8), source: "bad.crl") }
+        #expect(throws: RevocationError.self) { try CertificateRevocationList(bytes: Array(der.prefix(40)), source: "short.crl") }
+    }
+
+    @Test("CRLs of the policy: revoked is refused, listed-but-other is trusted, stale or foreign lists give no answer (soft allows, hard refuses)")
+    func policyCRLs() async throws {
+        let revoked = try leaf()
+        let fine = try leaf()
+        let list = try crl(revoking: [revoked])
+        let rejected = await evaluate(revoked, RevocationPolicy(options: .crl, crls: [list]))
+        #expect(!rejected.isTrusted)
+        #expect(rejected.decidedBy == RevocationEvaluator.decider)
+        #expect(rejected.reason.contains("is revoked (listed in a CRL of the policy"))
+        let trusted = await evaluate(fine, RevocationPolicy(options: .crl, failureMode: .hard, crls: [list, try crl(by: lab.root, revoking: [])]))
+        #expect(trusted.isTrusted, "\(trusted.reason)")
+        #expect(trusted.checks.last?.detail.contains("not revoked (a CRL of the policy)") == true)
+
+        let stale = try crl(revoking: [], nextUpdate: -60)
+        #expect(await evaluate(fine, RevocationPolicy(options: .crl, failureMode: .soft, crls: [stale])).isTrusted)
+        let hardStale = await evaluate(fine, RevocationPolicy(options: .crl, failureMode: .hard, crls: [stale]))
+        #expect(!hardStale.isTrusted)
+        #expect(hardStale.reason.contains("is not current"))
+        // A list by another CA with the intermediate's name would not verify; one by the root does not cover the leaf.
+        let hardNone = await evaluate(fine, RevocationPolicy(options: .crl, failureMode: .hard, crls: [try crl(by: lab.root, revoking: [])]))
+        #expect(!hardNone.isTrusted)
+        #expect(hardNone.reason.contains("positive answer is required"))
+    }
+
+    @Test("a revoked intermediate is found in its issuer's CRL")
+    func revokedIntermediate() async throws {
+        let fine = try leaf()
+        let rootList = try crl(by: lab.root, revoking: [lab.intermediate])
+        let decision = await evaluate(fine, RevocationPolicy(options: .crl, crls: [try crl(revoking: []), rootList]))
+        #expect(!decision.isTrusted)
+        #expect(decision.reason.contains(lab.intermediate.der.subjectSummary))
+    }
+
+    @Test("CRLs at distribution points are fetched through the session and kept until nextUpdate; without network only kept ones count")
+    func distributionPoints() async throws {
+        let (server, fetcher) = try await responder()
+        defer { Task { await server.stop() } }
+        let url = server.url("/files/intermediate.crl").absoluteString
+        let revoked = try leaf(crl: url)
+        let fine = try leaf(crl: url)
+        let der = try lab.intermediate.revocationList(revoking: [revoked], thisUpdate: now.addingTimeInterval(-60), nextUpdate: now.addingTimeInterval(3_600))
+        server.files["intermediate.crl"] = PEMDocument(type: CertificateRevocationList.pemLabel, derBytes: der).pemString
+
+        let offline = await evaluate(fine, RevocationPolicy(options: [.crl, .networkAccessDisabled], failureMode: .hard), fetcher: fetcher)
+        #expect(!offline.isTrusted)
+        #expect(offline.reason.contains("network access is disabled"))
+        #expect(fetcher.networkFetches == 0)
+
+        #expect(!(await evaluate(revoked, RevocationPolicy(options: .crl), fetcher: fetcher)).isTrusted)
+        // Hard-fail needs an answer for the intermediate too: the root's CRL gives it.
+        let rootList = try crl(by: lab.root, revoking: [])
+        #expect(await evaluate(fine, RevocationPolicy(options: [.crl], failureMode: .hard, crls: [rootList]), fetcher: fetcher).isTrusted)
+        #expect(await evaluate(fine, RevocationPolicy(options: [.crl, .networkAccessDisabled], failureMode: .hard, crls: [rootList]), fetcher: fetcher).isTrusted)
+        let intermediateUnanswered = await evaluate(fine, RevocationPolicy(options: [.crl], failureMode: .hard), fetcher: fetcher)
+        #expect(!intermediateUnanswered.isTrusted)
+        #expect(intermediateUnanswered.reason.contains(lab.intermediate.der.subjectSummary))
+        #expect(fetcher.networkFetches == 1, "kept until nextUpdate")
+    }
+
+    @Test("OCSP from a local responder: good is trusted, revoked is refused, a responder that fails is soft- or hard-failed; answers are kept until nextUpdate")
+    func ocsp() async throws {
+        let (server, fetcher) = try await responder()
+        defer { Task { await server.stop() } }
+        let url = server.url("/ocsp").absoluteString
+        let revoked = try leaf(ocsp: url)
+        let fine = try leaf(ocsp: url)
+        let revokedSerial = revoked.certificate.serialNumber
+        server.ocspResponder.answer = { [lab, now] request in
+            try lab.intermediate.ocspResponse(to: request, at: now, nextUpdate: now.addingTimeInterval(3_600)) { serial in
+                serial == revokedSerial ? .revoked(now.addingTimeInterval(-60)) : .good
+            }
+        }
+        let good = await evaluate(fine, RevocationPolicy(options: [.ocsp, .leafOnly], failureMode: .hard), fetcher: fetcher)
+        #expect(good.isTrusted, "\(good.reason)")
+        #expect(good.checks.last?.detail.contains("not revoked (OCSP)") == true)
+        let refused = await evaluate(revoked, RevocationPolicy(options: .ocsp), fetcher: fetcher)
+        #expect(!refused.isTrusted)
+        #expect(refused.decidedBy == RevocationEvaluator.decider)
+        #expect(refused.reason.lowercased().contains("revoked"))
+
+        // Kept: asked again with the network off, the answers are still there.
+        let fetches = fetcher.networkFetches
+        #expect(await evaluate(fine, RevocationPolicy(options: [.ocsp, .networkAccessDisabled, .leafOnly], failureMode: .hard), fetcher: fetcher).isTrusted)
+        #expect(fetcher.networkFetches == fetches)
+
+        // A "good" signed by another CA (the root, not the leaf's issuer) is not believed.
+        server.ocspResponder.answer = { [lab, now] request in
+            try lab.root.ocspResponse(to: request, at: now, nextUpdate: now.addingTimeInterval(3_600)) { _ in .good }
+        }
+        fetcher.removeAll()
+        #expect(!(await evaluate(fine, RevocationPolicy(options: [.ocsp, .leafOnly], failureMode: .hard), fetcher: fetcher)).isTrusted)
+
+        // The responder breaks (HTTP 500): soft-fail lets through, hard-fail refuses.
+        server.ocspResponder.answer = nil
+        fetcher.removeAll()
+        #expect(await evaluate(fine, RevocationPolicy(options: .ocsp, failureMode: .soft), fetcher: fetcher).isTrusted)
+        let hard = await evaluate(fine, RevocationPolicy(options: [.ocsp, .leafOnly], failureMode: .hard), fetcher: fetcher)
+        #expect(!hard.isTrusted)
+        #expect(hard.decidedBy == RevocationEvaluator.decider)
+    }
+
+    @Test("order: OCSP first by default; preferCRL asks the CRL first")
+    func order() async throws {
+        let (server, fetcher) = try await responder()
+        defer { Task { await server.stop() } }
+        let leaf = try leaf(ocsp: server.url("/ocsp").absoluteString)
+        // The responder says good, the CRL says revoked: whichever is asked first decides.
+        server.ocspResponder.answer = { [lab, now] request in
+            try lab.intermediate.ocspResponse(to: request, at: now, nextUpdate: now.addingTimeInterval(3_600)) { _ in .good }
+        }
+        let list = try crl(revoking: [leaf])
+        #expect(await evaluate(leaf, RevocationPolicy(options: .useAnyAvailable, crls: [list]), fetcher: fetcher).isTrusted)
+        #expect(!(await evaluate(leaf, RevocationPolicy(options: [.ocsp, .crl, .preferCRL], crls: [list]), fetcher: fetcher)).isTrusted)
+    }
+}
