@@ -43,7 +43,7 @@ extension TransportSecurityConfiguration {
             if isJSON {
                 root = try JSONSerialization.jsonObject(with: data)
             } else {
-                root = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+                root = try PropertyListDecoder().decode(PropertyListValue.self, from: data).plainValue
             }
         } catch {
             let kind = isJSON ? "not valid JSON" : "not a valid property list (XML or binary)"
