@@ -43,7 +43,8 @@ extension TransportSecurityConfiguration {
             if isJSON {
                 root = try JSONSerialization.jsonObject(with: data)
             } else {
-                root = try PropertyListDecoder().decode(PropertyListValue.self, from: data).plainValue
+                let value = try PropertyListDecoder().decode(PropertyListValue.self, from: data)
+                root = value.plainValue
             }
         } catch {
             let kind = isJSON ? "not valid JSON" : "not a valid property list (XML or binary)"
