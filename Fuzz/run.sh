@@ -13,6 +13,9 @@ cd "$here"
 # lld links the instrumented binaries; Debian's default gold stops with an internal error.
 flags=(-c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld
     -Xcc -fsanitize=fuzzer-no-link,address)
+# SwiftPM keeps the build manifest of the path dependency (the package one level up) and does
+# not notice source files added to it since; drop it so that it is planned again.
+rm -f .build/release.yaml
 swift build "${flags[@]}" --product "$target"
 binary=$(swift build "${flags[@]}" --show-bin-path)/$target
 mkdir -p ".build/fuzz-corpus/$target" artifacts
