@@ -212,4 +212,19 @@ struct TransportRuleLoadingTests {
         }
         #expect(throws: TransportSecurityConfigurationError.self) { _ = try TransportSecurityConfiguration.load(contentsOf: "/no/such/Info.plist") }
     }
+
+    /// Found by `Fuzz/run.sh FuzzConfiguration`: `PropertyListDecoder` recursed until the stack
+    /// overflowed on a binary plist whose dictionary holds itself.
+    @Test("a binary plist whose dictionary contains itself is refused, not followed forever")
+    func cyclicBinaryPlist() throws {
+        var bytes = Array("bplist00".utf8)
+        bytes += [0xD1, 0x01, 0x00]  // object 0 at offset 8: a dictionary { object 1: object 0 }
+        bytes += [0x51, UInt8(ascii: "a")]  // object 1 at offset 11: the string "a"
+        bytes += [0x08, 0x0B]  // the offset table, at offset 13
+        bytes += [0, 0, 0, 0, 0, 0, 1, 1]  // trailer: offsets and references are one byte
+        bytes += [0, 0, 0, 0, 0, 0, 0, 2] + [0, 0, 0, 0, 0, 0, 0, 0] + [0, 0, 0, 0, 0, 0, 0, 13]  // 2 objects, top 0, table at 13
+        #expect(throws: TransportSecurityConfigurationError.self) {
+            _ = try TransportSecurityConfiguration.load(from: Data(bytes), source: "cyclic.plist")
+        }
+    }
 }

@@ -43,8 +43,10 @@ extension TransportSecurityConfiguration {
             if isJSON {
                 root = try JSONSerialization.jsonObject(with: data)
             } else {
-                let value = try PropertyListDecoder().decode(PropertyListValue.self, from: data)
-                root = value.plainValue
+                // PropertyListSerialization, not PropertyListDecoder: the decoder recurses
+                // forever on a binary plist whose objects refer to themselves (found by
+                // FuzzConfiguration; CoreFoundation refuses such a list).
+                root = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
             }
         } catch {
             let kind = isJSON ? "not valid JSON" : "not a valid property list (XML or binary)"
