@@ -213,18 +213,39 @@ struct TransportRuleLoadingTests {
         #expect(throws: TransportSecurityConfigurationError.self) { _ = try TransportSecurityConfiguration.load(contentsOf: "/no/such/Info.plist") }
     }
 
-    /// Found by `Fuzz/run.sh FuzzConfiguration`: `PropertyListDecoder` recursed until the stack
-    /// overflowed on a binary plist whose dictionary holds itself.
-    @Test("a binary plist whose dictionary contains itself is refused, not followed forever")
-    func cyclicBinaryPlist() throws {
+    /// A binary plist of two objects: object 0 at offset 8 (`first`, three bytes), object 1 at
+    /// offset 11 (the string "a"), one-byte offsets and references.
+    private static func binaryPlist(first: [UInt8]) -> Data {
         var bytes = Array("bplist00".utf8)
-        bytes += [0xD1, 0x01, 0x00]  // object 0 at offset 8: a dictionary { object 1: object 0 }
-        bytes += [0x51, UInt8(ascii: "a")]  // object 1 at offset 11: the string "a"
+        bytes += first
+        bytes += [0x51, UInt8(ascii: "a")]
         bytes += [0x08, 0x0B]  // the offset table, at offset 13
         bytes += [0, 0, 0, 0, 0, 0, 1, 1]  // trailer: offsets and references are one byte
         bytes += [0, 0, 0, 0, 0, 0, 0, 2] + [0, 0, 0, 0, 0, 0, 0, 0] + [0, 0, 0, 0, 0, 0, 0, 13]  // 2 objects, top 0, table at 13
-        #expect(throws: TransportSecurityConfigurationError.self) {
-            _ = try TransportSecurityConfiguration.load(from: Data(bytes), source: "cyclic.plist")
+        return Data(bytes)
+    }
+
+    /// Found by `Fuzz/run.sh FuzzConfiguration`: Foundation crashes on both (PropertyListDecoder
+    /// recursing forever on a cycle, PropertyListSerialization bridging a set of containers).
+    @Test("binary plists that crash Foundation are refused first: an object containing itself, a set, a reference to nothing")
+    func hostileBinaryPlists() throws {
+        let cases: [([UInt8], String)] = [
+            ([0xD1, 0x01, 0x00], "an object contains itself"),  // { "a": itself }
+            ([0xC2, 0x01, 0x01], "containing a set"),  // set { "a", "a" }
+            ([0xA1, 0x07, 0x00], "reference to a missing object"),  // [ object 7 ]
+        ]
+        for (first, reason) in cases {
+            #expect {
+                _ = try TransportSecurityConfiguration.load(from: Self.binaryPlist(first: first), source: "hostile.plist")
+            } throws: { error in
+                (error as? TransportSecurityConfigurationError)?.reason.contains(reason) == true
+            }
+        }
+        // A sound list of the same shape passes the guard: [ "a" ], then "not a dictionary".
+        #expect {
+            _ = try TransportSecurityConfiguration.load(from: Self.binaryPlist(first: [0xA1, 0x01, 0x00]), source: "array.plist")
+        } throws: { error in
+            (error as? TransportSecurityConfigurationError)?.reason.contains("top level") == true
         }
     }
 }

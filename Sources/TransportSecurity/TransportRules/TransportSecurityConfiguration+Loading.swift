@@ -40,12 +40,14 @@ extension TransportSecurityConfiguration {
         let firstByte = data.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) })
         let isJSON = firstByte == UInt8(ascii: "{") || firstByte == UInt8(ascii: "[")
         do {
+            try BinaryPropertyListGuard.check(data)
+        } catch {
+            throw TransportSecurityConfigurationError(source: source, reason: "not a valid property list (binary): \(error.reason)")
+        }
+        do {
             if isJSON {
                 root = try JSONSerialization.jsonObject(with: data)
             } else {
-                // PropertyListSerialization, not PropertyListDecoder: the decoder recurses
-                // forever on a binary plist whose objects refer to themselves (found by
-                // FuzzConfiguration; CoreFoundation refuses such a list).
                 root = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
             }
         } catch {

@@ -1,0 +1,106 @@
+import Foundation
+
+/// Checks the object graph of a binary property list before Foundation reads it.
+///
+/// Foundation on Linux crashes on two kinds of hostile binary plists (both found by
+/// `Fuzz/run.sh FuzzConfiguration`): `PropertyListDecoder` recurses forever on an object that
+/// contains itself, and `PropertyListSerialization` crashes bridging a set whose elements are
+/// containers. Configurations never hold sets (XML property lists cannot even express them), so
+/// a binary plist with a set, a reference cycle, or an offset or reference outside the file is
+/// refused here with the reason, and only a sound one is handed to Foundation.
+enum BinaryPropertyListGuard {
+    /// Why a binary plist is refused.
+    struct Refusal: Error {
+        let reason: String
+        init(_ reason: String) { self.reason = reason }
+    }
+
+    /// Throws the reason the binary plist `data` is refused; returns for anything that is not a
+    /// binary plist (Foundation reports those itself).
+    static func check(_ data: Data) throws(Refusal) {
+        let bytes = [UInt8](data)
+        guard bytes.count >= 8, bytes.starts(with: Array("bplist0".utf8)) else { return }
+        guard bytes.count >= 8 + 32 else { throw Refusal("a binary property list shorter than its trailer") }
+        let trailer = bytes.count - 32
+        let offsetSize = Int(bytes[trailer + 6])
+        let referenceSize = Int(bytes[trailer + 7])
+        let objectCount = integer(bytes, at: trailer + 8, size: 8)
+        let topObject = integer(bytes, at: trailer + 16, size: 8)
+        let offsetTable = integer(bytes, at: trailer + 24, size: 8)
+        guard [1, 2, 4, 8].contains(offsetSize), [1, 2, 4, 8].contains(referenceSize),
+            objectCount > 0, objectCount <= UInt64(trailer), topObject < objectCount,
+            offsetTable >= 8, offsetTable <= UInt64(trailer),
+            UInt64(trailer) - offsetTable >= objectCount * UInt64(offsetSize)
+        else { throw Refusal("a binary property list whose trailer points outside the file") }
+        let count = Int(objectCount)
+        var offsets: [Int] = []
+        offsets.reserveCapacity(count)
+        for index in 0..<count {
+            let offset = integer(bytes, at: Int(offsetTable) + index * offsetSize, size: offsetSize)
+            guard offset >= 8, offset < offsetTable else { throw Refusal("a binary property list with an object outside its object area") }
+            offsets.append(Int(offset))
+        }
+
+        // The references each object holds (arrays, dictionaries); sets are refused.
+        func references(of object: Int) throws(Refusal) -> [Int] {
+            let start = offsets[object]
+            let marker = bytes[start]
+            let kind = marker >> 4
+            guard kind == 0xA || kind == 0xD else {
+                if kind == 0xC { throw Refusal("a binary property list containing a set, which configurations never hold") }
+                return []
+            }
+            var length = Int(marker & 0x0F)
+            var cursor = start + 1
+            if length == 0x0F {
+                guard cursor < Int(offsetTable), bytes[cursor] >> 4 == 0x1 else { throw Refusal("a binary property list with a malformed length") }
+                let size = 1 << Int(bytes[cursor] & 0x0F)
+                guard size <= 8, cursor + 1 + size <= Int(offsetTable) else { throw Refusal("a binary property list with a malformed length") }
+                let value = integer(bytes, at: cursor + 1, size: size)
+                guard value <= UInt64(count) * 2 else { throw Refusal("a binary property list with a container longer than the list") }
+                length = Int(value)
+                cursor += 1 + size
+            }
+            let referenceCount = kind == 0xD ? length * 2 : length
+            guard cursor + referenceCount * referenceSize <= Int(offsetTable) else {
+                throw Refusal("a binary property list whose container runs past its object area")
+            }
+            var found: [Int] = []
+            found.reserveCapacity(referenceCount)
+            for index in 0..<referenceCount {
+                let reference = integer(bytes, at: cursor + index * referenceSize, size: referenceSize)
+                guard reference < objectCount else { throw Refusal("a binary property list with a reference to a missing object") }
+                found.append(Int(reference))
+            }
+            return found
+        }
+
+        // Depth-first from the top object, without recursion: reaching an object that is still
+        // open is a cycle. Objects shared by several containers are fine.
+        enum Mark { case unvisited, open, done }
+        var marks = [Mark](repeating: .unvisited, count: count)
+        var stack: [(object: Int, children: [Int], next: Int)] = [(Int(topObject), try references(of: Int(topObject)), 0)]
+        marks[Int(topObject)] = .open
+        while let top = stack.last {
+            if top.next == top.children.count {
+                marks[top.object] = .done
+                stack.removeLast()
+                continue
+            }
+            stack[stack.count - 1].next += 1
+            let child = top.children[top.next]
+            switch marks[child] {
+            case .open: throw Refusal("a binary property list in which an object contains itself")
+            case .done: continue
+            case .unvisited:
+                marks[child] = .open
+                stack.append((child, try references(of: child), 0))
+            }
+        }
+    }
+
+    /// A big-endian unsigned integer of `size` bytes.
+    private static func integer(_ bytes: [UInt8], at offset: Int, size: Int) -> UInt64 {
+        bytes[offset..<(offset + size)].reduce(0) { $0 << 8 | UInt64($1) }
+    }
+}
