@@ -45,6 +45,15 @@ public struct CertificateRevocationList: Sendable, Hashable {
         }
     }
 
+    /// Reads a CRL file (DER or PEM).
+    /// - Throws: ``RevocationError`` naming the file when it cannot be read or is not a CRL.
+    public init(contentsOfFile path: String) throws(RevocationError) {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw RevocationError("cannot read the file", source: path)
+        }
+        try self.init(bytes: Array(data), source: path)
+    }
+
     private init(der: [UInt8]) throws {
         derBytes = der
         let root = try DER.parse(der)
