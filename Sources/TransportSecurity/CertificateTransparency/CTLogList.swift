@@ -140,8 +140,7 @@ public struct CTLogList: Sendable, Hashable {
     }
 
     private static func date(_ text: String, _ place: String) throws(CertificateTransparencyError) -> Date {
-        let parsed = (try? Date(text, strategy: .iso8601)) ?? (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
-        guard let parsed else { throw CertificateTransparencyError("\(place): \"\(text)\" is not an ISO 8601 time") }
+        guard let parsed = Date(iso8601: text) else { throw CertificateTransparencyError("\(place): \"\(text)\" is not an ISO 8601 time") }
         return parsed
     }
 }

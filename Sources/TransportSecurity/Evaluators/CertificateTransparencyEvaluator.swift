@@ -28,6 +28,6 @@ public struct CertificateTransparencyEvaluator: ServerTrustEvaluating {
         guard verdict.isCompliant else {
             return TrustDecision(isTrusted: false, decidedBy: Self.decider, reason: "certificate transparency: \(verdict.reason)", checks: checks)
         }
-        return TrustDecision(isTrusted: true, decidedBy: decision.decidedBy, rule: decision.rule, reason: decision.reason, checks: checks, pinMismatch: decision.pinMismatch)
+        return decision.stillTrusted(checks: checks)
     }
 }

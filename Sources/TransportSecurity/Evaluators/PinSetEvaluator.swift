@@ -30,13 +30,13 @@ public struct PinSetEvaluator: ServerTrustEvaluating {
         switch pinSet.verdict(on: decision.checkedPath(of: trust), host: host, at: trust.evaluationTime ?? Date()) {
         case .satisfied:
             checks.append(TrustCheck(name: name, passed: true, detail: "a pinned key is in the path"))
-            return TrustDecision(isTrusted: true, decidedBy: decision.decidedBy, rule: decision.rule, reason: decision.reason, checks: checks, pinMismatch: decision.pinMismatch)
+            return decision.stillTrusted(checks: checks)
         case .rejected(let reason, let mismatch):
             checks.append(TrustCheck(name: name, passed: false, detail: reason))
             return TrustDecision(isTrusted: false, decidedBy: Self.decider, reason: "\(reason) (\(origin))", checks: checks, pinMismatch: mismatch)
         case .reportOnly(let mismatch):
             checks.append(TrustCheck(name: name + " (report-only)", passed: false, detail: "no pinned key in the path; not enforced"))
-            return TrustDecision(isTrusted: true, decidedBy: decision.decidedBy, rule: decision.rule, reason: decision.reason, checks: checks, pinMismatch: mismatch)
+            return decision.stillTrusted(checks: checks, pinMismatch: mismatch)
         }
     }
 }

@@ -109,8 +109,7 @@ public struct PinUpdateDocument: Sendable, Hashable {
     }
 
     private static func date(_ text: String, field: String) throws(PinUpdateError) -> Date {
-        let parsed = (try? Date(text, strategy: .iso8601)) ?? (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
-        guard text.hasSuffix("Z"), let date = parsed else {
+        guard text.hasSuffix("Z"), let date = Date(iso8601: text) else {
             throw PinUpdateError(.malformedDocument("\(field): \"\(text)\" is not an ISO 8601 UTC time such as 2027-01-31T00:00:00Z"))
         }
         return date

@@ -81,4 +81,14 @@ extension TrustDecision {
     func checkedPath(of trust: ServerTrust) -> [DERCertificate] {
         lastEvaluation.flatMap { $0.isTrusted ? $0.path : nil } ?? trust.chain
     }
+
+    /// This trusted decision after a later check let it through: the same decider, rule and
+    /// reason (with `note` appended), with `checks`, and the pin mismatch a report-only check saw
+    /// (this decision's own otherwise).
+    func stillTrusted(checks: [TrustCheck], pinMismatch: PinMismatch? = nil, note: String? = nil) -> TrustDecision {
+        TrustDecision(
+            isTrusted: true, decidedBy: decidedBy, rule: rule, reason: reason + (note.map { "; " + $0 } ?? ""),
+            checks: checks, pinMismatch: pinMismatch ?? self.pinMismatch
+        )
+    }
 }

@@ -14,9 +14,9 @@ extension Certificate {
         let uriTag = ASN1Identifier(tagWithNumber: 6, tagClass: .contextSpecific)
         for point in points {
             // DistributionPoint { [0] distributionPoint { [0] fullName GeneralNames } }
-            guard let name = try? OCSPMessageSummary.child(point, 0),
+            guard let name = try? point.child(0),
                 name.identifier == ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific),
-                let fullName = try? OCSPMessageSummary.child(name, 0),
+                let fullName = try? name.child(0),
                 case .constructed(let generalNames) = fullName.content
             else { continue }
             for generalName in generalNames where generalName.identifier == uriTag {

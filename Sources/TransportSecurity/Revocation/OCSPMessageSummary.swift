@@ -18,14 +18,14 @@ public enum OCSPMessageSummary {
     public static func certificateIDs(inRequest bytes: [UInt8]) throws(RevocationError) -> [CertificateID] {
         do {
             let request = try DER.parse(bytes)
-            let tbsRequest = try child(request, 0)
+            let tbsRequest = try request.child(0)
             // version [0] and requestorName [1] are optional and come before requestList.
             guard case .constructed(let fields) = tbsRequest.content,
                 let requestList = fields.first(where: { $0.identifier == .sequence }),
                 case .constructed(let requests) = requestList.content
             else { throw RevocationError("no requestList") }
             return try requests.map { single in
-                let certID = try child(single, 0)
+                let certID = try single.child(0)
                 guard case .constructed(let parts) = certID.content else { throw RevocationError("malformed CertID") }
                 let serial = Array(parts).last
                 guard let serial, serial.identifier == .integer else { throw RevocationError("a CertID without a serial number") }
@@ -49,11 +49,11 @@ public enum OCSPMessageSummary {
     /// The lifetime of a successful `OCSPResponse`; `nil` for any other response.
     public static func lifetime(ofResponse bytes: [UInt8]) -> ResponseLifetime? {
         // OCSPResponse { responseStatus, [0] { responseType, OCTET STRING BasicOCSPResponse } }
-        guard let response = try? DER.parse(bytes), let status = try? child(response, 0),
+        guard let response = try? DER.parse(bytes), let status = try? response.child(0),
             status.encodedBytes.elementsEqual([0x0A, 0x01, 0x00]),  // ENUMERATED successful
-            let explicitBytes = try? child(response, 1), let responseBytes = try? child(explicitBytes, 0),
-            let octets = try? child(responseBytes, 1), let basicDER = try? ASN1OctetString(derEncoded: octets),
-            let basic = try? DER.parse(Array(basicDER.bytes)), let data = try? child(basic, 0),
+            let explicitBytes = try? response.child(1), let responseBytes = try? explicitBytes.child(0),
+            let octets = try? responseBytes.child(1), let basicDER = try? ASN1OctetString(derEncoded: octets),
+            let basic = try? DER.parse(Array(basicDER.bytes)), let data = try? basic.child(0),
             case .constructed(let children) = data.content
         else { return nil }
         // ResponseData { [0] version?, responderID, producedAt, responses, [1] responseExtensions? }:
@@ -70,25 +70,17 @@ public enum OCSPMessageSummary {
             else { return nil }
             let after = Array(parts).dropFirst(thisUpdate + 1).first
             guard let after, after.identifier == ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific),
-                let time = try? child(after, 0), let date = try? X509Time.date(time)
+                let time = try? after.child(0), let date = try? X509Time.date(time)
             else { return ResponseLifetime(nextUpdate: nil, hasNonce: false) }
             earliest = min(earliest ?? date, date)
         }
         var hasNonce = false
         let nonceOID: ASN1ObjectIdentifier = [1, 3, 6, 1, 5, 5, 7, 48, 1, 2]
-        if let extensions = fields.dropFirst(responsesIndex + 1).first, let list = try? child(extensions, 0),
+        if let extensions = fields.dropFirst(responsesIndex + 1).first, let list = try? extensions.child(0),
             case .constructed(let entries) = list.content
         {
             hasNonce = entries.contains { (try? Certificate.Extension(derEncoded: $0))?.oid == nonceOID }
         }
         return ResponseLifetime(nextUpdate: earliest, hasNonce: hasNonce)
-    }
-
-    /// The `index`th child of a constructed node.
-    static func child(_ node: ASN1Node, _ index: Int) throws -> ASN1Node {
-        guard case .constructed(let children) = node.content, let found = Array(children).dropFirst(index).first else {
-            throw RevocationError("a field is missing")
-        }
-        return found
     }
 }

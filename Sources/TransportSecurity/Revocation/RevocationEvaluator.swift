@@ -115,7 +115,7 @@ public struct RevocationEvaluator: ServerTrustEvaluating {
             }
         }
         checks.append(TrustCheck(name: "revocation", passed: true, detail: details.joined(separator: "; ")))
-        return TrustDecision(isTrusted: true, decidedBy: decision.decidedBy, rule: decision.rule, reason: decision.reason, checks: checks, pinMismatch: decision.pinMismatch)
+        return decision.stillTrusted(checks: checks)
     }
 
     /// The certificate's status from the policy's CRLs and its distribution points.

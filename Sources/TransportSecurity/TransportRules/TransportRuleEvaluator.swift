@@ -81,10 +81,10 @@ public struct TransportRuleEvaluator: ServerTrustEvaluating {
                 return reject(reason, pinMismatch: mismatch)
             case .reportOnly(let mismatch):
                 checks.append(TrustCheck(name: "pin set \(set.key) (report-only)", passed: false, detail: "no pinned key in the path; reported, not enforced"))
-                return TrustDecision(isTrusted: true, decidedBy: decision.decidedBy, rule: decision.rule, reason: decision.reason + "; report-only pin set \(set.key) failed", checks: checks, pinMismatch: mismatch)
+                return decision.stillTrusted(checks: checks, pinMismatch: mismatch, note: "report-only pin set \(set.key) failed")
             }
         }
-        return TrustDecision(isTrusted: true, decidedBy: decision.decidedBy, rule: decision.rule, reason: decision.reason, checks: checks, pinMismatch: decision.pinMismatch)
+        return decision.stillTrusted(checks: checks)
     }
 
     /// `CN=…: RSA 1024-bit key` when a key is too small for ATS.
