@@ -19,13 +19,19 @@ struct ServerTrustManagerTests {
             ("**.example.com", "api.example.com", true),
             ("**.example.com", "example.com", false),
             ("**.example.com", "badexample.com", false),
+            ("*.example.com", "a.com", false),
+            ("**.example.com", "", false),
+            ("*.2.3.4", "1.2.3.4", false),
+            ("**.0.2.1", "192.0.2.1", false),
+            ("192.0.2.1", "192.0.2.1", true),
+            ("API.Example.COM", "api.example.com", true),
         ]
     )
     func matching(pattern: String, host: String, matches: Bool) throws {
         #expect(try HostPattern(pattern).matches(host) == matches)
     }
 
-    @Test("malformed patterns are refused", arguments: ["", "*", "a*.example.com", "api.*.com", "**.", "a..b"])
+    @Test("malformed patterns are refused", arguments: ["", "*", "a*.example.com", "api.*.com", "**.", "a..b", ".example.com", "*.example.com..", "*..com"])
     func malformedPattern(pattern: String) {
         #expect(throws: HostPatternError(pattern: pattern)) { try HostPattern(pattern) }
     }

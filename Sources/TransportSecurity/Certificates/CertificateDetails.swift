@@ -113,7 +113,9 @@ public struct CertificateDetails: Sendable, Encodable {
         if P256.Signing.PublicKey(key) != nil { return ("EC P-256", 256) }
         if P384.Signing.PublicKey(key) != nil { return ("EC P-384", 384) }
         if P521.Signing.PublicKey(key) != nil { return ("EC P-521", 521) }
-        if let rsa = _RSA.Signing.PublicKey(key) { return ("RSA", key.rsaModulusBitCount ?? rsa.keySizeInBits) }
+        // swift-crypto reads the modulus length with BoringSSL's RSA_bits: exact, so a 2052-bit
+        // modulus is 2052 bits, not 2056.
+        if let rsa = _RSA.Signing.PublicKey(key) { return ("RSA", rsa.keySizeInBits) }
         if Curve25519.Signing.PublicKey(key) != nil { return ("Ed25519", 256) }
         return (String(describing: key), 0)
     }

@@ -73,6 +73,13 @@ public struct DERCertificate: Sendable, Hashable, CustomStringConvertible {
     /// The issuer distinguished name, as text.
     public var issuerSummary: String { String(describing: certificate.issuer) }
 
+    /// Whether `certificate` is this certificate: the same signed part and signature. Reads the
+    /// two fields in place, without copying the parsed certificate.
+    func isSame(as certificate: Certificate) -> Bool {
+        storage.certificate.tbsCertificateBytes == certificate.tbsCertificateBytes
+            && storage.certificate.signature == certificate.signature
+    }
+
     /// Whether the certificate's public key is the same key as `other`'s (SPKI DER equality).
     public func hasSamePublicKey(as other: DERCertificate) -> Bool {
         subjectPublicKeyInfoBytes == other.subjectPublicKeyInfoBytes

@@ -1,7 +1,8 @@
 /// A host pattern of a ``ServerTrustManager``: `api.example.com` (that host), `*.example.com`
 /// (exactly one label before `example.com`) or `**.example.com` (one or more labels before it).
 ///
-/// Hosts and patterns compare case-insensitively, with a trailing dot ignored.
+/// Hosts and patterns compare case-insensitively, with a trailing dot ignored. An IP address
+/// matches only an exact pattern: `*.2.3.4` does not cover `1.2.3.4`.
 public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
     /// How much of a host the pattern covers.
     public enum Kind: Int, Sendable, Hashable, Comparable {
@@ -24,8 +25,7 @@ public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: ``HostPatternError`` for an empty pattern, a wildcard that is not a whole
     ///   left-most label, or a wildcard with nothing after it.
     public init(_ text: String) throws {
-        var name = text.lowercased()
-        if name.hasSuffix(".") { name.removeLast() }
+        var name = ServerHost.normalizedDNSName(text)
         let kind: Kind
         if name.hasPrefix("**.") {
             kind = .anyDepth
@@ -36,8 +36,10 @@ public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
         } else {
             kind = .exact
         }
-        let labels = name.split(separator: ".", omittingEmptySubsequences: false)
-        guard !name.isEmpty, labels.allSatisfy({ !$0.isEmpty && !$0.contains("*") }) else {
+        let dot = UInt8(ascii: ".")
+        let bytes = name.utf8
+        let hasEmptyLabel = bytes.first == dot || bytes.last == dot || zip(bytes, bytes.dropFirst()).contains { $0 == dot && $1 == dot }
+        guard !name.isEmpty, !hasEmptyLabel, !bytes.contains(UInt8(ascii: "*")) else {
             throw HostPatternError(pattern: text)
         }
         self.kind = kind
@@ -46,14 +48,22 @@ public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether `host` matches.
     public func matches(_ host: String) -> Bool {
-        let name = ServerHost(host).name
+        matches(ServerHost(host))
+    }
+
+    /// Whether `host` matches; an IP address matches only an exact pattern written the same way.
+    public func matches(_ host: ServerHost) -> Bool {
+        let name = host.name
         switch kind {
         case .exact:
             return name == suffix
         case .oneLabel, .anyDepth:
-            guard name.hasSuffix("." + suffix) else { return false }
-            let prefix = name.dropLast(suffix.count + 1)
-            return !prefix.isEmpty && (kind == .anyDepth || !prefix.contains("."))
+            guard !host.isIPAddress else { return false }
+            let prefixLength = name.utf8.count - suffix.utf8.count - 1
+            guard prefixLength > 0 else { return false }
+            let rest = name.utf8.dropFirst(prefixLength)
+            guard rest.first == UInt8(ascii: "."), rest.dropFirst().elementsEqual(suffix.utf8) else { return false }
+            return kind == .anyDepth || !name.utf8.prefix(prefixLength).contains(UInt8(ascii: "."))
         }
     }
 

@@ -20,14 +20,43 @@ public enum ServerHost: Sendable, Hashable, CustomStringConvertible, Codable {
 
     /// Classifies `text` as an IP literal (`192.0.2.1`, `::1`, `[::1]`) or a DNS name.
     public init(_ text: String) {
-        var trimmed = text.trimmingCharacters(in: .whitespaces)
+        var trimmed = Self.trimmingWhitespace(text)
         if trimmed.hasPrefix("["), trimmed.hasSuffix("]") { trimmed = String(trimmed.dropFirst().dropLast()) }
-        if let canonical = Self.canonicalIPAddress(trimmed) {
+        if Self.mayBeIPAddress(trimmed), let canonical = Self.canonicalIPAddress(trimmed) {
             self = .ipAddress(canonical)
         } else {
-            var name = trimmed.lowercased()
-            if name.hasSuffix(".") { name.removeLast() }
-            self = .dnsName(name)
+            self = .dnsName(Self.normalizedDNSName(trimmed))
+        }
+    }
+
+    /// A DNS name lowercased, without its trailing dot. Names already in that form (as
+    /// certificates and URLs almost always give them) are returned as they are, without copying.
+    static func normalizedDNSName(_ name: String) -> String {
+        let needsLowercasing = name.utf8.contains { $0 >= 0x80 || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }
+        var normalized = needsLowercasing ? name.lowercased() : name
+        if normalized.utf8.last == UInt8(ascii: ".") { normalized.removeLast() }
+        return normalized
+    }
+
+    /// `text` without leading and trailing white space (the `.whitespaces` set: spaces and tabs).
+    private static func trimmingWhitespace(_ text: String) -> String {
+        let scalars = text.unicodeScalars
+        guard let first = scalars.first, let last = scalars.last else { return text }
+        guard CharacterSet.whitespaces.contains(first) || CharacterSet.whitespaces.contains(last) else { return text }
+        return text.trimmingCharacters(in: .whitespaces)
+    }
+
+    /// Whether `text` uses only the characters of an IPv4 or IPv6 literal (digits, hexadecimal
+    /// letters, `.` and `:`), so that names with other letters skip the address parser.
+    private static func mayBeIPAddress(_ text: String) -> Bool {
+        text.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"),
+                UInt8(ascii: "."), UInt8(ascii: ":"):
+                return true
+            default:
+                return false
+            }
         }
     }
 

@@ -25,7 +25,7 @@ struct ServerTrustEngine {
 
         if case .validCertificate(let path) = validation {
             let wrapped = path.map { certificate in
-                trust.chain.first { CertificateIndex.same($0.certificate, certificate) } ?? anchors.index.wrapped(certificate)
+                trust.chain.first { $0.isSame(as: certificate) } ?? anchors.index.wrapped(certificate)
             }
             if wrapped.allSatisfy({ $0 != nil }) {
                 return result(.trusted, path: wrapped.compactMap { $0 })

@@ -20,16 +20,8 @@ struct ServerTrustVerifierPolicy: VerifierPolicy {
         var policies: [any FailureReportingPolicy] = [
             MaximumPathLengthPolicy(maximumLength: limits.maximumPathLength),
             ValidityPeriodPolicy(validationTime: time),
-            CertificateVersionPolicy(),
-            IssuerBasicConstraintsPolicy(),
-            IssuerKeyUsagePolicy(),
-            KeyIdentifierPolicy(),
-            SubjectNamePolicy(),
-            SubjectAltNameSyntaxPolicy(),
-            SerialNumberPolicy(),
-            AuthorityInformationAccessPolicy(),
-            PublicKeySizePolicy(),
         ]
+        policies.append(contentsOf: Self.profilePolicies)
         switch validation {
         case .ssl(let host):
             policies.append(NameConstraintsPolicy(host: host))
@@ -48,6 +40,19 @@ struct ServerTrustVerifierPolicy: VerifierPolicy {
         self.verifyingCriticalExtensions = Self.handledCriticalExtensions
     }
 
+    /// The policies that depend on neither the time, the host nor the limits: made once.
+    private static let profilePolicies: [any FailureReportingPolicy] = [
+        CertificateVersionPolicy(),
+        IssuerBasicConstraintsPolicy(),
+        IssuerKeyUsagePolicy(),
+        KeyIdentifierPolicy(),
+        SubjectNamePolicy(),
+        SubjectAltNameSyntaxPolicy(),
+        SerialNumberPolicy(),
+        AuthorityInformationAccessPolicy(),
+        PublicKeySizePolicy(),
+    ]
+
     /// Basic constraints, name constraints, key usage, subjectAltName and extendedKeyUsage, which
     /// are understood under every validation policy: name constraints read subjectAltName, and
     /// extendedKeyUsage only restricts what a key may do.
@@ -60,7 +65,8 @@ struct ServerTrustVerifierPolicy: VerifierPolicy {
     ]
 
     mutating func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) -> PolicyEvaluationResult {
-        let failures = policies.flatMap { $0.failures(in: chain) }
+        let path = CertificatePath(chain)
+        let failures = policies.flatMap { $0.failures(in: path) }
         state.record(failures)
         guard failures.isEmpty else {
             let reason = failures.map(\.description).joined(separator: "; ")

@@ -28,18 +28,13 @@ struct CertificateIndex: Sendable, Hashable {
 
     /// The indexed certificate that is `certificate`, if any.
     func wrapped(_ certificate: Certificate) -> DERCertificate? {
-        bySubject[certificate.subject]?.first { Self.same($0.certificate, certificate) }
+        bySubject[certificate.subject]?.first { $0.isSame(as: certificate) }
     }
 
     func contains(_ certificate: Certificate) -> Bool { wrapped(certificate) != nil }
 
     func contains(_ certificate: DERCertificate) -> Bool {
         bySubject[certificate.certificate.subject]?.contains(certificate) ?? false
-    }
-
-    /// Two parsed certificates are the same when their signed parts and signatures are.
-    static func same(_ lhs: Certificate, _ rhs: Certificate) -> Bool {
-        lhs.tbsCertificateBytes == rhs.tbsCertificateBytes && lhs.signature == rhs.signature
     }
 
     static func == (lhs: CertificateIndex, rhs: CertificateIndex) -> Bool { lhs.fingerprints == rhs.fingerprints }

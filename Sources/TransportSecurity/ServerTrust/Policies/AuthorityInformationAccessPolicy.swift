@@ -5,15 +5,15 @@ import X509
 /// hold at least one access description (RFC 5280 §4.2.2.1).
 public struct AuthorityInformationAccessPolicy: FailureReportingPolicy {
     /// No critical extensions are processed here: the extension must not be critical.
-    public let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = []
+    public var verifyingCriticalExtensions: [ASN1ObjectIdentifier] { [] }
 
     /// Creates the policy.
     public init() {}
 
-    public func failures(in chain: UnverifiedCertificateChain) -> [TrustFailure] {
-        chain.compactMap { certificate in
+    public func failures(in path: CertificatePath) -> [TrustFailure] {
+        path.compactMap { certificate in
             do {
-                guard let access = try certificate.extensions.authorityInformationAccess, access.isEmpty else { return nil }
+                guard let access = try certificate.certificate.extensions.authorityInformationAccess, access.isEmpty else { return nil }
                 return TrustFailure(.misissued, certificate: certificate.subjectText, detail: "has an authority information access extension with no access description")
             } catch {
                 return TrustFailure(.malformedCertificate, certificate: certificate.subjectText, detail: "has a malformed authority information access extension: \(error)")

@@ -5,15 +5,16 @@ import X509
 /// certificate of the path that carries any is malformed.
 public struct CertificateVersionPolicy: FailureReportingPolicy {
     /// No critical extensions are processed here.
-    public let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = []
+    public var verifyingCriticalExtensions: [ASN1ObjectIdentifier] { [] }
 
     /// Creates the policy.
     public init() {}
 
-    public func failures(in chain: UnverifiedCertificateChain) -> [TrustFailure] {
-        chain.compactMap { certificate in
-            guard certificate.version != .v3, !certificate.extensions.isEmpty else { return nil }
-            return TrustFailure(.malformedCertificate, certificate: certificate.subjectText, detail: "is a \(certificate.version) certificate with extensions, which only version 3 certificates may carry")
+    public func failures(in path: CertificatePath) -> [TrustFailure] {
+        path.compactMap { entry in
+            let version = entry.certificate.version
+            guard version != .v3, !entry.certificate.extensions.isEmpty else { return nil }
+            return TrustFailure(.malformedCertificate, certificate: entry.subjectText, detail: "is a \(version) certificate with extensions, which only version 3 certificates may carry")
         }
     }
 }

@@ -21,15 +21,15 @@ import X509
 /// validate, since only the subjectAltNames identify a server.
 public struct CommonNamePolicy: FailureReportingPolicy {
     /// No critical extensions are processed here.
-    public let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = []
+    public var verifyingCriticalExtensions: [ASN1ObjectIdentifier] { [] }
 
     /// Creates the policy.
     public init() {}
 
-    public func failures(in chain: UnverifiedCertificateChain) -> [TrustFailure] {
-        guard chain.count > 1 else { return [] }
-        let leaf = chain.leaf
-        let commonNames = leaf.subject.flatMap { $0 }.filter { $0.type == .RDNAttributeType.commonName }.map { String(describing: $0.value) }
+    public func failures(in path: CertificatePath) -> [TrustFailure] {
+        guard path.count > 1 else { return [] }
+        let leaf = path.leaf
+        let commonNames = leaf.certificate.subject.flatMap { $0 }.filter { $0.type == .RDNAttributeType.commonName }.map { String(describing: $0.value) }
         guard let commonName = commonNames.first else { return [] }
         guard commonNames.count == 1 else {
             return [TrustFailure(.misissued, certificate: leaf.subjectText, detail: "has \(commonNames.count) common names; a server certificate has at most one")]
@@ -38,23 +38,36 @@ public struct CommonNamePolicy: FailureReportingPolicy {
         return [TrustFailure(.misissued, certificate: leaf.subjectText, detail: "its common name \"\(commonName)\" \(problem) (CA/Browser Forum BR 7.1.4.3)")]
     }
 
-    static func problem(with commonName: String, leaf: Certificate) -> String? {
-        guard !commonName.isEmpty, !commonName.contains(where: \.isWhitespace) else { return nil }
+    static func problem(with commonName: String, leaf: PathCertificate) -> String? {
+        guard !commonName.isEmpty, !containsWhitespace(commonName) else { return nil }
         if let canonical = canonicalAddress(commonName) {
             return canonical == commonName ? nil : "is an IP address not in canonical form (\(canonical))"
         }
-        guard commonName.contains(".") else { return nil }
+        guard commonName.utf8.contains(UInt8(ascii: ".")) else { return nil }
         guard commonName.utf8.allSatisfy({ $0 < 0x80 }) else {
             return "is a host name not in ASCII; an internationalized name must be written as its xn-- A-label"
         }
-        let dnsNames = (try? leaf.extensions.subjectAlternativeNames).flatMap { $0 }.map(Array.init)?.compactMap { name -> String? in
+        let dnsNames = (try? leaf.subjectAlternativeNames()).flatMap { $0 }.map(Array.init)?.compactMap { name -> String? in
             if case .dnsName(let dnsName) = name { return dnsName }
             return nil
         } ?? []
-        if let listed = dnsNames.first(where: { $0.lowercased() == commonName.lowercased() }), listed != commonName {
+        if let listed = dnsNames.first(where: { equalIgnoringASCIICase($0, commonName) }), listed != commonName {
             return "is not an exact copy of the subjectAltName \(listed) it names"
         }
         return nil
+    }
+
+    /// Whether `text` has a white-space character (checked byte by byte for ASCII text).
+    private static func containsWhitespace(_ text: String) -> Bool {
+        guard text.utf8.allSatisfy({ $0 < 0x80 }) else { return text.contains(where: \.isWhitespace) }
+        return text.utf8.contains { $0 == UInt8(ascii: " ") || (0x09...0x0D).contains($0) }
+    }
+
+    /// Whether two names are equal when ASCII letters are compared without case.
+    private static func equalIgnoringASCIICase(_ lhs: String, _ rhs: String) -> Bool {
+        lhs.utf8.elementsEqual(rhs.utf8) { left, right in
+            left == right || ((left | 0x20) == (right | 0x20) && (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(left | 0x20))
+        }
     }
 
     /// The canonical text of `text` read as an address the lenient way (`inet_aton` for IPv4,
@@ -62,13 +75,23 @@ public struct CommonNamePolicy: FailureReportingPolicy {
     /// no address.
     static func canonicalAddress(_ text: String) -> String? {
         var v4 = in_addr()
-        if text.first?.isHexDigit == true, inet_aton(text, &v4) != 0 {
+        if text.utf8.allSatisfy(Self.mayBeInIPv4Text), inet_aton(text, &v4) != 0 {
             return ServerHost.addressText(withUnsafeBytes(of: &v4, Array.init))
         }
         var v6 = in6_addr()
-        if text.contains(":"), inet_pton(AF_INET6, text, &v6) == 1 {
+        if text.utf8.contains(UInt8(ascii: ":")), inet_pton(AF_INET6, text, &v6) == 1 {
             return ServerHost.addressText(withUnsafeBytes(of: &v6, Array.init))
         }
         return nil
+    }
+
+    /// Whether a byte can be part of what `inet_aton` reads: digits, hexadecimal letters, `x` and `.`.
+    private static func mayBeInIPv4Text(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"),
+            UInt8(ascii: "x"), UInt8(ascii: "X"), UInt8(ascii: "."):
+            return true
+        default: return false
+        }
     }
 }

@@ -8,16 +8,16 @@ import X509
 /// is exempt, since it is trusted by identity rather than issued.
 public struct EndEntityLeafPolicy: FailureReportingPolicy {
     /// basicConstraints is processed by swift-certificates' RFC 5280 policy.
-    public let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = []
+    public var verifyingCriticalExtensions: [ASN1ObjectIdentifier] { [] }
 
     /// Creates the policy.
     public init() {}
 
-    public func failures(in chain: UnverifiedCertificateChain) -> [TrustFailure] {
-        guard chain.count > 1 else { return [] }
-        let leaf = chain.leaf
-        guard case .some(.isCertificateAuthority) = try? leaf.extensions.basicConstraints else {
-            guard let keyUsage = try? leaf.extensions.keyUsage, keyUsage.keyCertSign else { return [] }
+    public func failures(in path: CertificatePath) -> [TrustFailure] {
+        guard path.count > 1 else { return [] }
+        let leaf = path.leaf
+        guard case .some(.isCertificateAuthority) = try? leaf.basicConstraints() else {
+            guard let keyUsage = try? leaf.keyUsage(), keyUsage.keyCertSign else { return [] }
             return [
                 TrustFailure(
                     .misissued,

@@ -11,7 +11,7 @@ public struct ExtendedKeyUsagePolicy: FailureReportingPolicy {
     public let requiredUsage: ExtendedKeyUsage.Usage
 
     /// The extended key usage extension is processed here.
-    public let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = [.X509ExtensionID.extendedKeyUsage]
+    public var verifyingCriticalExtensions: [ASN1ObjectIdentifier] { [.X509ExtensionID.extendedKeyUsage] }
 
     /// Creates the policy for a usage.
     public init(requiring usage: ExtendedKeyUsage.Usage) { self.requiredUsage = usage }
@@ -22,12 +22,12 @@ public struct ExtendedKeyUsagePolicy: FailureReportingPolicy {
     /// TLS client authentication.
     public static let clientAuthentication = ExtendedKeyUsagePolicy(requiring: .clientAuth)
 
-    public func failures(in chain: UnverifiedCertificateChain) -> [TrustFailure] {
-        let checked = chain.count > 1 ? Array(chain.dropLast()) : [chain.leaf]
+    public func failures(in path: CertificatePath) -> [TrustFailure] {
+        let checked = path.count > 1 ? path.dropLast() : path[...]
         return checked.enumerated().compactMap { index, certificate in
             let usages: ExtendedKeyUsage?
             do {
-                usages = try certificate.extensions.extendedKeyUsage
+                usages = try certificate.extendedKeyUsage()
             } catch {
                 return TrustFailure(.malformedCertificate, certificate: certificate.subjectText, detail: "has a malformed extended key usage extension: \(error)")
             }

@@ -11,26 +11,26 @@ import X509
 /// that is itself the anchor) is trusted by identity and not checked.
 public struct IssuerBasicConstraintsPolicy: FailureReportingPolicy {
     /// basicConstraints is processed here.
-    public let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = [.X509ExtensionID.basicConstraints]
+    public var verifyingCriticalExtensions: [ASN1ObjectIdentifier] { [.X509ExtensionID.basicConstraints] }
 
     /// Creates the policy.
     public init() {}
 
-    public func failures(in chain: UnverifiedCertificateChain) -> [TrustFailure] {
-        guard chain.count > 1 else { return [] }
+    public func failures(in path: CertificatePath) -> [TrustFailure] {
+        guard path.count > 1 else { return [] }
         var intermediatesBelow = 0
-        for (index, issuer) in chain.enumerated().dropFirst() {
+        for (index, issuer) in path.enumerated().dropFirst() {
             let constraints: BasicConstraints?
             do {
-                constraints = try issuer.extensions.basicConstraints
+                constraints = try issuer.basicConstraints()
             } catch {
                 return [TrustFailure(.malformedCertificate, certificate: issuer.subjectText, detail: "has a malformed basic constraints extension: \(error)")]
             }
             guard case .isCertificateAuthority(let maximumPathLength) = constraints else {
-                let why = issuer.version == .v1 ? "is a version 1 certificate, which cannot be a CA" : "is not a CA certificate (its basic constraints do not assert cA)"
+                let why = issuer.certificate.version == .v1 ? "is a version 1 certificate, which cannot be a CA" : "is not a CA certificate (its basic constraints do not assert cA)"
                 return [TrustFailure(.constraintViolation, certificate: issuer.subjectText, detail: "issues a certificate but \(why)")]
             }
-            if issuer.extensions[oid: .X509ExtensionID.basicConstraints]?.critical != true {
+            if !issuer.hasCriticalExtension(.X509ExtensionID.basicConstraints) {
                 return [TrustFailure(.misissued, certificate: issuer.subjectText, detail: "is a CA certificate whose basic constraints extension is not critical (RFC 5280 §4.2.1.9)")]
             }
             if let maximumPathLength, maximumPathLength < intermediatesBelow {
@@ -42,7 +42,7 @@ public struct IssuerBasicConstraintsPolicy: FailureReportingPolicy {
                     )
                 ]
             }
-            if index < chain.count - 1, issuer.issuer != issuer.subject { intermediatesBelow += 1 }
+            if index < path.count - 1, !issuer.isSelfIssued { intermediatesBelow += 1 }
         }
         return []
     }

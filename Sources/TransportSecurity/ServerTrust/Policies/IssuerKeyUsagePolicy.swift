@@ -8,16 +8,16 @@ import X509
 /// A path of one (a leaf that is itself the anchor) issues nothing and is not checked.
 public struct IssuerKeyUsagePolicy: FailureReportingPolicy {
     /// keyUsage is declared handled by swift-certificates' RFC 5280 policy.
-    public let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = [.X509ExtensionID.keyUsage]
+    public var verifyingCriticalExtensions: [ASN1ObjectIdentifier] { [.X509ExtensionID.keyUsage] }
 
     /// Creates the policy.
     public init() {}
 
-    public func failures(in chain: UnverifiedCertificateChain) -> [TrustFailure] {
-        chain.dropFirst().compactMap { issuer in
+    public func failures(in path: CertificatePath) -> [TrustFailure] {
+        path.dropFirst().compactMap { issuer in
             let keyUsage: KeyUsage?
             do {
-                keyUsage = try issuer.extensions.keyUsage
+                keyUsage = try issuer.keyUsage()
             } catch {
                 return TrustFailure(.malformedCertificate, certificate: issuer.subjectText, detail: "has a malformed key usage extension: \(error)")
             }

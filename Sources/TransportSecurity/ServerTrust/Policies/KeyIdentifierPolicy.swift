@@ -15,21 +15,21 @@ import X509
 /// A path of one (a leaf that is itself the anchor) is trusted by identity and not checked.
 public struct KeyIdentifierPolicy: FailureReportingPolicy {
     /// No critical extensions are processed here: a critical key identifier is refused.
-    public let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = []
+    public var verifyingCriticalExtensions: [ASN1ObjectIdentifier] { [] }
 
     /// Creates the policy.
     public init() {}
 
-    public func failures(in chain: UnverifiedCertificateChain) -> [TrustFailure] {
-        guard chain.count > 1 else { return [] }
+    public func failures(in path: CertificatePath) -> [TrustFailure] {
+        guard path.count > 1 else { return [] }
         var failures: [TrustFailure] = []
-        for (index, certificate) in chain.enumerated() {
-            let isAnchor = index == chain.count - 1
+        for (index, certificate) in path.enumerated() {
+            let isAnchor = index == path.count - 1
             let authority: AuthorityKeyIdentifier?
             let subject: SubjectKeyIdentifier?
             do {
-                authority = try certificate.extensions.authorityKeyIdentifier
-                subject = try certificate.extensions.subjectKeyIdentifier
+                authority = try certificate.authorityKeyIdentifier()
+                subject = try certificate.subjectKeyIdentifier()
             } catch {
                 failures.append(TrustFailure(.malformedCertificate, certificate: certificate.subjectText, detail: "has a malformed key identifier extension: \(error)"))
                 continue
@@ -49,7 +49,7 @@ public struct KeyIdentifierPolicy: FailureReportingPolicy {
             if authority.authorityCertIssuer != nil || authority.authorityCertSerialNumber != nil {
                 misissued("is a CA certificate whose authority key identifier names an issuer or serial number, which CA certificates must not (CA/Browser Forum BR 7.1.2)")
             }
-            if isAnchor, certificate.issuer == certificate.subject, let keyIdentifier = authority.keyIdentifier,
+            if isAnchor, certificate.isSelfIssued, let keyIdentifier = authority.keyIdentifier,
                 let subject, keyIdentifier != subject.keyIdentifier
             {
                 misissued("is self-issued but its authority key identifier differs from its subject key identifier")

@@ -9,19 +9,19 @@ public struct MaximumPathLengthPolicy: FailureReportingPolicy {
     public let maximumLength: Int
 
     /// No critical extensions are processed here.
-    public let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = []
+    public var verifyingCriticalExtensions: [ASN1ObjectIdentifier] { [] }
 
     /// Creates the policy.
     public init(maximumLength: Int) { self.maximumLength = maximumLength }
 
-    public func failures(in chain: UnverifiedCertificateChain) -> [TrustFailure] {
-        let selfIssuedIntermediates = chain.dropFirst().dropLast().filter { $0.issuer == $0.subject }.count
-        guard chain.count - selfIssuedIntermediates > maximumLength else { return [] }
+    public func failures(in path: CertificatePath) -> [TrustFailure] {
+        let selfIssuedIntermediates = path.dropFirst().dropLast().filter(\.isSelfIssued).count
+        guard path.count - selfIssuedIntermediates > maximumLength else { return [] }
         return [
             TrustFailure(
                 .pathTooLong,
-                certificate: chain.leaf.subjectText,
-                detail: "the path to \(chain.last.map(\.subjectText) ?? "the anchor") has \(chain.count) certificates; at most \(maximumLength) are allowed"
+                certificate: path.leaf.subjectText,
+                detail: "the path to \(path.last.map(\.subjectText) ?? "the anchor") has \(path.count) certificates; at most \(maximumLength) are allowed"
             )
         ]
     }

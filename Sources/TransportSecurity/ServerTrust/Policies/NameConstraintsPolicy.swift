@@ -25,7 +25,7 @@ public struct NameConstraintsPolicy: FailureReportingPolicy {
     public let maximumComparisons: Int
 
     /// The name constraints extension is processed here.
-    public let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = [.X509ExtensionID.nameConstraints]
+    public var verifyingCriticalExtensions: [ASN1ObjectIdentifier] { [.X509ExtensionID.nameConstraints] }
 
     /// Go's bound on the same work.
     public static let defaultMaximumComparisons = 250_000
@@ -36,10 +36,10 @@ public struct NameConstraintsPolicy: FailureReportingPolicy {
         self.maximumComparisons = maximumComparisons
     }
 
-    public func failures(in chain: UnverifiedCertificateChain) -> [TrustFailure] {
-        guard chain.count > 1 else { return [] }
-        let certificates = Array(chain)
-        if certificates[0].extensions[oid: .X509ExtensionID.nameConstraints] != nil {
+    public func failures(in path: CertificatePath) -> [TrustFailure] {
+        guard path.count > 1 else { return [] }
+        let certificates = path.certificates
+        if certificates[0].certificate.extensions[oid: .X509ExtensionID.nameConstraints] != nil {
             return [
                 TrustFailure(
                     .misissued,
@@ -58,7 +58,7 @@ public struct NameConstraintsPolicy: FailureReportingPolicy {
             case .constraints(let found): constraints = found
             }
             var subjects: [(holder: String, names: [GeneralName])] = []
-            for index in 0..<issuerIndex where index == 0 || certificates[index].issuer != certificates[index].subject {
+            for index in 0..<issuerIndex where index == 0 || !certificates[index].isSelfIssued {
                 do {
                     subjects.append((certificates[index].subjectText, try Self.names(of: certificates[index])))
                 } catch {
@@ -101,10 +101,10 @@ public struct NameConstraintsPolicy: FailureReportingPolicy {
         case failure(TrustFailure)
     }
 
-    private static func constraints(of issuer: Certificate) -> Lookup {
+    private static func constraints(of issuer: PathCertificate) -> Lookup {
         let found: NameConstraints?
         do {
-            found = try issuer.extensions.nameConstraints
+            found = try issuer.nameConstraints()
         } catch {
             return .failure(TrustFailure(.malformedCertificate, certificate: issuer.subjectText, detail: "has a malformed name constraints extension: \(error)"))
         }
@@ -120,9 +120,9 @@ public struct NameConstraintsPolicy: FailureReportingPolicy {
 
     /// The names name constraints apply to: the subjectAltName entries, and the subject as a
     /// directory name when it is not empty.
-    static func names(of certificate: Certificate) throws -> [GeneralName] {
-        var names = Array(try certificate.extensions.subjectAlternativeNames ?? SubjectAlternativeNames())
-        if !certificate.subject.isEmpty { names.append(.directoryName(certificate.subject)) }
+    static func names(of certificate: PathCertificate) throws -> [GeneralName] {
+        var names = Array(try certificate.subjectAlternativeNames() ?? SubjectAlternativeNames())
+        if !certificate.certificate.subject.isEmpty { names.append(.directoryName(certificate.certificate.subject)) }
         return names
     }
 

@@ -8,14 +8,14 @@ public struct PublicKeySizePolicy: FailureReportingPolicy {
     public let minimumRSABits: Int
 
     /// No critical extensions are processed here.
-    public let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = []
+    public var verifyingCriticalExtensions: [ASN1ObjectIdentifier] { [] }
 
     /// Creates the policy.
     public init(minimumRSABits: Int = 2048) { self.minimumRSABits = minimumRSABits }
 
-    public func failures(in chain: UnverifiedCertificateChain) -> [TrustFailure] {
-        chain.compactMap { certificate in
-            let (type, bits) = CertificateDetails.key(certificate.publicKey)
+    public func failures(in path: CertificatePath) -> [TrustFailure] {
+        path.compactMap { certificate in
+            let (type, bits) = CertificateDetails.key(certificate.certificate.publicKey)
             guard type == "RSA" else { return nil }
             if bits < minimumRSABits {
                 return TrustFailure(.weakKey, certificate: certificate.subjectText, detail: "has a \(bits)-bit RSA key; at least \(minimumRSABits) bits are required")

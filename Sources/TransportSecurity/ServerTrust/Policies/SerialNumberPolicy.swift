@@ -8,15 +8,15 @@ import X509
 /// A path of one (a leaf that is itself the anchor) is trusted by identity and not checked.
 public struct SerialNumberPolicy: FailureReportingPolicy {
     /// No critical extensions are processed here.
-    public let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = []
+    public var verifyingCriticalExtensions: [ASN1ObjectIdentifier] { [] }
 
     /// Creates the policy.
     public init() {}
 
-    public func failures(in chain: UnverifiedCertificateChain) -> [TrustFailure] {
-        guard chain.count > 1 else { return [] }
-        return chain.dropLast().compactMap { certificate in
-            let bytes = certificate.serialNumber.bytes
+    public func failures(in path: CertificatePath) -> [TrustFailure] {
+        guard path.count > 1 else { return [] }
+        return path.dropLast().compactMap { certificate in
+            let bytes = certificate.certificate.serialNumber.bytes
             let problem: String
             if bytes.count > 20 {
                 problem = "is \(bytes.count) octets long; at most 20 are allowed"

@@ -19,7 +19,7 @@ public struct SubjectAltNameHostPolicy: FailureReportingPolicy {
     public let publicSuffixes: PublicSuffixList?
 
     /// The subjectAltName extension is processed here.
-    public let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = [.X509ExtensionID.subjectAlternativeName]
+    public var verifyingCriticalExtensions: [ASN1ObjectIdentifier] { [.X509ExtensionID.subjectAlternativeName] }
 
     /// Creates the policy for a host.
     public init(host: ServerHost, publicSuffixes: PublicSuffixList? = PublicSuffixList.system) {
@@ -27,11 +27,11 @@ public struct SubjectAltNameHostPolicy: FailureReportingPolicy {
         self.publicSuffixes = publicSuffixes
     }
 
-    public func failures(in chain: UnverifiedCertificateChain) -> [TrustFailure] {
-        let leaf = chain.leaf
+    public func failures(in path: CertificatePath) -> [TrustFailure] {
+        let leaf = path.leaf
         let names: SubjectAlternativeNames
         do {
-            names = try leaf.extensions.subjectAlternativeNames ?? SubjectAlternativeNames()
+            names = try leaf.subjectAlternativeNames() ?? SubjectAlternativeNames()
         } catch {
             return [TrustFailure(.malformedCertificate, certificate: leaf.subjectText, detail: "has a malformed subjectAltName extension: \(error)")]
         }
@@ -39,8 +39,9 @@ public struct SubjectAltNameHostPolicy: FailureReportingPolicy {
         for name in names {
             switch name {
             case .dnsName(let dnsName):
-                if case .dnsName(let hostName) = host, matches(certificateName: dnsName, host: hostName) { return [] }
-                presented.append(dnsName + (isAcceptedPattern(dnsName) ? "" : " (a wildcard that matches nothing)"))
+                let pattern = acceptedPattern(dnsName)
+                if !host.isIPAddress, pattern?.matches(host) == true { return [] }
+                presented.append(dnsName + (pattern != nil ? "" : " (a wildcard that matches nothing)"))
             case .ipAddress(let bytes):
                 if let address = host.addressBytes, Array(bytes.bytes) == address { return [] }
                 presented.append(ServerHost.addressText(Array(bytes.bytes)))
@@ -68,16 +69,15 @@ public struct SubjectAltNameHostPolicy: FailureReportingPolicy {
 
     /// Whether a certificate's DNS name matches `host`.
     public func matches(certificateName: String, host: String) -> Bool {
-        guard isAcceptedPattern(certificateName), let pattern = try? HostPattern(certificateName) else { return false }
-        return pattern.matches(host)
+        acceptedPattern(certificateName)?.matches(host) ?? false
     }
 
-    /// Whether a certificate's DNS name can match anything: a plain name, or `*.` and a suffix
-    /// that is not public.
-    func isAcceptedPattern(_ certificateName: String) -> Bool {
-        guard !certificateName.hasPrefix("**"), let pattern = try? HostPattern(certificateName) else { return false }
-        guard pattern.kind == .oneLabel else { return true }
-        if let publicSuffixes { return !publicSuffixes.isPublicSuffix(pattern.suffix) }
-        return pattern.suffix.contains(".")
+    /// A certificate's DNS name as a pattern, when it can match anything: a plain name, or `*.`
+    /// and a suffix that is not public.
+    func acceptedPattern(_ certificateName: String) -> HostPattern? {
+        guard !certificateName.hasPrefix("**"), let pattern = try? HostPattern(certificateName) else { return nil }
+        guard pattern.kind == .oneLabel else { return pattern }
+        if let publicSuffixes { return publicSuffixes.isPublicSuffix(pattern.suffix) ? nil : pattern }
+        return pattern.suffix.contains(".") ? pattern : nil
     }
 }

@@ -13,17 +13,17 @@ import X509
 /// A malformed entry refuses the path: name constraints and host matching cannot judge it.
 public struct SubjectAltNameSyntaxPolicy: FailureReportingPolicy {
     /// The subjectAltName extension's contents are checked here.
-    public let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = [.X509ExtensionID.subjectAlternativeName]
+    public var verifyingCriticalExtensions: [ASN1ObjectIdentifier] { [.X509ExtensionID.subjectAlternativeName] }
 
     /// Creates the policy.
     public init() {}
 
-    public func failures(in chain: UnverifiedCertificateChain) -> [TrustFailure] {
-        guard chain.count > 1 else { return [] }
-        return chain.dropLast().compactMap { certificate in
+    public func failures(in path: CertificatePath) -> [TrustFailure] {
+        guard path.count > 1 else { return [] }
+        return path.dropLast().compactMap { certificate in
             let names: SubjectAlternativeNames?
             do {
-                names = try certificate.extensions.subjectAlternativeNames
+                names = try certificate.subjectAlternativeNames()
             } catch {
                 return TrustFailure(.malformedCertificate, certificate: certificate.subjectText, detail: "has a malformed subjectAltName extension: \(error)")
             }
@@ -47,16 +47,26 @@ public struct SubjectAltNameSyntaxPolicy: FailureReportingPolicy {
 
     /// RFC 1034 §3.5 as RFC 1123 §2.1 relaxes it, with a lone `*` allowed as the left-most label.
     static func isPreferredNameSyntax(_ name: String) -> Bool {
-        guard !name.isEmpty, name.utf8.count <= 253 else { return false }
-        let labels = name.split(separator: ".", omittingEmptySubsequences: false)
-        return labels.enumerated().allSatisfy { index, label in
-            if index == 0, label == "*", labels.count > 1 { return true }
-            let bytes = Array(label.utf8)
-            guard (1...63).contains(bytes.count), bytes.first != UInt8(ascii: "-"), bytes.last != UInt8(ascii: "-") else { return false }
-            return bytes.allSatisfy { byte in
-                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-                    || byte == UInt8(ascii: "-")
+        let bytes = name.utf8
+        guard !bytes.isEmpty, bytes.count <= 253 else { return false }
+        let dot = UInt8(ascii: "."), hyphen = UInt8(ascii: "-")
+        var remaining = bytes[...]
+        if remaining.starts(with: "*.".utf8), remaining.count > 2 { remaining = remaining.dropFirst(2) }
+        var labelLength = 0
+        var previous: UInt8 = dot
+        for byte in remaining {
+            if byte == dot {
+                guard labelLength > 0, previous != hyphen else { return false }
+                labelLength = 0
+            } else {
+                let isLetterOrDigit =
+                    (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                guard isLetterOrDigit || (byte == hyphen && labelLength > 0) else { return false }
+                labelLength += 1
+                guard labelLength <= 63 else { return false }
             }
+            previous = byte
         }
+        return labelLength > 0 && previous != hyphen
     }
 }

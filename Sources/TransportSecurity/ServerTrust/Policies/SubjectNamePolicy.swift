@@ -11,27 +11,27 @@ import X509
 /// A path of one (a leaf that is itself the anchor) is trusted by identity and not checked.
 public struct SubjectNamePolicy: FailureReportingPolicy {
     /// The subjectAltName's criticality is checked here; its contents by the host policy.
-    public let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = []
+    public var verifyingCriticalExtensions: [ASN1ObjectIdentifier] { [] }
 
     /// Creates the policy.
     public init() {}
 
-    public func failures(in chain: UnverifiedCertificateChain) -> [TrustFailure] {
-        guard chain.count > 1 else { return [] }
-        var failures: [TrustFailure] = chain.dropFirst().filter(\.subject.isEmpty).map { issuer in
-            TrustFailure(.misissued, certificate: "a CA certificate issued by \(issuer.issuer)", detail: "has an empty subject; a CA's subject must name it (RFC 5280 §4.1.2.6)")
+    public func failures(in path: CertificatePath) -> [TrustFailure] {
+        guard path.count > 1 else { return [] }
+        var failures: [TrustFailure] = path.dropFirst().filter { $0.certificate.subject.isEmpty }.map { issuer in
+            TrustFailure(.misissued, certificate: "a CA certificate issued by \(issuer.certificate.issuer)", detail: "has an empty subject; a CA's subject must name it (RFC 5280 §4.1.2.6)")
         }
-        let leaf = chain.leaf
-        let subjectAltName = leaf.extensions[oid: .X509ExtensionID.subjectAlternativeName]
-        if leaf.subject.isEmpty, subjectAltName?.critical != true {
+        let leaf = path.leaf
+        let subjectAltName = leaf.certificate.extensions[oid: .X509ExtensionID.subjectAlternativeName]
+        if leaf.certificate.subject.isEmpty, subjectAltName?.critical != true {
             failures.append(
                 TrustFailure(
                     .misissued,
-                    certificate: "a leaf issued by \(leaf.issuer)",
+                    certificate: "a leaf issued by \(leaf.certificate.issuer)",
                     detail: "has an empty subject, so its subjectAltName must be present and critical (RFC 5280 §4.2.1.6)"
                 )
             )
-        } else if !leaf.subject.isEmpty, subjectAltName?.critical == true {
+        } else if !leaf.certificate.subject.isEmpty, subjectAltName?.critical == true {
             failures.append(
                 TrustFailure(
                     .misissued,

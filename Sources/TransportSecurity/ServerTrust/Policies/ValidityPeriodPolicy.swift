@@ -13,26 +13,28 @@ public struct ValidityPeriodPolicy: FailureReportingPolicy {
     public let validationTime: Date
 
     /// No critical extensions are processed here.
-    public let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = []
+    public var verifyingCriticalExtensions: [ASN1ObjectIdentifier] { [] }
 
     /// Creates the policy for a fixed time.
     public init(validationTime: Date) { self.validationTime = validationTime }
 
-    public func failures(in chain: UnverifiedCertificateChain) -> [TrustFailure] {
+    public func failures(in path: CertificatePath) -> [TrustFailure] {
         let validationTime = Date(timeIntervalSince1970: validationTime.timeIntervalSince1970.rounded(.down))
-        return chain.compactMap { certificate in
-            if certificate.notValidAfter < validationTime {
+        return path.compactMap { entry in
+            let notValidBefore = entry.certificate.notValidBefore
+            let notValidAfter = entry.certificate.notValidAfter
+            if notValidAfter < validationTime {
                 return TrustFailure(
                     .expired,
-                    certificate: certificate.subjectText,
-                    detail: "expired on \(Self.format(certificate.notValidAfter)) (evaluated at \(Self.format(validationTime)))"
+                    certificate: entry.subjectText,
+                    detail: "expired on \(Self.format(notValidAfter)) (evaluated at \(Self.format(validationTime)))"
                 )
             }
-            if certificate.notValidBefore > validationTime {
+            if notValidBefore > validationTime {
                 return TrustFailure(
                     .notYetValid,
-                    certificate: certificate.subjectText,
-                    detail: "not valid before \(Self.format(certificate.notValidBefore)) (evaluated at \(Self.format(validationTime)))"
+                    certificate: entry.subjectText,
+                    detail: "not valid before \(Self.format(notValidBefore)) (evaluated at \(Self.format(validationTime)))"
                 )
             }
             return nil
