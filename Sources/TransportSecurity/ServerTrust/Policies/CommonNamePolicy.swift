@@ -29,10 +29,17 @@ public struct CommonNamePolicy: FailureReportingPolicy {
     public func failures(in path: CertificatePath) -> [TrustFailure] {
         guard path.count > 1 else { return [] }
         let leaf = path.leaf
-        let commonNames = leaf.certificate.subject.flatMap { $0 }.filter { $0.type == .RDNAttributeType.commonName }.map { String(describing: $0.value) }
-        guard let commonName = commonNames.first else { return [] }
-        guard commonNames.count == 1 else {
-            return [TrustFailure(.misissued, certificate: leaf.subjectText, detail: "has \(commonNames.count) common names; a server certificate has at most one")]
+        var commonName: String?
+        var count = 0
+        for name in leaf.certificate.subject {
+            for attribute in name where attribute.type == .RDNAttributeType.commonName {
+                count += 1
+                if commonName == nil { commonName = String(attribute.value) ?? String(describing: attribute.value) }
+            }
+        }
+        guard let commonName else { return [] }
+        guard count == 1 else {
+            return [TrustFailure(.misissued, certificate: leaf.subjectText, detail: "has \(count) common names; a server certificate has at most one")]
         }
         guard let problem = Self.problem(with: commonName, leaf: leaf) else { return [] }
         return [TrustFailure(.misissued, certificate: leaf.subjectText, detail: "its common name \"\(commonName)\" \(problem) (CA/Browser Forum BR 7.1.4.3)")]
