@@ -10,6 +10,7 @@ let package = Package(
         .package(name: "TransportSecurity", path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/swift-server/async-http-client.git", exact: "1.37.0"),
@@ -25,6 +26,18 @@ let package = Package(
             ],
             path: "Benchmarks/TrustEvaluation",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // Not a benchmark: a plain loop over the cold evaluation's parts, for `perf record` and
+        // for the breakdown in BENCHMARKS.md (swift run -c release EngineProfile [p256|rsa]).
+        .executableTarget(
+            name: "EngineProfile",
+            dependencies: [
+                .product(name: "TransportSecurity", package: "TransportSecurity"),
+                .product(name: "PKIBuilder", package: "TransportSecurity"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            path: "Benchmarks/EngineProfile"
         ),
         .executableTarget(
             name: "Session",
