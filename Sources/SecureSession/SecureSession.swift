@@ -390,20 +390,6 @@ final class FileBodyWriter: @unchecked Sendable {
     }
 }
 
-/// The connections a request is using, closed on timeout or cancellation.
-final class ConnectionCloser: @unchecked Sendable {
-    private let lock = NSLock()
-    private var connections: [ObjectIdentifier: HTTP1Connection] = [:]
-
-    func track(_ connection: HTTP1Connection) { lock.withLock { connections[ObjectIdentifier(connection)] = connection } }
-
-    func untrack(_ connection: HTTP1Connection) { lock.withLock { connections[ObjectIdentifier(connection)] = nil } }
-
-    @Sendable func closeAll() {
-        for connection in lock.withLock({ Array(connections.values) }) { connection.close() }
-    }
-}
-
 /// A connection that could not be made: nothing of the request was sent, so it may be retried.
 /// Never leaves the session; callers see ``error``.
 struct ConnectionNotEstablished: Error {
