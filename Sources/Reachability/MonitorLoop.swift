@@ -17,6 +17,9 @@ final class MonitorLoop: @unchecked Sendable {
     private let wake: LockedValue<Int32>
     private let finished = DispatchSemaphore(value: 0)
     private let threadID = LockedValue<pthread_t?>(nil)
+    /// The descriptors the thread holds open once started: the wake eventfd, the event socket
+    /// and the request socket (for leak tests).
+    let descriptorsInUse = LockedValue<[Int32]>([])
 
     init(
         target: ReachabilityTarget,
@@ -85,6 +88,8 @@ final class MonitorLoop: @unchecked Sendable {
             ready(.failure(error))
             return
         }
+        descriptorsInUse.withLock { $0 = [wake.withLock { $0 }] + [events?.descriptor, table.descriptor].compactMap { $0 } }
+        defer { descriptorsInUse.withLock { $0 = [] } }
         ready(.success(()))
         let evaluator = ReachabilityEvaluator(
             target: target,

@@ -66,6 +66,15 @@ public final class ReachabilityMonitor: Sendable {
     /// Counters of events, evaluations, overflows and recoveries.
     public var diagnostics: ReachabilityDiagnostics { state.withLock { $0.diagnostics } }
 
+    /// The descriptors the running monitor holds (none when stopped), for leak tests.
+    var descriptorsInUse: [Int32] {
+        #if os(Linux)
+        return state.withLock { $0.loop }?.descriptorsInUse.withLock { $0 } ?? []
+        #else
+        return []
+        #endif
+    }
+
     /// Whether monitoring is running.
     public var isMonitoring: Bool {
         #if os(Linux)

@@ -1,36 +1,35 @@
 import Foundation
-import Reachability
+@testable import Reachability
 import Testing
 
 @Suite("Reachability monitor lifecycle")
 struct MonitorLifecycleTests {
-    /// The process's open sockets and eventfds (what a monitor opens), by descriptor number.
-    /// Other descriptors (the concurrency runtime's timerfd, for one) come and go on their own.
-    private func openDescriptors() throws -> [String: String] {
-        let folder = "/proc/self/fd"
-        var descriptors: [String: String] = [:]
-        for name in try FileManager.default.contentsOfDirectory(atPath: folder) {
-            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: folder + "/" + name)) ?? "?"
-            if target.hasPrefix("socket:") || target == "anon_inode:[eventfd]" { descriptors[name] = target }
-        }
-        return descriptors
+    /// What descriptor `number` is open on, told apart from any later descriptor that reuses the
+    /// number: a socket's inode, an eventfd's id; `nil` once it is closed.
+    private func identity(of number: Int32) -> String? {
+        guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(number)") else { return nil }
+        guard target == "anon_inode:[eventfd]" else { return target }
+        let info = (try? String(contentsOfFile: "/proc/self/fdinfo/\(number)", encoding: .utf8)) ?? ""
+        return target + (info.split(separator: "\n").first { $0.hasPrefix("eventfd-id:") }.map { " " + $0 } ?? "")
     }
 
+    /// Checks the monitor's own descriptors, by identity, so that sockets other tests open
+    /// meanwhile (the suite may run in parallel) do not count.
     @Test("stopping releases the sockets and the thread: no descriptor leaks over repeated starts")
     func noDescriptorLeak() async throws {
         let monitor = ReachabilityMonitor(host: "127.0.0.1")
-        try monitor.startMonitoring()
-        monitor.stopMonitoring()
-        let before = try openDescriptors()
         for _ in 0..<5 {
             let recorder = StatusRecorder(monitor)
             try monitor.startMonitoring()
-            #expect(try openDescriptors().count >= before.count + 3)  // event socket, request socket, wake eventfd
-            #expect(await recorder.wait { _ in true } != nil)
+            #expect(await recorder.wait(timeout: .seconds(5)) { _ in true } != nil)
+            let held = monitor.descriptorsInUse.map { ($0, identity(of: $0)) }
+            #expect(held.count == 3, "the wake eventfd, the event socket and the request socket: \(held)")
+            #expect(held.allSatisfy { $0.1?.hasPrefix("socket:") == true || $0.1?.hasPrefix("anon_inode:[eventfd]") == true }, "\(held)")
             monitor.stopMonitoring()
+            #expect(monitor.descriptorsInUse.isEmpty)
+            let leaked = held.filter { number, before in before != nil && identity(of: number) == before }
+            #expect(leaked.isEmpty, "still open after stop: \(leaked)")
         }
-        let after = try openDescriptors()
-        #expect(after.count == before.count, "opened and not closed: \(after.filter { before[$0.key] != $0.value })")
     }
 
     @Test("the first status comes soon after start; stop returns to unknown; streams go on across restarts")
@@ -40,12 +39,12 @@ struct MonitorLifecycleTests {
         try monitor.startMonitoring()
         try monitor.startMonitoring()  // a second start changes nothing
         #expect(monitor.isMonitoring)
-        let first = try #require(await recorder.wait(timeout: .seconds(1)) { _ in true })
+        let first = try #require(await recorder.wait(timeout: .seconds(5)) { _ in true })
         #expect(first.status.interface?.kind == .loopback)
         #expect(first.status.localizedDescription == "Reachable via Loopback")
 
         let late = StatusRecorder(monitor)
-        #expect(await late.wait(timeout: .seconds(1)) { _ in true }?.status == first.status, "the current status first")
+        #expect(await late.wait(timeout: .seconds(5)) { _ in true }?.status == first.status, "the current status first")
 
         monitor.stopMonitoring()
         #expect(monitor.status == .unknown)
@@ -54,7 +53,7 @@ struct MonitorLifecycleTests {
 
         try monitor.startMonitoring()
         defer { monitor.stopMonitoring() }
-        #expect(await recorder.wait(after: 1, timeout: .seconds(1)) { $0.isReachable } != nil, "the same stream after a restart")
+        #expect(await recorder.wait(after: 1, timeout: .seconds(5)) { $0.isReachable } != nil, "the same stream after a restart")
     }
 
     @Test("the handler hears every change and may stop the monitor from inside")

@@ -21,10 +21,11 @@ struct ReachabilityRetryTests {
     func reachableButRefused() async throws {
         let session = SecureSession()
         var request = SecureRequest(url: URL(string: "http://127.0.0.1:1/")!)
-        request.waitsForConnectivity = .seconds(5)
+        request.waitsForConnectivity = .seconds(30)
         let started = ContinuousClock.now
         await #expect(throws: SecureSessionError.self) { try await session.send(request) }
-        #expect(ContinuousClock.now - started < .seconds(2))
+        // Far below the 30 s it would wait; generous for a loaded machine (a parallel test run).
+        #expect(ContinuousClock.now - started < .seconds(10))
     }
 
     /// An address of the benchmarking range (198.18.0.0/15) that this test makes unreachable,

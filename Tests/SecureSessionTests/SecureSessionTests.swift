@@ -182,7 +182,8 @@ struct SecureSessionTests {
             return true
         }
         let elapsed = clock.now - started
-        #expect(elapsed < .seconds(3), "took \(elapsed)")
+        // Far below the session's 60 s default; generous for a loaded machine.
+        #expect(elapsed < .seconds(10), "took \(elapsed)")
 
         let task = Task { try await session.send(SecureRequest(url: server.url("/never"))) }
         try await Task.sleep(for: .milliseconds(200))
@@ -311,7 +312,8 @@ struct SecureSessionTests {
             return true
         }
         let elapsed = clock.now - started
-        #expect(elapsed < .seconds(3), "took \(elapsed)")
+        // Far below the session's 60 s default; generous for a loaded machine.
+        #expect(elapsed < .seconds(10), "took \(elapsed)")
         blocker.cancel()
         _ = try? await blocker.value
         // With the slot free again, requests go through.

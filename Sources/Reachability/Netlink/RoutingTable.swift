@@ -6,6 +6,9 @@ import Glibc
 /// interface is: the same questions `ip route get` and `ip link show` ask.
 final class RoutingTable {
     private let socket: NetlinkSocket
+
+    /// The request socket's descriptor (for leak tests).
+    var descriptor: Int32 { socket.descriptor }
     private var sequence: UInt32 = 0
     private var buffer = [UInt8](repeating: 0, count: 32 * 1024)
 
