@@ -49,7 +49,7 @@ final class ConnectionPool: @unchecked Sendable {
                     throw error
                 }
             case nil:
-                try await deadline.bound { try await self.waitForSlot(key) }
+                try await waitForSlot(key, deadline: deadline)
             }
         }
     }
@@ -71,36 +71,42 @@ final class ConnectionPool: @unchecked Sendable {
         }
     }
 
-    /// Suspends until a slot of `key` frees (then the caller asks again). A cancelled wait
-    /// passes a wake-up it received on to the next waiter, so no freed slot goes unused.
-    private func waitForSlot(_ key: ConnectionKey) async throws {
+    /// Suspends until a slot of `key` frees (then the caller asks again), or until the deadline
+    /// ends the request (timeout or cancellation), which takes the waiter out of the queue. The
+    /// wait runs in the request's own task: a wake-up is never delivered to a wait nobody
+    /// listens to any more, so no freed slot goes unused. A wait ended after it was woken
+    /// passes the wake-up on to the next waiter.
+    private func waitForSlot(_ key: ConnectionKey, deadline: Deadline) async throws {
         let id: UInt64 = lock.withLock {
             nextWaiterID += 1
             return nextWaiterID
         }
-        try await withTaskCancellationHandler {
+        try await deadline.interrupting(with: { [weak self] in self?.removeWaiter(id, of: key, because: deadline) }) {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let enqueued: Bool = lock.withLock {
-                    guard !Task.isCancelled, !isShutDown, leased[key, default: 0] >= maximumPerKey else { return false }
+                    guard deadline.ending == nil, !isShutDown, leased[key, default: 0] >= maximumPerKey else { return false }
                     waiters[key, default: []].append((id, continuation))
                     return true
                 }
                 if !enqueued { continuation.resume() }
             }
-        } onCancel: {
-            let removed = lock.withLock { () -> CheckedContinuation<Void, any Error>? in
-                guard let index = waiters[key]?.firstIndex(where: { $0.id == id }) else { return nil }
-                return waiters[key]?.remove(at: index).continuation
-            }
-            removed?.resume(throwing: CancellationError())
         }
-        if Task.isCancelled {
+        if let ending = deadline.ending {
             wakeNextWaiter(key)
-            throw CancellationError()
+            throw ending
         }
     }
 
-    /// Gives a connection back: kept for the next request when `reusable`, closed otherwise.
+    /// Takes a waiter out of the queue and ends its wait with the deadline's reason; a waiter
+    /// already woken is left to run.
+    private func removeWaiter(_ id: UInt64, of key: ConnectionKey, because deadline: Deadline) {
+        let removed: CheckedContinuation<Void, any Error>? = lock.withLock {
+            guard let index = waiters[key]?.firstIndex(where: { $0.id == id }) else { return nil }
+            return waiters[key]?.remove(at: index).continuation
+        }
+        removed?.resume(throwing: deadline.ending ?? SecureSessionError.timeout(deadline.limit))
+    }
+
     func release(_ connection: HTTP1Connection, reusable: Bool) {
         if reusable, connection.isUsable {
             // Marked idle before another request can lease it from the list.

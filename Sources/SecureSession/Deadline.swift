@@ -67,7 +67,7 @@ final class Deadline: @unchecked Sendable {
 
     /// Runs `operation` (in a task of its own), but returns as soon as the deadline ends even if
     /// the operation does not: for waits that closing connections does not end (a challenge
-    /// handler, a free connection slot). The abandoned operation is cancelled.
+    /// handler). The abandoned operation is cancelled.
     func bound<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T {
         let answer = OnceAnswer<T>()
         let task = Task {

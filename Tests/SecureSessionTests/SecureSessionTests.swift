@@ -322,6 +322,33 @@ struct SecureSessionTests {
         await server.stop()
     }
 
+    @Test("requests that give up while waiting for the only connection never strand the ones still waiting")
+    func contentionWithDeadlines() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let session = session { $0.maximumConnectionsPerHost = 1 }
+        for _ in 0..<3 {
+            let outcomes = await withTaskGroup(of: (patient: Bool, succeeded: Bool).self) { group in
+                for index in 0..<24 {
+                    let patient = index.isMultiple(of: 2)
+                    var request = SecureRequest(url: server.url("/bytes/65536"))
+                    // The impatient give up at all moments of their wait, some just as they are woken.
+                    request.timeout = patient ? .seconds(20) : .milliseconds(Int64(1 + index * 3))
+                    group.addTask {
+                        let succeeded = (try? await session.send(request))?.body.count == 65536
+                        return (patient, succeeded)
+                    }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            let patient = outcomes.filter { $0.patient }
+            #expect(patient.count == 12)
+            #expect(patient.allSatisfy { $0.succeeded }, "every patient request is served: \(patient.filter { !$0.succeeded }.count) were not")
+        }
+        #expect(try await session.get(server.url("/hello")).text == "hello")
+        await session.shutdown()
+        await server.stop()
+    }
+
     @Test("a client identity is presented to a server that requires one")
     func mutualTLS() async throws {
         let clientCA = try lab.pki.issueRoot(.certificateAuthority("Client CA"))
