@@ -11,6 +11,7 @@ let fuzzTargets: [(name: String, products: [String])] = [
     ("FuzzPinParsing", ["TransportSecurity"]),
     ("FuzzConfiguration", ["TransportSecurity"]),
     ("FuzzPinUpdate", ["TransportSecurity"]),
+    ("FuzzHostMatching", ["TransportSecurity"]),
 ]
 
 let package = Package(

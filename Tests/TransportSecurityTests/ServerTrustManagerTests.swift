@@ -31,7 +31,7 @@ struct ServerTrustManagerTests {
         #expect(try HostPattern(pattern).matches(host) == matches)
     }
 
-    @Test("malformed patterns are refused", arguments: ["", "*", "a*.example.com", "api.*.com", "**.", "a..b", ".example.com", "*.example.com..", "*..com"])
+    @Test("malformed patterns are refused", arguments: ["", "*", "a*.example.com", "api.*.com", "**.", "a..b", ".example.com", "*.example.com..", "*..com", " api.example.com", "*.example.com ", "api example.com", "api\texample.com"])
     func malformedPattern(pattern: String) {
         #expect(throws: HostPatternError(pattern: pattern)) { try HostPattern(pattern) }
     }

@@ -22,8 +22,9 @@ public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
     public let suffix: String
 
     /// Parses a pattern.
-    /// - Throws: ``HostPatternError`` for an empty pattern, a wildcard that is not a whole
-    ///   left-most label, or a wildcard with nothing after it.
+    /// - Throws: ``HostPatternError`` for an empty pattern, an empty label, white space or a
+    ///   control character, a wildcard that is not a whole left-most label, or a wildcard with
+    ///   nothing after it.
     public init(_ text: String) throws {
         var name = ServerHost.normalizedDNSName(text)
         let kind: Kind
@@ -39,7 +40,8 @@ public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
         let dot = UInt8(ascii: ".")
         let bytes = name.utf8
         let hasEmptyLabel = bytes.first == dot || bytes.last == dot || zip(bytes, bytes.dropFirst()).contains { $0 == dot && $1 == dot }
-        guard !name.isEmpty, !hasEmptyLabel, !bytes.contains(UInt8(ascii: "*")) else {
+        let hasSpaceOrControl = name.unicodeScalars.contains { $0.value <= 0x20 || $0.value == 0x7F || $0.properties.isWhitespace }
+        guard !name.isEmpty, !hasEmptyLabel, !hasSpaceOrControl, !bytes.contains(UInt8(ascii: "*")) else {
             throw HostPatternError(pattern: text)
         }
         self.kind = kind

@@ -1,0 +1,38 @@
+import FuzzDriver
+import TransportSecurity
+
+/// Host patterns, hosts and certificate names: the input is a pattern (or a certificate's DNS
+/// name), a newline, and a host. Nothing may crash, and what is matched must agree with itself:
+/// a name matches itself, a wildcard matches a host one label below its suffix and not the
+/// suffix, and a wildcard never matches an IP address.
+func fuzzHostMatching(_ input: UnsafeRawBufferPointer) {
+    let text = String(decoding: input, as: UTF8.self)
+    let parts = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false)
+    let patternText = String(parts[0])
+    let hostText = parts.count > 1 ? String(parts[1]) : ""
+    let host = ServerHost(hostText)
+    // One trailing dot is dropped, so `a..` reads as `a.`, a name nothing matches; other names
+    // read back as themselves.
+    if !host.name.hasSuffix(".") { precondition(ServerHost(host.name) == host, "a host's normalized name reads back as the same host") }
+
+    _ = SubjectAltNameSyntaxPolicy.isWellFormed(.dnsName(patternText))
+    let policy = SubjectAltNameHostPolicy(host: host, publicSuffixes: nil)
+    _ = policy.matches(certificateName: patternText, host: hostText)
+
+    guard let pattern = try? HostPattern(patternText) else { return }
+    let matched = pattern.matches(host)
+    precondition(matched == pattern.matches(hostText), "a host matches the same way as text and as a ServerHost")
+    if host.isIPAddress, pattern.kind != .exact { precondition(!matched, "a wildcard matched an IP address") }
+    switch pattern.kind {
+    case .exact:
+        if !ServerHost(pattern.suffix).isIPAddress { precondition(pattern.matches(pattern.suffix), "a name does not match itself") }
+    case .oneLabel, .anyDepth:
+        precondition(!pattern.matches(pattern.suffix), "a wildcard matched its own suffix")
+        precondition(pattern.matches("a." + pattern.suffix), "a wildcard did not match a host one label below its suffix")
+    }
+}
+
+@main
+enum FuzzHostMatchingMain {
+    static func main() { runFuzzer(fuzzHostMatching) }
+}
