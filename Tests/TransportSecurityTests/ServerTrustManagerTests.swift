@@ -31,6 +31,27 @@ struct ServerTrustManagerTests {
         #expect(try HostPattern(pattern).matches(host) == matches)
     }
 
+    @Test(
+        "hosts are normalized once and for all: case, one trailing dot, white space at the ends, brackets only around IPv6",
+        arguments: [
+            ("API.Example.COM.", ServerHost.dnsName("api.example.com")),
+            ("  api.example.com\t", .dnsName("api.example.com")),
+            ("[::1]", .ipAddress("::1")),
+            ("0:0:0:0:0:0:0:1", .ipAddress("::1")),
+            (" 192.0.2.1 ", .ipAddress("192.0.2.1")),
+            ("192.0.2.1.", .ipAddress("192.0.2.1")),
+            ("::.", .ipAddress("::")),
+            ("[::].", .ipAddress("::")),
+            ("[api.example.com]", .dnsName("[api.example.com]")),
+            ("[ x ]", .dnsName("[ x ]")),
+        ]
+    )
+    func hostNormalization(text: String, expected: ServerHost) {
+        let host = ServerHost(text)
+        #expect(host == expected)
+        #expect(ServerHost(host.name) == host, "normalizing again changes nothing")
+    }
+
     @Test("malformed patterns are refused", arguments: ["", "*", "a*.example.com", "api.*.com", "**.", "a..b", ".example.com", "*.example.com..", "*..com", " api.example.com", "*.example.com ", "api example.com", "api\texample.com"])
     func malformedPattern(pattern: String) {
         #expect(throws: HostPatternError(pattern: pattern)) { try HostPattern(pattern) }

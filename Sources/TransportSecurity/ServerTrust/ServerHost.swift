@@ -20,12 +20,16 @@ public enum ServerHost: Sendable, Hashable, CustomStringConvertible, Codable {
 
     /// Classifies `text` as an IP literal (`192.0.2.1`, `::1`, `[::1]`) or a DNS name.
     public init(_ text: String) {
-        var trimmed = Self.trimmingWhitespace(text)
-        if trimmed.hasPrefix("["), trimmed.hasSuffix("]") { trimmed = String(trimmed.dropFirst().dropLast()) }
-        if Self.mayBeIPAddress(trimmed), let canonical = Self.canonicalIPAddress(trimmed) {
+        // A name is lowercased and loses one trailing dot; an address written with a trailing dot
+        // (`192.0.2.1.`) is still that address, as browsers read it, never a DNS name that a
+        // dNSName entry could match. Brackets enclose an IPv6 literal (`[::1]`); around anything
+        // else they stay, and the name matches nothing.
+        let name = Self.normalizedDNSName(Self.trimmingWhitespace(text))
+        let unbracketed = name.hasPrefix("[") && name.hasSuffix("]") ? String(name.dropFirst().dropLast()) : name
+        if Self.mayBeIPAddress(unbracketed), let canonical = Self.canonicalIPAddress(unbracketed) {
             self = .ipAddress(canonical)
         } else {
-            self = .dnsName(Self.normalizedDNSName(trimmed))
+            self = .dnsName(name)
         }
     }
 
