@@ -1,8 +1,46 @@
+import LabServers
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOSSL
 import NIOTLS
+import TransportSecurity
 import TransportSecurityNIO
+
+/// The handshake benchmarks of one chain shape: its PKI, its server (started on first use, kept
+/// for the whole run) and the clients compared against it.
+final class HandshakeScenario: Sendable {
+    let pki: BenchPKI
+    /// swift-nio-ssl's default verification; TransportSecurity's full policy (validation and a
+    /// pinned root key) with a warm decision cache; the same policy with no cache.
+    let clients: [HandshakeClient]
+    private let server = NIOLockedValueBox<LabHTTPSServer?>(nil)
+
+    init(shape: ChainShape) throws {
+        pki = try BenchPKI(shape: shape)
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.trustRoots = .certificates([pki.rootForNIO])
+        let policy = SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: [pki.root.der])
+        let store = TrustStore([pki.root.der], origin: "bench root")
+        let transportSecurity = try NIOSSLContext(configuration: .transportSecurityClient())
+        func verifier(_ cache: DecisionCache?) -> PeerTrustVerifier {
+            PeerTrustVerifier(evaluator: policy, host: "127.0.0.1", systemStore: store, cache: cache)
+        }
+        clients = [
+            .nioSSLDefault(try NIOSSLContext(configuration: tls)),
+            .transportSecurity(transportSecurity, verifier(DecisionCache()), label: "TransportSecurity full policy, warm"),
+            .transportSecurity(transportSecurity, verifier(nil), label: "TransportSecurity full policy, cold (no cache)"),
+        ]
+    }
+
+    /// The port of this shape's server, started by the first call.
+    func port() async throws -> Int {
+        if let running = server.withLockedValue({ $0 }) { return running.port }
+        let started = try await startBenchServer(pki: pki)
+        server.withLockedValue { $0 = started }
+        return started.port
+    }
+}
 
 /// The two ways a client verifies the bench server in the handshake benchmarks.
 enum HandshakeClient: Sendable {
@@ -10,14 +48,22 @@ enum HandshakeClient: Sendable {
     /// then the IP address.
     case nioSSLDefault(NIOSSLContext)
     /// TransportSecurity's bridge: the full policy (validation and pins) through a
-    /// `PeerTrustVerifier`, with its decision cache.
-    case transportSecurity(NIOSSLContext, PeerTrustVerifier)
+    /// `PeerTrustVerifier`, with or without its decision cache.
+    case transportSecurity(NIOSSLContext, PeerTrustVerifier, label: String)
+
+    /// The client's name in the benchmark's name.
+    var label: String {
+        switch self {
+        case .nioSSLDefault: return "swift-nio-ssl default verification"
+        case .transportSecurity(_, _, let label): return label
+        }
+    }
 
     func makeHandler() throws -> NIOSSLClientHandler {
         switch self {
         case .nioSSLDefault(let context):
             return try NIOSSLClientHandler(context: context, serverHostname: nil)
-        case .transportSecurity(let context, let verifier):
+        case .transportSecurity(let context, let verifier, _):
             return try NIOSSLClientHandler(
                 context: context,
                 serverHostname: verifier.serverNameIndication,
