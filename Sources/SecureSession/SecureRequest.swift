@@ -15,6 +15,9 @@ public struct SecureRequest: Sendable {
     public var timeout: Duration?
     /// What responses are acceptable; `nil` uses the session's.
     public var validation: ResponseValidation?
+    /// The largest response body held in memory for this request, in bytes; `nil` uses the
+    /// session's ``SecureSessionConfiguration/maximumResponseBodySize``.
+    public var maximumResponseBodySize: Int?
     /// Whether redirects are followed (bounded by the session's maximum).
     public var followsRedirects: Bool
     /// Answers this request's HTTP authentication challenges before the session's handler.
@@ -50,6 +53,7 @@ public struct SecureRequest: Sendable {
         self.body = body
         self.timeout = nil
         self.validation = nil
+        self.maximumResponseBodySize = nil
         self.followsRedirects = true
         self.challengeHandler = nil
         self.waitsForConnectivity = nil

@@ -54,8 +54,8 @@ public final class SecureSession: Sendable {
 
     /// Sends `request` and returns the whole response, validated.
     public func send(_ request: SecureRequest) async throws -> SecureResponse {
-        let body = BodyCollector()
-        var response = try await perform(request) { buffer in body.append(buffer) }
+        let body = BodyCollector(limit: memoryLimit(of: request))
+        var response = try await perform(request) { head, buffer in try body.append(buffer, of: head) }
         response = response.with(body: body.data)
         if let violation = (request.validation ?? configuration.validation).violation(in: response) { throw violation }
         return response
@@ -73,7 +73,7 @@ public final class SecureSession: Sendable {
         }
         let writer = FileBodyWriter(handle: handle)
         do {
-            let response = try await perform(request) { buffer in try writer.write(buffer) }
+            let response = try await perform(request) { _, buffer in try writer.write(buffer) }
             try writer.close()
             if let violation = (request.validation ?? configuration.validation).violation(in: response) { throw violation }
             try? FileManager.default.removeItem(atPath: path)
@@ -113,9 +113,17 @@ public final class SecureSession: Sendable {
 
     // MARK: - The request loop
 
+    /// Receives each part of the body of the response a request ends with, with its head.
+    typealias BodySink = @Sendable (HTTPResponseHead, ByteBuffer) async throws -> Void
+
+    /// The most of a response to `request` that may be held in memory.
+    private func memoryLimit(of request: SecureRequest) -> Int {
+        request.maximumResponseBodySize ?? configuration.maximumResponseBodySize
+    }
+
     /// Performs a request; when the connection cannot be made and the request waits for
     /// connectivity, waits for the host to become reachable and tries once more.
-    private func perform(_ request: SecureRequest, sink: @escaping @Sendable (ByteBuffer) async throws -> Void) async throws -> SecureResponse {
+    private func perform(_ request: SecureRequest, sink: @escaping BodySink) async throws -> SecureResponse {
         do {
             return try await performOnce(request, sink: sink)
         } catch let failure as ConnectionNotEstablished {
@@ -140,7 +148,7 @@ public final class SecureSession: Sendable {
         }
     }
 
-    private func performOnce(_ request: SecureRequest, sink: @escaping @Sendable (ByteBuffer) async throws -> Void) async throws -> SecureResponse {
+    private func performOnce(_ request: SecureRequest, sink: @escaping BodySink) async throws -> SecureResponse {
         let clock = ContinuousClock()
         let started = clock.now
         let limit = request.timeout ?? configuration.requestTimeout
@@ -165,7 +173,7 @@ public final class SecureSession: Sendable {
                         continue
                     }
                     // Nobody answered: the 401 and its body reach the caller.
-                    if !heldBody.isEmpty { try await sink(ByteBuffer(bytes: heldBody)) }
+                    if !heldBody.isEmpty { try await sink(head, ByteBuffer(bytes: heldBody)) }
                 }
                 if current.followsRedirects, Self.isRedirect(head), let location = head.headers.first(name: "Location") {
                     guard redirects.count < self.configuration.maximumRedirects else {
@@ -196,7 +204,7 @@ public final class SecureSession: Sendable {
     /// of its response arrived is sent once more, on a new connection.
     private func exchange(
         _ request: SecureRequest,
-        sink: @escaping @Sendable (ByteBuffer) async throws -> Void,
+        sink: @escaping BodySink,
         closer: ConnectionCloser,
         deadline: Deadline
     ) async throws -> (HTTPResponseHead, HTTP1Connection, Data) {
@@ -219,7 +227,7 @@ public final class SecureSession: Sendable {
             }
             closer.track(connection)
             let received = LockedFlag()
-            let held = BodyCollector()
+            let held = BodyCollector(limit: memoryLimit(of: request))
             do {
                 let followsRedirects = request.followsRedirects
                 let response = try await connection.execute(
@@ -230,8 +238,8 @@ public final class SecureSession: Sendable {
                     // The body of a redirect that will be followed is not the caller's; a
                     // challenge's body is held until it is known whether the request is resent.
                     if followsRedirects, Self.isRedirect(head) { return }
-                    if Self.isChallenge(head) { return held.append(buffer) }
-                    try await sink(buffer)
+                    if Self.isChallenge(head) { return try held.append(buffer, of: head) }
+                    try await sink(head, buffer)
                 }
                 pool.release(connection, reusable: response.reusable && !key.isSingleUse)
                 closer.untrack(connection)
@@ -353,12 +361,25 @@ extension SecureResponse {
     }
 }
 
-/// Collects a body in memory.
+/// Collects a body in memory, up to a limit: a body longer than the limit, or whose
+/// `Content-Length` announces that it will be, is refused at its first byte past the limit (or at
+/// its first part) with ``SecureSessionError/responseTooLarge(limit:)``.
 final class BodyCollector: @unchecked Sendable {
     private let lock = NSLock()
+    private let limit: Int
     private var collected = Data()
 
-    func append(_ buffer: ByteBuffer) { lock.withLock { collected.append(contentsOf: buffer.readableBytesView) } }
+    init(limit: Int) { self.limit = limit }
+
+    func append(_ buffer: ByteBuffer, of head: HTTPResponseHead) throws {
+        try lock.withLock {
+            if collected.isEmpty, let declared = head.headers.first(name: "Content-Length").flatMap({ Int($0) }), declared > limit {
+                throw SecureSessionError.responseTooLarge(limit: limit)
+            }
+            guard buffer.readableBytes <= limit - collected.count else { throw SecureSessionError.responseTooLarge(limit: limit) }
+            collected.append(contentsOf: buffer.readableBytesView)
+        }
+    }
 
     var data: Data { lock.withLock { collected } }
 }

@@ -26,6 +26,12 @@ public struct SecureSessionConfiguration: Sendable {
     public var maximumConnectionsPerHost: Int
     /// How long an idle keep-alive connection is kept for reuse.
     public var idleConnectionTimeout: Duration
+    /// The largest response body held in memory, in bytes, unless the request says otherwise:
+    /// a longer body ends the request with ``SecureSessionError/responseTooLarge(limit:)`` (and
+    /// its connection) as soon as it passes the limit, or at once when its `Content-Length` says
+    /// so. 64 MiB by default. Bodies that ``SecureSession/download(_:to:)`` streams to a file are
+    /// not held in memory and not bounded by it.
+    public var maximumResponseBodySize: Int
     /// Which responses are successes, unless the request says otherwise.
     public var validation: ResponseValidation
     /// Where the session logs (never keys or passphrases).
@@ -64,6 +70,7 @@ public struct SecureSessionConfiguration: Sendable {
         maximumRedirects: Int = 10,
         maximumConnectionsPerHost: Int = 6,
         idleConnectionTimeout: Duration = .seconds(60),
+        maximumResponseBodySize: Int = 64 << 20,
         validation: ResponseValidation = .successfulStatus,
         logger: Logger = Logger(label: "SecureSession"),
         challengeHandler: ChallengeHandler? = nil,
@@ -82,6 +89,7 @@ public struct SecureSessionConfiguration: Sendable {
         self.maximumRedirects = maximumRedirects
         self.maximumConnectionsPerHost = maximumConnectionsPerHost
         self.idleConnectionTimeout = idleConnectionTimeout
+        self.maximumResponseBodySize = maximumResponseBodySize
         self.validation = validation
         self.logger = logger
         self.challengeHandler = challengeHandler

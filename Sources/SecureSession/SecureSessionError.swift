@@ -23,6 +23,9 @@ public enum SecureSessionError: Error, Sendable, CustomStringConvertible {
     case unacceptableStatus(code: Int, body: Data)
     /// The media type is not acceptable.
     case unacceptableContentType(String?, acceptable: Set<String>)
+    /// The response body is longer than the most a request may hold in memory
+    /// (``SecureSessionConfiguration/maximumResponseBodySize`` or the request's own limit).
+    case responseTooLarge(limit: Int)
     /// More redirects than allowed.
     case tooManyRedirects(Int)
     /// A redirect from https to http, refused.
@@ -53,6 +56,8 @@ public enum SecureSessionError: Error, Sendable, CustomStringConvertible {
         case .unacceptableStatus(let code, _): return "unacceptable HTTP status \(code)"
         case .unacceptableContentType(let type, let acceptable):
             return "unacceptable content type \(type ?? "(none)"); expected \(acceptable.sorted().joined(separator: ", "))"
+        case .responseTooLarge(let limit):
+            return "the response body is longer than \(limit) bytes, the most held in memory (maximumResponseBodySize); raise it or download to a file"
         case .tooManyRedirects(let count): return "more than \(count) redirects"
         case .insecureRedirect(let from, let to): return "refused the redirect from \(from) to \(to): https must not downgrade to http"
         case .invalidURL(let detail): return "invalid URL: \(detail)"

@@ -13,8 +13,8 @@ public struct GetCommand: TSecCommand {
         discussion: """
             The body goes to stdout (or to --output). Exit status: 0 a response was received (any
             status), 1 the server's trust was rejected, 2 usage or unreadable input (bad file,
-            wrong passphrase), 3 connection, TLS, timeout or redirect failure, 4 refused by the
-            transport rules of --config.
+            wrong passphrase), 3 connection, TLS, timeout or redirect failure, or a body longer
+            than --max-filesize, 4 refused by the transport rules of --config.
             """
     )
 
@@ -53,6 +53,9 @@ public struct GetCommand: TSecCommand {
     @Option(name: [.customShort("o"), .long], help: "Write the body to this file instead of stdout.")
     var output: String?
 
+    @Option(help: "The longest body printed to stdout, in bytes (64 MiB unless given); --output streams to its file without this limit.")
+    var maxFilesize: Int?
+
     @Flag(name: [.customShort("i"), .long], help: "Print the status line and headers before the body.")
     var include = false
 
@@ -83,6 +86,7 @@ public struct GetCommand: TSecCommand {
             throw ValidationError("--client-identity needs --passphrase-env VAR or --passphrase-file FILE")
         }
         if maxTime <= 0 { throw ValidationError("--max-time must be positive") }
+        if let maxFilesize, maxFilesize < 0 { throw ValidationError("--max-filesize must not be negative") }
         if let malformed = header.first(where: { !$0.contains(":") }) {
             throw ValidationError("-H '\(malformed)' is not 'Name: value'")
         }
@@ -163,6 +167,7 @@ public struct GetCommand: TSecCommand {
             body: body
         )
         request.validation = ResponseValidation.none
+        request.maximumResponseBodySize = maxFilesize
         request.timeout = .milliseconds(Int64(maxTime * 1000))
         return request
     }

@@ -252,6 +252,37 @@ struct SecureSessionTests {
         await server.stop()
     }
 
+    @Test("a body longer than the in-memory limit ends its request, announced, chunked or endless; the request's limit wins; downloads are not bounded by it")
+    func responseBodyLimit() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let limit = 256 * 1024
+        let session = session { $0.maximumResponseBodySize = limit }
+        #expect(try await session.get(server.url("/bytes/\(limit)")).body.count == limit)
+        #expect(try await session.get(server.url("/chunked/\(limit)")).body.count == limit)
+        for path in ["/bytes/\(limit + 1)", "/chunked/\(limit + 1)", "/endless"] {
+            await #expect("\(path)") {
+                _ = try await session.get(server.url(path))
+            } throws: { error in
+                guard case SecureSessionError.responseTooLarge(limit: limit) = error else { return false }
+                return "\(error)".contains("\(limit) bytes")
+            }
+        }
+        var strict = SecureRequest(url: server.url("/hello"))
+        strict.maximumResponseBodySize = 4
+        await #expect(throws: SecureSessionError.self) { _ = try await session.send(strict) }
+        strict.maximumResponseBodySize = 5
+        #expect(try await session.send(strict).text == "hello")
+        // The connections that carried refused bodies were closed, not given back half read.
+        #expect(try await session.get(server.url("/hello")).text == "hello")
+
+        let file = NSTemporaryDirectory() + "tsec-unbounded-\(UUID().uuidString).bin"
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        _ = try await session.download(SecureRequest(url: server.url("/bytes/\(4 * limit)")), to: file)
+        #expect((try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) == 4 * limit)
+        await session.shutdown()
+        await server.stop()
+    }
+
     @Test("the per-host limit holds concurrent requests to one connection each at a time")
     func perHostLimit() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())

@@ -89,9 +89,17 @@ struct GetCommandTests {
         await server.stop()
     }
 
-    @Test("timeouts and refused connections exit 3; bad input exits 2")
+    @Test("timeouts, refused connections and bodies over --max-filesize exit 3; bad input exits 2")
     func failures() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let fits = await get(server.url("/hello"), ["--max-filesize", "5"])
+        #expect(fits.status == 0)
+        #expect(fits.output.stdout == "hello")
+        let tooLong = await get(server.url("/hello"), ["--max-filesize", "4"])
+        #expect(tooLong.status == 3)
+        #expect(tooLong.output.stdout.isEmpty)
+        #expect(tooLong.output.stderr.contains("longer than 4 bytes"))
+        #expect(await get(server.url("/hello"), ["--max-filesize", "-1"]).status == 2)
         let slow = await get(server.url("/never"), ["--max-time", "0.3"])
         #expect(slow.status == 3)
         #expect(slow.output.stderr.contains("timed out"))

@@ -12,6 +12,8 @@ import TransportSecurityNIO
 ///
 /// Routes: `/hello` (text), `/json` (JSON), `/echo` (the request body back, method in
 /// `X-Method`), `/status/N`, `/redirect?to=URL[&status=N]`, `/bytes/N` (N bytes, streamed),
+/// `/chunked/N` (N bytes, chunked, no length announced), `/endless` (chunks until the client
+/// closes),
 /// `/never` (never answers), `/collect` (keeps posted bodies in ``collected``), `/loop` (redirects to itself), `/basic` and
 /// `/digest?algorithm=MD5|SHA-256` (user alice, password wonderland, realm lab), `/once` (closes a connection
 /// on its second request), `/connection` (an id of the TCP connection), `/headers` (the
@@ -228,6 +230,10 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
                 send(context, HTTPResponseStatus(statusCode: code), "status \(code)", type: "text/plain")
             } else if path.hasPrefix("/bytes/"), let count = Int(path.dropFirst("/bytes/".count)) {
                 stream(context, count: count)
+            } else if path.hasPrefix("/chunked/"), let count = Int(path.dropFirst("/chunked/".count)) {
+                stream(context, count: count, announcingLength: false)
+            } else if path == "/endless" {
+                streamForever(context)
             } else {
                 send(context, .notFound, "no route \(path)", type: "text/plain")
             }
@@ -249,8 +255,9 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
     }
 
-    private func stream(_ context: ChannelHandlerContext, count: Int) {
-        let headers = HTTPHeaders([("Content-Type", "application/octet-stream"), ("Content-Length", String(count))])
+    private func stream(_ context: ChannelHandlerContext, count: Int, announcingLength: Bool = true) {
+        let length = announcingLength ? ("Content-Length", String(count)) : ("Transfer-Encoding", "chunked")
+        let headers = HTTPHeaders([("Content-Type", "application/octet-stream"), length])
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
         var remaining = count
         let chunk = ByteBuffer(repeating: UInt8(ascii: "x"), count: 64 * 1024)
@@ -260,6 +267,20 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
             remaining -= size
         }
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+    }
+
+    /// A chunked body that never ends: the next chunk is written when the last one is sent,
+    /// until the write fails because the client closed the connection.
+    private func streamForever(_ context: ChannelHandlerContext) {
+        let headers = HTTPHeaders([("Content-Type", "application/octet-stream"), ("Transfer-Encoding", "chunked")])
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+        let chunk = ByteBuffer(repeating: UInt8(ascii: "x"), count: 64 * 1024)
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        @Sendable func writeNext() {
+            let (handler, context) = loopBound.value
+            context.writeAndFlush(handler.wrapOutboundOut(.body(.byteBuffer(chunk)))).whenSuccess { writeNext() }
+        }
+        writeNext()
     }
 }
 
