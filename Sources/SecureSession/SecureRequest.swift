@@ -32,7 +32,8 @@ public struct SecureRequest: Sendable {
     /// - Parameters:
     ///   - method: The method.
     ///   - url: The URL.
-    ///   - queryItems: Added to the URL's query.
+    ///   - queryItems: Added to the URL's query, each name and value percent-encoded (`+`, `&`,
+    ///     `=` and `#` included, so a value arrives as given).
     ///   - headers: Header fields.
     ///   - body: The body.
     public init(
@@ -43,12 +44,7 @@ public struct SecureRequest: Sendable {
         body: Data? = nil
     ) {
         self.method = method
-        if !queryItems.isEmpty, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) {
-            components.queryItems = (components.queryItems ?? []) + queryItems
-            self.url = components.url ?? url
-        } else {
-            self.url = url
-        }
+        self.url = Self.url(url, appending: queryItems)
         self.headers = headers
         self.body = body
         self.timeout = nil

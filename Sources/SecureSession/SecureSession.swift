@@ -208,6 +208,7 @@ public final class SecureSession: Sendable {
         closer: ConnectionCloser,
         deadline: Deadline
     ) async throws -> (HTTPResponseHead, HTTP1Connection, Data) {
+        if let malformation = request.malformation() { throw SecureSessionError.invalidRequest(malformation) }
         let key = try connectionKey(for: request)
         let configuration = configuration
         let group = group
@@ -305,8 +306,6 @@ public final class SecureSession: Sendable {
     }
 
     private func requestHead(_ request: SecureRequest, key: ConnectionKey) -> HTTPRequestHead {
-        var path = request.url.path.isEmpty ? "/" : request.url.path
-        if let query = request.url.query { path += "?" + query }
         var headers = HTTPHeaders(request.headers.map { ($0.name, $0.value) })
         if !headers.contains(name: "Host") {
             let defaultPort = key.isSecure ? 443 : 80
@@ -319,7 +318,7 @@ public final class SecureSession: Sendable {
             headers.replaceOrAdd(name: "Content-Length", value: "0")
         }
         if !headers.contains(name: "User-Agent") { headers.add(name: "User-Agent", value: "TransportSecurity/1") }
-        return HTTPRequestHead(version: .http1_1, method: NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue), uri: path, headers: headers)
+        return HTTPRequestHead(version: .http1_1, method: NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue), uri: request.requestTarget, headers: headers)
     }
 
     private func redirected(_ request: SecureRequest, status: Int, location: String) throws -> SecureRequest {

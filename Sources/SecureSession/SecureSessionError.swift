@@ -32,6 +32,9 @@ public enum SecureSessionError: Error, Sendable, CustomStringConvertible {
     case insecureRedirect(from: URL, to: URL)
     /// The URL cannot be requested (no host, unsupported scheme).
     case invalidURL(String)
+    /// The request cannot be written as it is (a method or header name that is not an HTTP
+    /// token, a header value with a line break); nothing was sent.
+    case invalidRequest(String)
     /// The server's answer was not valid HTTP.
     case invalidResponse(String)
     /// The session's transport rules refused the request: cleartext to a host that needs HTTPS
@@ -61,6 +64,7 @@ public enum SecureSessionError: Error, Sendable, CustomStringConvertible {
         case .tooManyRedirects(let count): return "more than \(count) redirects"
         case .insecureRedirect(let from, let to): return "refused the redirect from \(from) to \(to): https must not downgrade to http"
         case .invalidURL(let detail): return "invalid URL: \(detail)"
+        case .invalidRequest(let detail): return "invalid request: \(detail)"
         case .invalidResponse(let detail): return "invalid HTTP response: \(detail)"
         case .refusedByTransportRules(let host, let reason): return "refused by the transport rules for \(host): \(reason)"
         case .sessionShutDown: return "the session is shut down"

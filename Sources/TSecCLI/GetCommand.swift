@@ -129,7 +129,7 @@ public struct GetCommand: TSecCommand {
                 return decision.decidedBy == TransportRuleEvaluator.decider ? ExitStatus.refusedByTransportRules : ExitStatus.rejected
             case .refusedByTransportRules:
                 return ExitStatus.refusedByTransportRules
-            case .invalidURL, .fileError:
+            case .invalidURL, .invalidRequest, .fileError:
                 return ExitStatus.usageOrInput
             default:
                 return ExitStatus.connectionFailure

@@ -283,6 +283,44 @@ struct SecureSessionTests {
         await server.stop()
     }
 
+    @Test("the request line carries the URL's path and query as encoded; query items are encoded so that a value arrives as given")
+    func requestTarget() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let session = session()
+        let encoded = try #require(URL(string: server.url("/target").absoluteString + "/a%20b/c%2Fd%0D%0A?x=%20y%26z"))
+        #expect(try await session.get(encoded).text == "/target/a%20b/c%2Fd%0D%0A?x=%20y%26z")
+        let items = [URLQueryItem(name: "q", value: "a+b&c=d é#;"), URLQueryItem(name: "flag", value: nil)]
+        #expect(try await session.get(server.url("/target?kept=1"), queryItems: items).text == "/target?kept=1&q=a%2Bb%26c%3Dd%20%C3%A9%23%3B&flag")
+        await session.shutdown()
+        await server.stop()
+    }
+
+    @Test("a request that cannot be written as it is fails with invalidRequest, and nothing is sent")
+    func malformedRequests() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let session = session()
+        let hello = server.url("/hello")
+        let malformed = [
+            SecureRequest(url: hello, headers: [("X-Split", "a\r\nInjected: secret")]),
+            SecureRequest(url: hello, headers: [("X-Split", "a\nInjected: secret")]),
+            SecureRequest(url: hello, headers: [("X-Nul", "a\u{0}secret")]),
+            SecureRequest(url: hello, headers: [("Bad Name", "v")]),
+            SecureRequest(url: hello, headers: [("", "v")]),
+            SecureRequest(HTTPMethod(rawValue: "GET /other HTTP/1.1\r\nX:"), url: hello),
+        ]
+        for request in malformed {
+            await #expect("\(request.method) \(request.headers)") {
+                _ = try await session.send(request)
+            } throws: { error in
+                guard case SecureSessionError.invalidRequest = error else { return false }
+                return !"\(error)".contains("secret")
+            }
+        }
+        #expect(server.connections.total == 0)
+        await session.shutdown()
+        await server.stop()
+    }
+
     @Test("the per-host limit holds concurrent requests to one connection each at a time")
     func perHostLimit() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())

@@ -13,7 +13,7 @@ import TransportSecurityNIO
 /// Routes: `/hello` (text), `/json` (JSON), `/echo` (the request body back, method in
 /// `X-Method`), `/status/N`, `/redirect?to=URL[&status=N]`, `/bytes/N` (N bytes, streamed),
 /// `/chunked/N` (N bytes, chunked, no length announced), `/endless` (chunks until the client
-/// closes),
+/// closes), `/target…` (the request line's target, as received),
 /// `/never` (never answers), `/collect` (keeps posted bodies in ``collected``), `/loop` (redirects to itself), `/basic` and
 /// `/digest?algorithm=MD5|SHA-256` (user alice, password wonderland, realm lab), `/once` (closes a connection
 /// on its second request), `/connection` (an id of the TCP connection), `/headers` (the
@@ -168,6 +168,10 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
                 return
             }
             sendBytes(context, response, type: "application/ocsp-response")
+            return
+        }
+        if path.hasPrefix("/target") {
+            send(context, .ok, head.uri, type: "text/plain")
             return
         }
         if path.hasPrefix("/files/") {

@@ -67,9 +67,13 @@ struct HTTPAuthentication {
         case "basic":
             return "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()
         case "digest":
-            var uri = request.url.path.isEmpty ? "/" : request.url.path
-            if let query = request.url.query { uri += "?" + query }
-            return DigestAuthorization.value(for: challenge, user: user, password: password, method: request.method.rawValue, uri: uri)
+            return DigestAuthorization.value(
+                for: challenge,
+                user: user,
+                password: password,
+                method: request.method.rawValue,
+                uri: request.requestTarget
+            )
         default:
             return nil
         }
