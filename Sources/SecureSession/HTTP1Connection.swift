@@ -193,9 +193,29 @@ final class HTTP1Connection: Sendable {
         } catch let error as SecureSessionError {
             close()
             throw error
+        } catch HTTPParserError.invalidEOFState {
+            close()
+            throw SecureSessionError.connectionFailed("\(key): the server closed the connection before the response ended")
+        } catch let error as HTTPParserError {
+            // The server answered, but not in HTTP: not a network failure, and not retried.
+            close()
+            throw SecureSessionError.invalidResponse("\(key): \(error) (\(Self.explanation(of: error)))")
         } catch {
             close()
             throw SecureSessionError.connectionFailed("\(key): \(error)")
+        }
+    }
+
+    /// What a parser error means, in words.
+    static func explanation(of error: HTTPParserError) -> String {
+        switch error {
+        case .headerOverflow: return "the response head is larger than swift-nio's parser accepts"
+        case .unexpectedContentLength, .invalidContentLength: return "conflicting, malformed or misplaced Content-Length headers"
+        case .invalidConstant, .invalidVersion: return "the server did not answer in HTTP/1.x"
+        case .invalidStatus: return "the status line is malformed"
+        case .invalidChunkSize: return "the chunked body is malformed"
+        case .invalidHeaderToken, .invalidCharactersUsed: return "a header holds characters HTTP does not allow"
+        default: return "the response is not valid HTTP/1.1"
         }
     }
 

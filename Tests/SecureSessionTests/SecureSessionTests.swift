@@ -321,6 +321,36 @@ struct SecureSessionTests {
         await server.stop()
     }
 
+    @Test("a response that is not valid HTTP fails with invalidResponse and says why; a body cut short is a connection failure")
+    func malformedResponses() async throws {
+        let session = session()
+        let cases: [(response: String, reason: String)] = [
+            ("HTTP/1.1 200 OK\r\nX-Big: " + String(repeating: "a", count: 200_000) + "\r\nContent-Length: 2\r\n\r\nok", "larger than swift-nio's parser accepts"),
+            ("SSH-2.0-OpenSSH_9.6\r\n", "did not answer in HTTP/1.x"),
+            ("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 5\r\n\r\nhello", "Content-Length"),
+            ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n", "chunked body is malformed"),
+        ]
+        for (response, reason) in cases {
+            let server = try await RawResponseServer(response: response)
+            await #expect("\(reason)") {
+                _ = try await session.get(server.url)
+            } throws: { error in
+                guard case SecureSessionError.invalidResponse(let detail) = error else { return false }
+                return detail.contains(reason)
+            }
+            await server.stop()
+        }
+        let truncated = try await RawResponseServer(response: "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly a part")
+        await #expect {
+            _ = try await session.get(truncated.url)
+        } throws: { error in
+            guard case SecureSessionError.connectionFailed(let detail) = error else { return false }
+            return detail.contains("closed the connection before the response ended")
+        }
+        await truncated.stop()
+        await session.shutdown()
+    }
+
     @Test("the per-host limit holds concurrent requests to one connection each at a time")
     func perHostLimit() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
