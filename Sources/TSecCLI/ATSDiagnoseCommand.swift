@@ -200,8 +200,11 @@ public struct ATSDiagnoseCommand: TSecCommand {
     /// The ATS dictionary of a configuration file, as a dictionary to vary.
     static func readDictionary(_ path: String) throws -> [String: Any] {
         _ = try TransportSecurityConfiguration.load(contentsOf: path)
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw TransportSecurityConfigurationError(source: path, reason: "the file cannot be read")
+        let data: Data
+        do {
+            data = try InputFile.read(path)
+        } catch {
+            throw TransportSecurityConfigurationError(source: path, reason: "the file cannot be read: \(error)")
         }
         let root = data.first == UInt8(ascii: "{")
             ? try JSONSerialization.jsonObject(with: data)

@@ -47,7 +47,7 @@ public struct GetCommand: TSecCommand {
     @Option(name: [.customShort("X"), .customLong("request")], help: "The request method.")
     var method: String = "GET"
 
-    @Option(name: [.customShort("d"), .long], help: "The request body; @FILE reads it from a file.")
+    @Option(name: [.customShort("d"), .long], help: "The request body; @FILE reads it from a file, @- from standard input.")
     var data: String?
 
     @Option(name: [.customShort("o"), .long], help: "Write the body to this file instead of stdout.")
@@ -147,11 +147,13 @@ public struct GetCommand: TSecCommand {
         var body: Data?
         if let data {
             if data.hasPrefix("@") {
-                let path = String(data.dropFirst())
-                guard let contents = FileManager.default.contents(atPath: path) else {
-                    throw CertificateLoadingError(source: path, reason: .unreadable("the request body file cannot be read"))
+                let named = String(data.dropFirst())
+                let path = named == "-" ? "/dev/stdin" : named
+                do {
+                    body = try InputFile.read(path, limit: 1 << 30)
+                } catch {
+                    throw ValidationError("the request body file \(path) cannot be read: \(error)")
                 }
-                body = contents
             } else {
                 body = Data(data.utf8)
             }
@@ -226,8 +228,11 @@ public struct GetCommand: TSecCommand {
             return value
         }
         if let passphraseFile {
-            guard let contents = FileManager.default.contents(atPath: passphraseFile) else {
-                throw ValidationError("the passphrase file \(passphraseFile) cannot be read")
+            let contents: Data
+            do {
+                contents = try InputFile.read(passphraseFile)
+            } catch {
+                throw ValidationError("the passphrase file \(passphraseFile) cannot be read: \(error)")
             }
             return String(decoding: contents, as: UTF8.self).split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
         }

@@ -189,8 +189,11 @@ public struct LimboCommand: TSecCommand {
 
     /// The file's bytes, gunzipped when it is gzip (by `gzip -dc`, which every Debian has).
     static func read(_ path: String) throws -> Data {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw TransportSecurityConfigurationError(source: path, reason: "the file cannot be read")
+        let data: Data
+        do {
+            data = try InputFile.read(path, limit: 1 << 30)
+        } catch {
+            throw TransportSecurityConfigurationError(source: path, reason: "the file cannot be read: \(error)")
         }
         guard data.starts(with: [0x1F, 0x8B]) else { return data }
         let process = Process()

@@ -18,10 +18,11 @@ public struct PinsCommand: ParsableCommand {
 /// Reading the files of `tsec pins`, with errors that name them.
 enum PinsFiles {
     static func bytes(_ path: String) throws(PinUpdateError) -> [UInt8] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw PinUpdateError(.fileError("cannot read the file"), source: path)
+        do {
+            return Array(try InputFile.read(path))
+        } catch {
+            throw PinUpdateError(.fileError("cannot read the file: \(error)"), source: path)
         }
-        return Array(data)
     }
 
     static func text(_ path: String) throws(PinUpdateError) -> String {

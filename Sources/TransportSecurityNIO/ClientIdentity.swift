@@ -144,13 +144,10 @@ public struct ClientIdentity: Sendable {
     }
 
     private static func readData(_ path: String) throws -> Data {
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw ClientIdentityError(source: path, reason: .unreadable("no such file"))
-        }
         do {
-            return try Data(contentsOf: URL(fileURLWithPath: path))
+            return try InputFile.read(path)
         } catch {
-            throw ClientIdentityError(source: path, reason: .unreadable((error as NSError).localizedDescription))
+            throw ClientIdentityError(source: path, reason: .unreadable(error.description))
         }
     }
 

@@ -62,6 +62,9 @@ struct CertificateLoaderTests {
         }
         #expect(garbage.source == "hello.txt")
         if case .malformedCertificate = garbage.reason {} else { Issue.record("garbage: \(garbage.reason)") }
+        // The parser's reason, without the source location swift-asn1 appends to it.
+        #expect(garbage.description.hasPrefix("hello.txt is not a valid X.509 certificate: ASN1Error."))
+        #expect(!garbage.description.contains(".swift:"))
         #expect(throws: CertificateLoadingError(source: "e", reason: .empty)) { try CertificateLoader.certificates(from: [UInt8](), source: "e") }
         #expect(throws: CertificateLoadingError(source: "k", reason: .noCertificates)) {
             try CertificateLoader.certificates(from: Array(try lab.leaf.privateKeyPEM.utf8), source: "k")
@@ -72,6 +75,30 @@ struct CertificateLoaderTests {
     func missingFile() {
         #expect(throws: CertificateLoadingError(source: "/nonexistent/cert.pem", reason: .unreadable("no such file"))) {
             try CertificateLoader.certificates(atPath: "/nonexistent/cert.pem")
+        }
+    }
+
+    @Test("pipes and devices are read like files (<(command), /dev/stdin); /dev/null is empty; an endless input is refused past 64 MiB")
+    func pipesAndDevices() throws {
+        let pipe = Pipe()
+        let bundle = Data([lab.leaf, lab.intermediate].pemBundle.utf8)
+        let writer = Thread {
+            pipe.fileHandleForWriting.write(bundle)
+            try? pipe.fileHandleForWriting.close()
+        }
+        writer.start()
+        let path = "/dev/fd/\(pipe.fileHandleForReading.fileDescriptor)"
+        #expect(try CertificateLoader.certificates(atPath: path) == [lab.leaf.der, lab.intermediate.der])
+        try pipe.fileHandleForReading.close()
+
+        #expect(throws: CertificateLoadingError(source: "/dev/null", reason: .empty)) {
+            try CertificateLoader.certificates(atPath: "/dev/null")
+        }
+        #expect(throws: CertificateLoadingError(source: "/dev/zero", reason: .unreadable("it is larger than 64 MiB, more than such an input can be"))) {
+            try CertificateLoader.certificates(atPath: "/dev/zero")
+        }
+        #expect(throws: CertificateLoadingError(source: "/", reason: .unreadable("it is a directory, not a file"))) {
+            try CertificateLoader.certificates(atPath: "/")
         }
     }
 

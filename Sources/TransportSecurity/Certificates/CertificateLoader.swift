@@ -35,18 +35,11 @@ public enum CertificateLoader {
     /// Reads the certificates of one file (DER, PEM or a PEM bundle).
     /// - Parameter path: The file's path.
     public static func certificates(atPath path: String) throws -> [DERCertificate] {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw CertificateLoadingError(source: path, reason: .unreadable("no such file"))
-        }
-        guard !isDirectory.boolValue else {
-            throw CertificateLoadingError(source: path, reason: .unreadable("it is a directory, not a file"))
-        }
         let data: Data
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            data = try InputFile.read(path)
         } catch {
-            throw CertificateLoadingError(source: path, reason: .unreadable(Self.describe(error)))
+            throw CertificateLoadingError(source: path, reason: .unreadable(error.description))
         }
         return try certificates(from: data, source: path)
     }
@@ -126,7 +119,7 @@ public enum CertificateLoader {
                 throw CertificateLoadingError(
                     source: source,
                     index: certificateIndex,
-                    reason: .malformedPEM(Self.describe(error))
+                    reason: .malformedPEM(Self.readable(error))
                 )
             }
             do {
@@ -141,6 +134,16 @@ public enum CertificateLoader {
 
     private static func isWhitespace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+    }
+
+    /// A swift-asn1 or swift-certificates error as text, without the source location they append
+    /// ("ASN1Error.invalidASN1Object: Trailing unparsed data is present SwiftASN1/ASN1.swift:139").
+    static func readable(_ error: any Error) -> String {
+        let text = String(describing: error)
+        guard let location = text.range(of: #" [A-Za-z0-9_]+(/[A-Za-z0-9_+.-]+)*\.swift:[0-9]+$"#, options: .regularExpression) else {
+            return text
+        }
+        return String(text[..<location.lowerBound])
     }
 
     static func describe(_ error: any Error) -> String {

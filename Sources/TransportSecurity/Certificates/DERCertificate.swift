@@ -56,7 +56,7 @@ public struct DERCertificate: Sendable, Hashable, CustomStringConvertible {
             certificate = try Certificate(derEncoded: bytes)
             spki = try Self.extractSubjectPublicKeyInfo(tbsCertificate: certificate.tbsCertificateBytes)
         } catch {
-            throw CertificateLoadingError(source: nil, reason: .malformedCertificate(String(describing: error)))
+            throw CertificateLoadingError(source: nil, reason: .malformedCertificate(CertificateLoader.readable(error)))
         }
         storage = Storage(certificate: certificate, derBytes: bytes, subjectPublicKeyInfoBytes: spki)
     }

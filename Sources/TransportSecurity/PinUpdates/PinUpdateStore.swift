@@ -29,9 +29,13 @@ public struct PinUpdateStore: Sendable, Hashable {
     /// The stored document bytes and signature, or `nil` when nothing is stored.
     /// - Throws: ``PinUpdateError/Reason/corruptStore(_:)`` for a truncated or corrupt file.
     public func read() throws(PinUpdateError) -> (document: [UInt8], signature: [UInt8])? {
-        guard FileManager.default.fileExists(atPath: path) else { return nil }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw PinUpdateError(.corruptStore("cannot read the file"), source: path)
+        let data: Data
+        do {
+            data = try InputFile.read(path)
+        } catch .missing {
+            return nil
+        } catch {
+            throw PinUpdateError(.corruptStore("cannot read the file: \(error)"), source: path)
         }
         guard let envelope = try? JSONDecoder().decode(Envelope.self, from: data), envelope.format == 1,
             let document = Data(base64Encoded: envelope.document), let signature = Data(base64Encoded: envelope.signature)

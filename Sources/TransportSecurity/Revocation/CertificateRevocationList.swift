@@ -48,8 +48,11 @@ public struct CertificateRevocationList: Sendable, Hashable {
     /// Reads a CRL file (DER or PEM).
     /// - Throws: ``RevocationError`` naming the file when it cannot be read or is not a CRL.
     public init(contentsOfFile path: String) throws(RevocationError) {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw RevocationError("cannot read the file", source: path)
+        let data: Data
+        do {
+            data = try InputFile.read(path)
+        } catch {
+            throw RevocationError("cannot read the file: \(error)", source: path)
         }
         try self.init(bytes: Array(data), source: path)
     }

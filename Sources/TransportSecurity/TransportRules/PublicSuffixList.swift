@@ -36,8 +36,14 @@ public struct PublicSuffixList: Sendable {
     /// Reads the list from a file (Debian's by default).
     /// - Throws: ``TransportSecurityConfigurationError`` when the file cannot be read.
     public init(contentsOf path: String = PublicSuffixList.debianPath) throws {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw TransportSecurityConfigurationError(source: path, reason: "the public suffix list cannot be read (Debian: apt-get install publicsuffix)")
+        let data: Data
+        do {
+            data = try InputFile.read(path)
+        } catch {
+            throw TransportSecurityConfigurationError(
+                source: path,
+                reason: "the public suffix list cannot be read: \(error) (Debian: apt-get install publicsuffix)"
+            )
         }
         self.init(text: String(decoding: data, as: UTF8.self))
     }

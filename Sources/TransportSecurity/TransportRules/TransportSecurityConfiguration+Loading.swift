@@ -26,8 +26,11 @@ extension TransportSecurityConfiguration {
     /// - Throws: ``TransportSecurityConfigurationError`` when the file cannot be read or is
     ///   neither a property list nor JSON with a dictionary at the top.
     public static func load(contentsOf path: String) throws -> (TransportSecurityConfiguration, [ConfigurationIssue]) {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw TransportSecurityConfigurationError(source: path, reason: "the file cannot be read")
+        let data: Data
+        do {
+            data = try InputFile.read(path)
+        } catch {
+            throw TransportSecurityConfigurationError(source: path, reason: "the file cannot be read: \(error)")
         }
         return try load(from: data, source: path)
     }
