@@ -21,7 +21,7 @@ public final class CommandOutput: @unchecked Sendable {
     /// Writes raw bytes to standard output (a response body).
     public func bytes(_ data: Data) {
         if writesToStandardStreams {
-            FileHandle(fileDescriptor: 1).write(data)
+            Self.writeToStandardStream(data, descriptor: 1)
             return
         }
         lock.withLock { standardOutput += String(decoding: data, as: UTF8.self) }
@@ -38,11 +38,26 @@ public final class CommandOutput: @unchecked Sendable {
 
     private func write(_ text: String, toError: Bool) {
         if writesToStandardStreams {
-            FileHandle(fileDescriptor: toError ? 2 : 1).write(Data(text.utf8))
+            Self.writeToStandardStream(Data(text.utf8), descriptor: toError ? 2 : 1)
             return
         }
         lock.withLock {
             if toError { standardError += text } else { standardOutput += text }
+        }
+    }
+
+    /// Writes to stdout or stderr. When the reader of stdout has gone (`tsec inspect … | head`),
+    /// the process ends as any Unix tool does, by `SIGPIPE` (swift-nio ignores the signal, so
+    /// the write fails with `EPIPE` instead, which Foundation's non-throwing write turns into a
+    /// crash). A failed write to stderr has nowhere to be reported and is dropped.
+    private static func writeToStandardStream(_ data: Data, descriptor: Int32) {
+        do {
+            try FileHandle(fileDescriptor: descriptor).write(contentsOf: data)
+        } catch {
+            guard descriptor == 1 else { return }
+            signal(SIGPIPE, SIG_DFL)
+            raise(SIGPIPE)
+            exit(128 + SIGPIPE)
         }
     }
 }

@@ -89,6 +89,20 @@ struct GetCommandTests {
         await server.stop()
     }
 
+    @Test("a reader that goes away (tsec get … | head) ends tsec by SIGPIPE, as any Unix tool, not by a crash; -d @- reads stdin")
+    func closedStandardOutput() async throws {
+        let binary = Bundle.main.executableURL!.deletingLastPathComponent().appendingPathComponent("tsec").path
+        try #require(FileManager.default.isExecutableFile(atPath: binary))
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let get = "'\(binary)' get --system-roots '\(files.path("system.pem"))' --at \(files.at)"
+        // swift-nio ignores SIGPIPE, so the write after `true` has exited fails with EPIPE.
+        let status = try shell("{ sleep 0.3; \(get) '\(server.url("/bytes/100000"))' 2>/dev/null; } | true; echo ${PIPESTATUS[0]}")
+        #expect(status == "141\n")
+        let echoed = try shell("printf 'from stdin' | \(get) -X PUT -d @- '\(server.url("/echo"))'")
+        #expect(echoed == "from stdin")
+        await server.stop()
+    }
+
     @Test("timeouts, refused connections and bodies over --max-filesize exit 3; bad input exits 2")
     func failures() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
