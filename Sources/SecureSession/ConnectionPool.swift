@@ -21,6 +21,8 @@ final class ConnectionPool: @unchecked Sendable {
     private let lock = NSLock()
     private var idle: [ConnectionKey: [HTTP1Connection]] = [:]
     private var leased: [ConnectionKey: Int] = [:]
+    /// The connections requests are using now, closed by ``shutdown()``.
+    private var inUse: [ObjectIdentifier: HTTP1Connection] = [:]
     private var waiters: [ConnectionKey: [(id: UInt64, continuation: CheckedContinuation<Void, any Error>)]] = [:]
     private var nextWaiterID: UInt64 = 0
     private var isShutDown = false
@@ -42,12 +44,24 @@ final class ConnectionPool: @unchecked Sendable {
             case .idle(let connection)?:
                 return (connection, true)
             case .connect?:
+                let connection: HTTP1Connection
                 do {
-                    return (try await connect(), false)
+                    connection = try await connect()
                 } catch {
                     freeSlot(key)
                     throw error
                 }
+                let accepted: Bool = lock.withLock {
+                    guard !isShutDown else { return false }
+                    inUse[ObjectIdentifier(connection)] = connection
+                    return true
+                }
+                guard accepted else {
+                    connection.close()
+                    freeSlot(key)
+                    throw SecureSessionError.sessionShutDown
+                }
+                return (connection, false)
             case nil:
                 try await waitForSlot(key, deadline: deadline)
             }
@@ -64,7 +78,10 @@ final class ConnectionPool: @unchecked Sendable {
             leased[key, default: 0] += 1
             while let connection = idle[key]?.popLast() {
                 connection.markInUse()
-                if connection.isUsable { return .idle(connection) }
+                if connection.isUsable {
+                    inUse[ObjectIdentifier(connection)] = connection
+                    return .idle(connection)
+                }
                 stale.append(connection)
             }
             return .connect
@@ -115,6 +132,7 @@ final class ConnectionPool: @unchecked Sendable {
             }
         }
         let kept: Bool = lock.withLock {
+            inUse[ObjectIdentifier(connection)] = nil
             guard reusable, connection.isUsable, !isShutDown else { return false }
             idle[connection.key, default: []].append(connection)
             return true
@@ -133,15 +151,20 @@ final class ConnectionPool: @unchecked Sendable {
         if removed { connection.close() }
     }
 
-    /// Closes every idle connection and refuses new leases.
+    /// Whether ``shutdown()`` has run.
+    var hasShutDown: Bool { lock.withLock { isShutDown } }
+
+    /// Closes every connection, idle or in use (the requests using them fail), wakes every
+    /// waiting request (they fail too) and refuses new leases.
     func shutdown() {
         let (connections, woken) = lock.withLock {
             isShutDown = true
             defer {
                 idle.removeAll()
+                inUse.removeAll()
                 waiters.removeAll()
             }
-            return (Array(idle.values.joined()), Array(waiters.values.joined()))
+            return (Array(idle.values.joined()) + Array(inUse.values), Array(waiters.values.joined()))
         }
         for connection in connections { connection.close() }
         for waiter in woken { waiter.continuation.resume() }

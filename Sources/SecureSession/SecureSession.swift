@@ -106,7 +106,8 @@ public final class SecureSession: Sendable {
         return .host(configuration.addressOverrides.address(host: host, port: port) ?? host)
     }
 
-    /// Closes every pooled connection; later requests fail with ``SecureSessionError/sessionShutDown``.
+    /// Closes every connection, idle or in use: requests in flight, those waiting for a
+    /// connection and later ones fail with ``SecureSessionError/sessionShutDown``.
     public func shutdown() async {
         pool.shutdown()
     }
@@ -248,6 +249,8 @@ public final class SecureSession: Sendable {
             } catch {
                 pool.release(connection, reusable: false)
                 closer.untrack(connection)
+                // The session closed the connection under the request.
+                if pool.hasShutDown { throw SecureSessionError.sessionShutDown }
                 guard case SecureSessionError.connectionFailed = error, reused, attempt == 1, !received.isSet,
                     request.method.isIdempotent, !Task.isCancelled
                 else { throw error }

@@ -351,6 +351,37 @@ struct SecureSessionTests {
         await session.shutdown()
     }
 
+    @Test("shutdown ends the requests in flight and those waiting for a connection, at once, with sessionShutDown")
+    func shutdownInFlight() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let session = session {
+            $0.maximumConnectionsPerHost = 1
+            $0.requestTimeout = .seconds(30)
+        }
+        let clock = ContinuousClock()
+        let started = clock.now
+        let requests = (0..<3).map { _ in
+            Task { () -> (any Error)? in
+                do {
+                    _ = try await session.get(server.url("/never"))
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+        }
+        // One request holds the only connection, unanswered; the others wait for it.
+        while server.connections.total == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        try await Task.sleep(for: .milliseconds(100))
+        await session.shutdown()
+        for request in requests {
+            let error = await request.value
+            #expect(error.map { if case SecureSessionError.sessionShutDown = $0 { true } else { false } } == true, "\(String(describing: error))")
+        }
+        #expect(clock.now - started < .seconds(10))
+        await server.stop()
+    }
+
     @Test("the per-host limit holds concurrent requests to one connection each at a time")
     func perHostLimit() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
