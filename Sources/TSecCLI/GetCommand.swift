@@ -29,10 +29,10 @@ public struct GetCommand: TSecCommand {
     @Option(help: "A PKCS#12 client identity (.p12/.pfx).")
     var clientIdentity: String?
 
-    @Option(help: "The environment variable holding the PKCS#12 passphrase.")
+    @Option(help: "The environment variable holding the passphrase of --client-identity, or of an encrypted --client-key.")
     var passphraseEnv: String?
 
-    @Option(help: "A file whose first line is the PKCS#12 passphrase.")
+    @Option(help: "A file whose first line is the passphrase of --client-identity, or of an encrypted --client-key.")
     var passphraseFile: String?
 
     @Option(help: "A PEM client certificate (chain), with --client-key.")
@@ -215,7 +215,8 @@ public struct GetCommand: TSecCommand {
             return try ClientIdentity(pkcs12File: clientIdentity, passphrase: try passphrase())
         }
         if let clientCert, let clientKey {
-            return try ClientIdentity(certificateFile: clientCert, privateKeyFile: clientKey)
+            let passphrase = passphraseEnv != nil || passphraseFile != nil ? try passphrase() : nil
+            return try ClientIdentity(certificateFile: clientCert, privateKeyFile: clientKey, passphrase: passphrase)
         }
         return nil
     }

@@ -63,10 +63,9 @@ public struct ClientIdentity: Sendable {
             }
         } catch {
             let encrypted = privateKeyPEM.contains("ENCRYPTED")
-            throw ClientIdentityError(
-                source: source,
-                reason: encrypted ? .wrongPassphrase : .malformedPrivateKey(Self.describe(error))
-            )
+            let reason: ClientIdentityError.Reason =
+                !encrypted ? .malformedPrivateKey(Self.describe(error)) : passphrase == nil ? .passphraseRequired : .wrongPassphrase
+            throw ClientIdentityError(source: source, reason: reason)
         }
         try self.init(certificateChain: certificates, privateKey: key, source: source)
     }

@@ -9,6 +9,8 @@ public struct ClientIdentityError: Error, Sendable, Equatable, CustomStringConve
         case empty
         /// The passphrase does not open the PKCS#12 data or the encrypted key.
         case wrongPassphrase
+        /// The PEM private key is encrypted and no passphrase was given.
+        case passphraseRequired
         /// The data is not PKCS#12 (or is corrupt or truncated).
         case notPKCS12(String)
         /// The PKCS#12 data or PEM holds no private key.
@@ -44,6 +46,7 @@ public struct ClientIdentityError: Error, Sendable, Equatable, CustomStringConve
         case .unreadable(let detail): why = "cannot be read: \(detail)"
         case .empty: why = "is empty"
         case .wrongPassphrase: why = "cannot be opened: the passphrase is wrong"
+        case .passphraseRequired: why = "has an encrypted private key: give its passphrase"
         case .notPKCS12(let detail): why = "is not PKCS#12 data, or is corrupt or truncated (\(detail))"
         case .noPrivateKey: why = "contains no private key"
         case .privateKeyNotReadable: why = "keeps its private key inside an encrypted container, which cannot be loaded safely; export it with the key in a shrouded key bag (the default of openssl pkcs12 -export)"

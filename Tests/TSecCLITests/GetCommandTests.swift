@@ -128,7 +128,7 @@ struct GetCommandTests {
         #expect(await get(URL(string: "https://127.0.0.1:1/")!, ["--system-roots", "/nonexistent.pem"]).status == 2)
     }
 
-    @Test("PKCS#12 client identity with --passphrase-env / --passphrase-file; a wrong passphrase exits 2")
+    @Test("PKCS#12 client identity with --passphrase-env / --passphrase-file, PEM with an encrypted key; a wrong or missing passphrase exits 2")
     func clientIdentity() async throws {
         let clientCA = try lab.pki.issueRoot(.certificateAuthority("Client CA"))
         let alice = try lab.pki.issue(.client("alice"), by: clientCA)
@@ -148,6 +148,13 @@ struct GetCommandTests {
         setenv("TSEC_TEST_P12_PASSPHRASE", "alice-secret", 1)
         #expect(await get(server.url("/hello"), ["--client-identity", p12, "--passphrase-env", "TSEC_TEST_P12_PASSPHRASE"]).status == 0)
         #expect(await get(server.url("/hello"), ["--client-cert", certificate, "--client-key", key]).status == 0)
+        let encryptedKey = files.path("alice-encrypted.key")
+        _ = try shell("openssl pkcs8 -topk8 -in '\(key)' -out '\(encryptedKey)' -passout pass:alice-secret")
+        let encrypted = ["--client-cert", certificate, "--client-key", encryptedKey]
+        #expect(await get(server.url("/hello"), encrypted + ["--passphrase-file", passphraseFile]).status == 0)
+        let unopened = await get(server.url("/hello"), encrypted)
+        #expect(unopened.status == 2)
+        #expect(unopened.output.stderr.contains("has an encrypted private key: give its passphrase"))
         setenv("TSEC_TEST_P12_PASSPHRASE", "wrong", 1)
         let wrong = await get(server.url("/hello"), ["--client-identity", p12, "--passphrase-env", "TSEC_TEST_P12_PASSPHRASE"])
         #expect(wrong.status == 2)

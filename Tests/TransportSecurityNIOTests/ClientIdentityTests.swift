@@ -114,5 +114,8 @@ struct ClientIdentityTests {
         }
         #expect(wrong.reason == .wrongPassphrase)
         #expect(!wrong.description.contains("nope"))
+        #expect(throws: ClientIdentityError(source: "\(certificate) + \(encrypted)", reason: .passphraseRequired)) {
+            try ClientIdentity(certificateFile: certificate, privateKeyFile: encrypted)
+        }
     }
 }
