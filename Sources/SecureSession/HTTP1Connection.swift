@@ -117,7 +117,7 @@ final class HTTP1Connection: Sendable {
                 }
             }
         } catch {
-            throw SecureSessionError.connectionFailed("\(key): \(error)")
+            throw SecureSessionError.connectionFailed("\(key): \(ConnectionFailureText.describe(error))")
         }
         do {
             let channel = asyncChannel.channel

@@ -278,6 +278,7 @@ public final class SecureSession: Sendable {
         guard let host = url.host, !host.isEmpty else { throw SecureSessionError.invalidURL("\(url) has no host") }
         let isSecure = scheme == "https"
         let port = url.port ?? (isSecure ? 443 : 80)
+        guard (1...65_535).contains(port) else { throw SecureSessionError.invalidURL("\(url): the port \(port) is not between 1 and 65535") }
         let handler = request.challengeHandler.map(HandlerIdentity.init) ?? sessionHandler
         let rule = configuration.transportRules?.rule(forHost: host)
         if let rule, !isSecure, !rule.allowsCleartext {

@@ -382,6 +382,38 @@ struct SecureSessionTests {
         await server.stop()
     }
 
+    @Test("connection failures read as sentences (refused, unresolvable); a port out of range is an invalid URL, never wrapped around")
+    func connectionFailureMessages() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let port = server.port
+        await server.stop()
+        let session = session()
+        await #expect {
+            _ = try await session.get(URL(string: "https://127.0.0.1:\(port)/")!)
+        } throws: { error in
+            guard case SecureSessionError.connectionFailed(let detail) = error else { return false }
+            return detail == "https://127.0.0.1:\(port): the connection was refused at 127.0.0.1:\(port)"
+        }
+        await #expect {
+            _ = try await session.get(URL(string: "https://host.invalid/")!)
+        } throws: { error in
+            switch error {
+            case SecureSessionError.connectionFailed(let detail): return detail.hasPrefix("https://host.invalid:443: cannot resolve host.invalid: ")
+            case SecureSessionError.timeout: return true  // a resolver that never answers
+            default: return false
+            }
+        }
+        for wrapped in [65_536 + port, 99_999] {
+            await #expect {
+                _ = try await session.get(URL(string: "https://127.0.0.1:\(wrapped)/")!)
+            } throws: { error in
+                guard case SecureSessionError.invalidURL(let detail) = error else { return false }
+                return detail.contains("the port \(wrapped) is not between 1 and 65535")
+            }
+        }
+        await session.shutdown()
+    }
+
     @Test("the per-host limit holds concurrent requests to one connection each at a time")
     func perHostLimit() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())

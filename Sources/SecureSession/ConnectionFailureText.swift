@@ -1,0 +1,32 @@
+import NIOCore
+import NIOPosix
+
+/// A connection failure from swift-nio in words a person can act on: "cannot resolve
+/// api.example.com: Name or service not known", "127.0.0.1:8443 refused the connection", instead
+/// of the nested descriptions of `NIOConnectionError`.
+enum ConnectionFailureText {
+    static func describe(_ error: any Error) -> String {
+        switch error {
+        case let failure as NIOConnectionError:
+            if failure.connectionErrors.isEmpty, let dns = failure.dnsAError ?? failure.dnsAAAAError {
+                return "cannot resolve \(failure.host): \(describe(dns))"
+            }
+            guard !failure.connectionErrors.isEmpty else { return "cannot connect to \(failure.host):\(failure.port)" }
+            return failure.connectionErrors.map { attempt in
+                "\(describe(attempt.error)) at \(address(attempt.target))"
+            }.joined(separator: "; ")
+        case let unknown as SocketAddressError.UnknownHost:
+            return unknown.errorDescription
+        case let io as IOError:
+            return io.errnoCode == ECONNREFUSED ? "the connection was refused" : String(cString: strerror(io.errnoCode))
+        default:
+            return String(describing: error)
+        }
+    }
+
+    /// `192.0.2.1:443` or `[2001:db8::1]:443`.
+    private static func address(_ target: SocketAddress) -> String {
+        guard let ip = target.ipAddress, let port = target.port else { return "\(target)" }
+        return ip.contains(":") ? "[\(ip)]:\(port)" : "\(ip):\(port)"
+    }
+}
