@@ -1,12 +1,11 @@
 import Foundation
 
-/// Something a request's deadline can close: a pooled connection.
+/// Something a request's deadline can close: an HTTP/1.1 connection, or the request's HTTP/2
+/// stream.
 protocol ClosableConnection: AnyObject, Sendable {
     /// Closes the connection; whatever waits on it ends.
     func close()
 }
-
-extension HTTP1Connection: ClosableConnection {}
 
 /// The connections a request is using, closed when its deadline ends it (timeout or
 /// cancellation).

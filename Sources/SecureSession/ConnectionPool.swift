@@ -2,7 +2,9 @@ import Foundation
 import NIOCore
 
 /// Keep-alive connections per ``ConnectionKey``, at most a fixed number open per key; requests
-/// beyond it wait for a connection to come back.
+/// beyond it wait for a connection to come back. An HTTP/1.1 connection serves one request at a
+/// time; an HTTP/2 connection, once made, is shared by every request to its key (each on a
+/// stream) until it goes away, and holds one of the key's connection slots meanwhile.
 ///
 /// Leasing an idle connection or a free slot takes a lock and nothing else (no actor hop); only
 /// a request that must wait for a slot suspends, bounded by its ``Deadline``. An idle
@@ -12,6 +14,8 @@ final class ConnectionPool: @unchecked Sendable {
     enum Grant {
         /// Reuse this idle connection.
         case idle(HTTP1Connection)
+        /// Open a stream on this HTTP/2 connection.
+        case shared(HTTP2Connection)
         /// Open a new connection.
         case connect
     }
@@ -21,8 +25,10 @@ final class ConnectionPool: @unchecked Sendable {
     private let lock = NSLock()
     private var idle: [ConnectionKey: [HTTP1Connection]] = [:]
     private var leased: [ConnectionKey: Int] = [:]
-    /// The connections requests are using now, closed by ``shutdown()``.
+    /// The HTTP/1.1 connections requests are using now, closed by ``shutdown()``.
     private var inUse: [ObjectIdentifier: HTTP1Connection] = [:]
+    /// The HTTP/2 connections of each key, shared by its requests.
+    private var shared: [ConnectionKey: [HTTP2Connection]] = [:]
     private var waiters: [ConnectionKey: [(id: UInt64, continuation: CheckedContinuation<Void, any Error>)]] = [:]
     private var nextWaiterID: UInt64 = 0
     private var isShutDown = false
@@ -32,19 +38,21 @@ final class ConnectionPool: @unchecked Sendable {
         self.idleTimeout = idleTimeout
     }
 
-    /// A usable connection for `key`: an idle one (`reused` is then `true`), or a new one from
-    /// `connect`. Waiting for a free slot ends with the deadline.
+    /// A usable connection for `key`: an idle or shared one (`reused` is then `true`), or a new
+    /// one from `connect`. Waiting for a free slot ends with the deadline.
     func lease(
         _ key: ConnectionKey,
         deadline: Deadline,
-        connect: @Sendable () async throws -> HTTP1Connection
-    ) async throws -> (connection: HTTP1Connection, reused: Bool) {
+        connect: @Sendable () async throws -> any PooledConnection
+    ) async throws -> (connection: any PooledConnection, reused: Bool) {
         while true {
             switch try grant(key) {
             case .idle(let connection)?:
                 return (connection, true)
+            case .shared(let connection)?:
+                return (connection, true)
             case .connect?:
-                let connection: HTTP1Connection
+                let connection: any PooledConnection
                 do {
                     connection = try await connect()
                 } catch {
@@ -53,13 +61,25 @@ final class ConnectionPool: @unchecked Sendable {
                 }
                 let accepted: Bool = lock.withLock {
                     guard !isShutDown else { return false }
-                    inUse[ObjectIdentifier(connection)] = connection
+                    if let multiplexed = connection as? HTTP2Connection {
+                        shared[key, default: []].append(multiplexed)
+                    } else if let exclusive = connection as? HTTP1Connection {
+                        inUse[ObjectIdentifier(exclusive)] = exclusive
+                    }
                     return true
                 }
                 guard accepted else {
                     connection.close()
                     freeSlot(key)
                     throw SecureSessionError.sessionShutDown
+                }
+                if let multiplexed = connection as? HTTP2Connection {
+                    // Its slot is freed when it goes away; the requests waiting for a slot can
+                    // share it now.
+                    multiplexed.closeFuture.whenComplete { [weak self, weak multiplexed] _ in
+                        if let self, let multiplexed { self.retire(multiplexed) }
+                    }
+                    wakeAllWaiters(key)
                 }
                 return (connection, false)
             case nil:
@@ -72,8 +92,14 @@ final class ConnectionPool: @unchecked Sendable {
     private func grant(_ key: ConnectionKey) throws -> Grant? {
         var stale: [HTTP1Connection] = []
         defer { for connection in stale { connection.close() } }
+        var goneAway: [HTTP2Connection] = []
+        defer { for connection in goneAway { retire(connection) } }
         return try lock.withLock {
             guard !isShutDown else { throw SecureSessionError.sessionShutDown }
+            for connection in shared[key] ?? [] {
+                if connection.isUsable { return .shared(connection) }
+                goneAway.append(connection)
+            }
             guard leased[key, default: 0] < maximumPerKey else { return nil }
             leased[key, default: 0] += 1
             while let connection = idle[key]?.popLast() {
@@ -101,7 +127,9 @@ final class ConnectionPool: @unchecked Sendable {
         try await deadline.interrupting(with: { [weak self] in self?.removeWaiter(id, of: key, because: deadline) }) {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let enqueued: Bool = lock.withLock {
-                    guard deadline.ending == nil, !isShutDown, leased[key, default: 0] >= maximumPerKey else { return false }
+                    guard deadline.ending == nil, !isShutDown, leased[key, default: 0] >= maximumPerKey,
+                        !(shared[key] ?? []).contains(where: \.isUsable)
+                    else { return false }
                     waiters[key, default: []].append((id, continuation))
                     return true
                 }
@@ -124,7 +152,17 @@ final class ConnectionPool: @unchecked Sendable {
         removed?.resume(throwing: deadline.ending ?? SecureSessionError.timeout(deadline.limit))
     }
 
-    func release(_ connection: HTTP1Connection, reusable: Bool) {
+    /// Gives a connection back after a request. An HTTP/2 connection stays shared whatever
+    /// became of the request's stream, unless it can take no more requests or was the request's
+    /// own.
+    func release(_ connection: any PooledConnection, reusable: Bool) {
+        guard let connection = connection as? HTTP1Connection else {
+            guard let multiplexed = connection as? HTTP2Connection else { return }
+            // A connection of one request's own (its challenge handler's) serves nobody else.
+            if multiplexed.key.isSingleUse { multiplexed.close() }
+            if !multiplexed.isUsable { retire(multiplexed) }
+            return
+        }
         if reusable, connection.isUsable {
             // Marked idle before another request can lease it from the list.
             connection.markIdle(expiringAfter: idleTimeout) { [weak self, weak connection] in
@@ -139,6 +177,17 @@ final class ConnectionPool: @unchecked Sendable {
         }
         if !kept { connection.close() }
         freeSlot(connection.key)
+    }
+
+    /// Takes an HTTP/2 connection that went away (or can take no new stream) out of the pool and
+    /// frees its slot, once; its streams in flight run on.
+    private func retire(_ connection: HTTP2Connection) {
+        let removed: Bool = lock.withLock {
+            guard let index = shared[connection.key]?.firstIndex(where: { $0 === connection }) else { return false }
+            shared[connection.key]?.remove(at: index)
+            return true
+        }
+        if removed { freeSlot(connection.key) }
     }
 
     /// Closes `connection` if it is still idle (it was not leased again meanwhile).
@@ -157,14 +206,16 @@ final class ConnectionPool: @unchecked Sendable {
     /// Closes every connection, idle or in use (the requests using them fail), wakes every
     /// waiting request (they fail too) and refuses new leases.
     func shutdown() {
-        let (connections, woken) = lock.withLock {
+        let (connections, woken): ([any PooledConnection], [(id: UInt64, continuation: CheckedContinuation<Void, any Error>)]) = lock.withLock {
             isShutDown = true
             defer {
                 idle.removeAll()
                 inUse.removeAll()
+                shared.removeAll()
                 waiters.removeAll()
             }
-            return (Array(idle.values.joined()) + Array(inUse.values), Array(waiters.values.joined()))
+            let open: [any PooledConnection] = Array(idle.values.joined()) + Array(inUse.values) + Array(shared.values.joined())
+            return (open, Array(waiters.values.joined()))
         }
         for connection in connections { connection.close() }
         for waiter in woken { waiter.continuation.resume() }
@@ -173,6 +224,12 @@ final class ConnectionPool: @unchecked Sendable {
     private func freeSlot(_ key: ConnectionKey) {
         lock.withLock { leased[key, default: 1] -= 1 }
         wakeNextWaiter(key)
+    }
+
+    /// Wakes every request waiting for a slot of `key` (an HTTP/2 connection can serve them all).
+    private func wakeAllWaiters(_ key: ConnectionKey) {
+        let woken = lock.withLock { waiters.removeValue(forKey: key) ?? [] }
+        for waiter in woken { waiter.continuation.resume() }
     }
 
     private func wakeNextWaiter(_ key: ConnectionKey) {

@@ -8,20 +8,13 @@ import NIOTLS
 import TransportSecurity
 import TransportSecurityNIO
 
-/// One HTTP/1.1 connection (TLS or cleartext), kept alive between requests.
+/// One HTTP/1.1 connection (TLS or cleartext), kept alive between requests; ``Connector`` makes
+/// it.
 ///
 /// A holder task owns the channel through `NIOAsyncChannel.executeThenClose` and keeps it open
 /// until the connection closes; the request that has leased the connection (the pool leases it
 /// to one request at a time) writes to it and reads its response itself, with no task between.
-final class HTTP1Connection: Sendable {
-    /// Receives each chunk of a response body, with the response's head.
-    typealias BodySink = @Sendable (HTTPResponseHead, ByteBuffer) async throws -> Void
-
-    struct ResponseHead: Sendable {
-        let head: HTTPResponseHead
-        let reusable: Bool
-    }
-
+final class HTTP1Connection: PooledConnection, Sendable {
     let key: ConnectionKey
     /// The decision that trusted the server (TLS connections).
     let trustDecision: TrustDecision?
@@ -52,109 +45,13 @@ final class HTTP1Connection: Sendable {
     /// Whether the connection can take another request.
     var isUsable: Bool { !closed.isSet && channel.isActive }
 
-    /// Connects, completes the TLS handshake (the verifier deciding the server), and starts the
-    /// worker.
-    static func connect(
+    /// Takes over a connected, negotiated channel: a holder task owns it through
+    /// `executeThenClose` and hands its streams over, keeping them open until the channel closes.
+    static func start(
         key: ConnectionKey,
-        configuration: SecureSessionConfiguration,
-        tlsContext: NIOSSLContext,
-        group: any EventLoopGroup,
-        deadline: Deadline,
-        reporter: PinFailureReporter?
+        channel asyncChannel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>,
+        trustDecision: TrustDecision?
     ) async throws -> HTTP1Connection {
-        let decisions = DecisionBox()
-        // With a challenge handler, the server's certificate request goes to it, through a
-        // context of the connection's own.
-        let certificateChallenge = key.isSecure ? key.handler.map {
-            ClientCertificateChallenge(handler: $0, host: key.host, port: key.port, sessionIdentity: configuration.clientIdentity)
-        } : nil
-        let sslContext: NIOSSLContext?
-        do {
-            sslContext = key.isSecure ? try certificateChallenge?.makeTLSContext(rule: key.rule) ?? tlsContext : nil
-        } catch {
-            throw SecureSessionError.tlsFailure("cannot create the TLS context: \(error)")
-        }
-        let verifier: PeerTrustVerifier? =
-            key.isSecure
-            ? PeerTrustVerifier(
-                evaluator: key.evaluator,
-                host: key.host,
-                systemStore: configuration.systemStore,
-                evaluationTime: configuration.evaluationTime,
-                // A handler's answer is not a policy's: it is asked for every connection.
-                cache: key.evaluator.base is ServerTrustChallengeEvaluator ? nil : configuration.decisionCache,
-                logger: configuration.logger
-            ) : nil
-        // Connecting may take neither longer than the connect timeout nor past the request's deadline.
-        let connectLimit = min(configuration.connectTimeout, max(deadline.remaining, .milliseconds(1)))
-        let bootstrap = ClientBootstrap(group: group)
-            .connectTimeout(.nanoseconds(connectLimit.nanoseconds))
-        let (asyncChannel, handshake): (NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>, EventLoopFuture<Void>)
-        do {
-            let address = configuration.addressOverrides.address(host: key.host, port: key.port) ?? key.host
-            (asyncChannel, handshake) = try await bootstrap.connect(host: address, port: key.port) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let handshake = channel.eventLoop.makePromise(of: Void.self)
-                    do {
-                        if let sslContext, let verifier {
-                            let tls = try NIOSSLClientHandler(
-                                context: sslContext,
-                                serverHostname: verifier.serverNameIndication,
-                                customVerificationCallback: verifier.makeVerificationCallback(onDecision: decisions.record)
-                            )
-                            try channel.pipeline.syncOperations.addHandler(tls)
-                            try channel.pipeline.syncOperations.addHandler(HandshakeWatcher(promise: handshake))
-                        } else {
-                            handshake.succeed()
-                        }
-                        try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                        let wrapped = try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
-                        return (wrapped, handshake.futureResult)
-                    } catch {
-                        handshake.fail(error)
-                        throw error
-                    }
-                }
-            }
-        } catch {
-            throw SecureSessionError.connectionFailed("\(key): \(ConnectionFailureText.describe(error))")
-        }
-        do {
-            let channel = asyncChannel.channel
-            try await deadline.interrupting(with: { channel.close(promise: nil) }) {
-                try await withDeadline(connectLimit, onTimeout: { channel.close(promise: nil) }) { _ in
-                    try await handshake.get()
-                }
-            }
-        } catch {
-            // The async channel must be closed through its owner, or NIO traps on its writer.
-            try? await asyncChannel.executeThenClose { _, _ in }
-            if let decision = decisions.last { reporter?.submitFailure(of: decision, under: key.rule, host: key.host, port: key.port) }
-            if let error = error as? SecureSessionError { throw error }
-            if let certificateChallenge, certificateChallenge.wasCancelled {
-                throw SecureSessionError.challengeCancelled(certificateChallenge.space)
-            }
-            if let decision = decisions.last, !decision.isTrusted {
-                let space = ProtectionSpace(host: key.host, port: key.port, isSecure: true, realm: nil, method: .serverTrust)
-                switch decision.decidedBy {
-                case ServerTrustChallengeEvaluator.cancelled: throw SecureSessionError.challengeCancelled(space)
-                case ServerTrustChallengeEvaluator.rejectedSpace: throw SecureSessionError.protectionSpaceRejected(space)
-                default: throw SecureSessionError.trustRejected(decision)
-                }
-            }
-            if let rule = key.rule, rule.enforcesATS, Self.isNegotiationFailure(error) {
-                throw SecureSessionError.refusedByTransportRules(
-                    host: key.host,
-                    reason: "the TLS handshake failed under the rule (from \(rule.originDescription)): TLS ≥ \(rule.minimumTLSVersion.displayName.dropFirst(4))"
-                        + (rule.requiresForwardSecrecy ? " with forward-secret (ECDHE) suites" : "")
-                        + " is required (\(error)); NSExceptionMinimumTLSVersion or NSExceptionRequiresForwardSecrecy = false relax it"
-                )
-            }
-            throw SecureSessionError.tlsFailure("\(key): \(error)")
-        }
-        // A report-only pin set lets the connection through but its failure is reported.
-        if let decision = decisions.last { reporter?.submitFailure(of: decision, under: key.rule, host: key.host, port: key.port) }
-        // The holder task hands the channel's streams over and keeps them open until the close.
         let handover = OnceAnswer<(NIOAsyncChannelInboundStream<HTTPClientResponsePart>, NIOAsyncChannelOutboundWriter<HTTPClientRequestPart>)>()
         let channel = asyncChannel.channel
         Task {
@@ -168,54 +65,24 @@ final class HTTP1Connection: Sendable {
             }
         }
         let (inbound, outbound) = try await handover.value
-        return HTTP1Connection(key: key, channel: channel, trustDecision: decisions.last, outbound: outbound, inbound: inbound)
-    }
-
-    /// Whether a handshake error says that client and server share no protocol version or
-    /// cipher suite (what a transport rule's TLS settings cause).
-    static func isNegotiationFailure(_ error: any Error) -> Bool {
-        let text = String(describing: error).uppercased()
-        return ["UNSUPPORTED_PROTOCOL", "NO_SHARED_CIPHER", "PROTOCOL_VERSION", "WRONG_VERSION_NUMBER", "HANDSHAKE_FAILURE", "NO_CIPHERS_AVAILABLE"]
-            .contains { text.contains($0) }
+        return HTTP1Connection(key: key, channel: channel, trustDecision: trustDecision, outbound: outbound, inbound: inbound)
     }
 
     /// Sends a request and reads its response; the body goes to `sink` before this returns.
     /// Only the request that leased the connection calls this, one request at a time.
-    func execute(head: HTTPRequestHead, body: ByteBuffer?, sink: @escaping BodySink) async throws -> ResponseHead {
+    func execute(head: HTTPRequestHead, body: ByteBuffer?, closer: ConnectionCloser, sink: @escaping ResponseBodySink)
+        async throws -> ExchangedResponse
+    {
+        closer.track(self)
+        defer { closer.untrack(self) }
         guard isUsable else { throw SecureSessionError.connectionFailed("\(key): the connection is closed") }
         do {
-            var parts: [HTTPClientRequestPart] = [.head(head)]
-            if let body { parts.append(.body(.byteBuffer(body))) }
-            parts.append(.end(nil))
-            let response = try await exchanger.exchange(parts, into: sink)
+            let response = try await exchanger.exchange(ResponseReader.parts(head: head, body: body), into: sink)
             if !response.isKeepAlive { close() }
-            return ResponseHead(head: response, reusable: response.isKeepAlive)
-        } catch let error as SecureSessionError {
-            close()
-            throw error
-        } catch HTTPParserError.invalidEOFState {
-            close()
-            throw SecureSessionError.connectionFailed("\(key): the server closed the connection before the response ended")
-        } catch let error as HTTPParserError {
-            // The server answered, but not in HTTP: not a network failure, and not retried.
-            close()
-            throw SecureSessionError.invalidResponse("\(key): \(error) (\(Self.explanation(of: error)))")
+            return ExchangedResponse(head: response, reusable: response.isKeepAlive)
         } catch {
             close()
-            throw SecureSessionError.connectionFailed("\(key): \(error)")
-        }
-    }
-
-    /// What a parser error means, in words.
-    static func explanation(of error: HTTPParserError) -> String {
-        switch error {
-        case .headerOverflow: return "the response head is larger than swift-nio's parser accepts"
-        case .unexpectedContentLength, .invalidContentLength: return "conflicting, malformed or misplaced Content-Length headers"
-        case .invalidConstant, .invalidVersion: return "the server did not answer in HTTP/1.x"
-        case .invalidStatus: return "the status line is malformed"
-        case .invalidChunkSize: return "the chunked body is malformed"
-        case .invalidHeaderToken, .invalidCharactersUsed: return "a header holds characters HTTP does not allow"
-        default: return "the response is not valid HTTP/1.1"
+            throw ResponseReader.failure(error, on: key)
         }
     }
 
@@ -274,76 +141,8 @@ private final class Exchanger: @unchecked Sendable {
         self.responses = inbound.makeAsyncIterator()
     }
 
-    /// Sends `parts` (one request, in one write) and reads its response: its head, and its body
-    /// into `sink`. 1xx responses (100 Continue, 103 Early Hints) that precede it are passed over.
-    func exchange(_ parts: [HTTPClientRequestPart], into sink: HTTP1Connection.BodySink) async throws -> HTTPResponseHead {
-        try await outbound.write(contentsOf: parts)
-        var head: HTTPResponseHead?
-        while let part = try await responses.next() {
-            switch part {
-            case .head(let received):
-                if received.status.code < 200 && received.status != .switchingProtocols { continue }
-                head = received
-            case .body(let buffer):
-                guard let head else { throw SecureSessionError.invalidResponse("a body came before the response head") }
-                try await sink(head, buffer)
-            case .end:
-                guard let head else { throw SecureSessionError.invalidResponse("a response ended before its head") }
-                return head
-            }
-        }
-        throw SecureSessionError.connectionFailed("the server closed the connection before the response ended")
+    /// Sends `parts` and reads the response on this connection's streams.
+    func exchange(_ parts: [HTTPClientRequestPart], into sink: ResponseBodySink) async throws -> HTTPResponseHead {
+        try await ResponseReader.exchange(parts, writer: outbound, responses: &responses, into: sink)
     }
-}
-
-/// Completes a promise when the TLS handshake completes, fails it when the channel errors or
-/// closes first.
-private final class HandshakeWatcher: ChannelInboundHandler, RemovableChannelHandler, Sendable {
-    typealias InboundIn = NIOAny
-    private let promise: EventLoopPromise<Void>
-
-    init(promise: EventLoopPromise<Void>) { self.promise = promise }
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if case TLSUserEvent.handshakeCompleted = event {
-            promise.succeed()
-        }
-        context.fireUserInboundEventTriggered(event)
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        promise.fail(error)
-        context.fireErrorCaught(error)
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        promise.fail(ChannelError.ioOnClosedChannel)
-        context.fireChannelInactive()
-    }
-
-    /// A channel that never became active (a refused connection) is torn down without
-    /// `channelInactive`: the promise must not be left open. Completing it twice is harmless.
-    func handlerRemoved(context: ChannelHandlerContext) {
-        promise.fail(ChannelError.ioOnClosedChannel)
-    }
-}
-
-/// The decisions a connection's verifier made.
-final class DecisionBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var decisions: [TrustDecision] = []
-
-    func record(_ decision: TrustDecision) { lock.withLock { decisions.append(decision) } }
-
-    var last: TrustDecision? { lock.withLock { decisions.last } }
-}
-
-/// A flag set once, read from any thread.
-final class LockedFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-
-    func set() { lock.withLock { value = true } }
-
-    var isSet: Bool { lock.withLock { value } }
 }

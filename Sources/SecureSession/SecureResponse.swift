@@ -7,7 +7,7 @@ public struct SecureResponse: Sendable {
     public let statusCode: Int
     /// The reason phrase.
     public let reasonPhrase: String
-    /// The protocol version of the status line, `HTTP/1.1` or `HTTP/1.0`.
+    /// The protocol version of the response: `HTTP/2`, `HTTP/1.1` or `HTTP/1.0`.
     public let httpVersion: String
     /// Header fields, in order.
     public let headers: [(name: String, value: String)]

@@ -19,8 +19,9 @@ import TransportSecurity
 /// await session.shutdown()
 /// ```
 ///
-/// HTTP/1.1 with keep-alive connections pooled per scheme, host, port, client identity and
-/// policy; redirects followed (bounded, the trust decided again for every new host, https → http
+/// HTTP/2 when a TLS server agrees through ALPN (one connection shared by concurrent requests),
+/// else HTTP/1.1 with keep-alive connections; connections pooled per scheme, host, port, client
+/// identity and policy; redirects followed (bounded, the trust decided again for every new host, https → http
 /// refused); timeouts; cancellation through task cancellation; downloads streamed to a file.
 public final class SecureSession: Sendable {
     /// The configuration.
@@ -49,7 +50,7 @@ public final class SecureSession: Sendable {
             idleTimeout: configuration.idleConnectionTimeout
         )
         // One TLS context per kind of transport rule (one in all without rules).
-        self.tlsContexts = TLSContextCache(identity: configuration.clientIdentity)
+        self.tlsContexts = TLSContextCache(identity: configuration.clientIdentity, httpVersions: configuration.httpVersions)
     }
 
     /// Sends `request` and returns the whole response, validated.
@@ -188,7 +189,7 @@ public final class SecureSession: Sendable {
                 return SecureResponse(
                     statusCode: Int(head.status.code),
                     reasonPhrase: head.status.reasonPhrase,
-                    httpVersion: "HTTP/\(head.version.major).\(head.version.minor)",
+                    httpVersion: head.version.major >= 2 ? "HTTP/\(head.version.major)" : "HTTP/\(head.version.major).\(head.version.minor)",
                     headers: head.headers.map { ($0.name, $0.value) },
                     body: Data(),
                     url: current.url,
@@ -208,7 +209,7 @@ public final class SecureSession: Sendable {
         sink: @escaping BodySink,
         closer: ConnectionCloser,
         deadline: Deadline
-    ) async throws -> (HTTPResponseHead, HTTP1Connection, Data) {
+    ) async throws -> (HTTPResponseHead, any PooledConnection, Data) {
         if let malformation = request.malformation() { throw SecureSessionError.invalidRequest(malformation) }
         let key = try connectionKey(for: request)
         let configuration = configuration
@@ -218,23 +219,23 @@ public final class SecureSession: Sendable {
         var attempt = 0
         while true {
             attempt += 1
-            let (connection, reused): (HTTP1Connection, Bool)
+            let (connection, reused): (any PooledConnection, Bool)
             do {
                 (connection, reused) = try await pool.lease(key, deadline: deadline) {
-                    try await HTTP1Connection.connect(key: key, configuration: configuration, tlsContext: tlsContext, group: group, deadline: deadline, reporter: reporter)
+                    try await Connector.connect(key: key, configuration: configuration, tlsContext: tlsContext, group: group, deadline: deadline, reporter: reporter)
                 }
             } catch SecureSessionError.connectionFailed(let detail) {
                 // Nothing of this request was sent: it may be tried again once the host is reachable.
                 throw ConnectionNotEstablished(error: .connectionFailed(detail))
             }
-            closer.track(connection)
             let received = LockedFlag()
             let held = BodyCollector(limit: memoryLimit(of: request))
             do {
                 let followsRedirects = request.followsRedirects
                 let response = try await connection.execute(
                     head: requestHead(request, key: key),
-                    body: request.body.map { ByteBuffer(bytes: $0) }
+                    body: request.body.map { ByteBuffer(bytes: $0) },
+                    closer: closer
                 ) { head, buffer in
                     received.set()
                     // The body of a redirect that will be followed is not the caller's; a
@@ -244,11 +245,9 @@ public final class SecureSession: Sendable {
                     try await sink(head, buffer)
                 }
                 pool.release(connection, reusable: response.reusable && !key.isSingleUse)
-                closer.untrack(connection)
                 return (response.head, connection, held.data)
             } catch {
                 pool.release(connection, reusable: false)
-                closer.untrack(connection)
                 // The session closed the connection under the request.
                 if pool.hasShutDown { throw SecureSessionError.sessionShutDown }
                 guard case SecureSessionError.connectionFailed = error, reused, attempt == 1, !received.isSet,

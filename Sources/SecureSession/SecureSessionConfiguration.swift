@@ -24,8 +24,12 @@ public struct SecureSessionConfiguration: Sendable {
     public var maximumRedirects: Int
     /// The most connections open at once to one scheme, host, port, identity and policy.
     public var maximumConnectionsPerHost: Int
-    /// How long an idle keep-alive connection is kept for reuse.
+    /// How long an idle keep-alive connection (an HTTP/2 connection with no open stream) is kept
+    /// for reuse.
     public var idleConnectionTimeout: Duration
+    /// The HTTP versions offered: HTTP/2 when a TLS server agrees (``HTTPVersionPolicy/automatic``,
+    /// the default), or HTTP/1.1 only.
+    public var httpVersions: HTTPVersionPolicy
     /// The largest response body held in memory, in bytes, unless the request says otherwise:
     /// a longer body ends the request with ``SecureSessionError/responseTooLarge(limit:)`` (and
     /// its connection) as soon as it passes the limit, or at once when its `Content-Length` says
@@ -70,6 +74,7 @@ public struct SecureSessionConfiguration: Sendable {
         maximumRedirects: Int = 10,
         maximumConnectionsPerHost: Int = 6,
         idleConnectionTimeout: Duration = .seconds(60),
+        httpVersions: HTTPVersionPolicy = .automatic,
         maximumResponseBodySize: Int = 64 << 20,
         validation: ResponseValidation = .successfulStatus,
         logger: Logger = Logger(label: "SecureSession"),
@@ -89,6 +94,7 @@ public struct SecureSessionConfiguration: Sendable {
         self.maximumRedirects = maximumRedirects
         self.maximumConnectionsPerHost = maximumConnectionsPerHost
         self.idleConnectionTimeout = idleConnectionTimeout
+        self.httpVersions = httpVersions
         self.maximumResponseBodySize = maximumResponseBodySize
         self.validation = validation
         self.logger = logger

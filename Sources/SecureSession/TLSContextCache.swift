@@ -20,10 +20,14 @@ final class TLSContextCache: @unchecked Sendable {
     }
 
     private let identity: ClientIdentity?
+    private let httpVersions: HTTPVersionPolicy
     private let lock = NSLock()
     private var contexts: [Settings?: NIOSSLContext] = [:]
 
-    init(identity: ClientIdentity?) { self.identity = identity }
+    init(identity: ClientIdentity?, httpVersions: HTTPVersionPolicy) {
+        self.identity = identity
+        self.httpVersions = httpVersions
+    }
 
     /// The context for connections under `rule` (`nil`: no rules).
     func context(for rule: TransportRule?) throws -> NIOSSLContext {
@@ -31,6 +35,7 @@ final class TLSContextCache: @unchecked Sendable {
         return try lock.withLock {
             if let context = contexts[settings] { return context }
             var configuration = TLSConfiguration.transportSecurityClient(identity: identity)
+            configuration.applicationProtocols = httpVersions.applicationProtocols
             if let rule { configuration.apply(rule) }
             do {
                 let context = try NIOSSLContext(configuration: configuration)

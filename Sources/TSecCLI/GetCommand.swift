@@ -56,6 +56,9 @@ public struct GetCommand: TSecCommand {
     @Option(help: "The longest body printed to stdout, in bytes (64 MiB unless given); --output streams to its file without this limit.")
     var maxFilesize: Int?
 
+    @Flag(name: .customLong("http1.1"), help: "Offer HTTP/1.1 only (by default HTTP/2 is offered through ALPN and used when the server agrees).")
+    var http1Only = false
+
     @Flag(name: [.customShort("i"), .long], help: "Print the status line and headers before the body.")
     var include = false
 
@@ -205,6 +208,7 @@ public struct GetCommand: TSecCommand {
             systemStore: try policy.makeSystemStore(),
             evaluationTime: policy.evaluationTime,
             requestTimeout: .milliseconds(Int64(maxTime * 1000)),
+            httpVersions: http1Only ? .http1Only : .automatic,
             addressOverrides: resolve.compactMap(AddressOverride.init(curlSyntax:)),
             transportRules: try loadRules(reportingTo: terminal)
         )
@@ -262,6 +266,7 @@ struct GetReport: Encodable {
     }
 
     let status: Int
+    let httpVersion: String
     let url: String
     let redirects: [String]
     let headers: [Field]
@@ -272,6 +277,7 @@ struct GetReport: Encodable {
 
     init(_ response: SecureResponse, bodyIncluded: Bool) {
         status = response.statusCode
+        httpVersion = response.httpVersion
         url = response.url.absoluteString
         redirects = response.redirects.map(\.absoluteString)
         headers = response.headers.map { Field(name: $0.name, value: $0.value) }

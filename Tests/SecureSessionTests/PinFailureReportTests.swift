@@ -102,7 +102,9 @@ struct PinFailureReportTests {
         let started = clock.now
         for _ in 0..<3 { _ = try await session.get(url(rekeyed)) }
         let elapsed = clock.now - started
-        #expect(elapsed < .seconds(2), "took \(elapsed)")
+        // A report waits up to 10 s for the endpoint; a request held by it would take that long.
+        // The bound leaves room for a loaded machine (a parallel test run: 0.1 s alone, ~1 s there).
+        #expect(elapsed < .seconds(5), "took \(elapsed)")
         await session.shutdown()
         await collector.stop()
         await rekeyed.stop()

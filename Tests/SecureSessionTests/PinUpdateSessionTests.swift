@@ -30,16 +30,10 @@ struct PinUpdateSessionTests {
     }
 
     func session(port: Int, registry: PinSetRegistry?) -> SecureSession {
-        var configuration = SecureSessionConfiguration(
-            systemStore: TrustStore(lab.systemRoots.map(\.der), origin: "lab system store"),
-            evaluationTime: lab.pki.now,
-            decisionCache: nil,
-            connectTimeout: .seconds(5),
-            requestTimeout: .seconds(10)
-        )
-        configuration.addressOverrides = [AddressOverride(host: Self.host, port: port, address: "127.0.0.1")]
-        configuration.pinSetRegistry = registry
-        return SecureSession(configuration: configuration)
+        lab.session { configuration in
+            configuration.addressOverrides = [AddressOverride(host: Self.host, port: port, address: "127.0.0.1")]
+            configuration.pinSetRegistry = registry
+        }
     }
 
     @Test("the updater fetches, verifies and installs a document; the same version again is up to date; refusals keep the sets")

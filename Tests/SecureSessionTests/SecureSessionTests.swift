@@ -9,19 +9,9 @@ import TestServers
 @Suite("Secure session against real servers on 127.0.0.1")
 struct SecureSessionTests {
     let lab = try! TrustLab()
-    var store: TrustStore { TrustStore(lab.systemRoots.map(\.der), origin: "lab system store") }
 
     func session(_ evaluator: any ServerTrustEvaluating = SecurityPolicy.default, configure: (inout SecureSessionConfiguration) -> Void = { _ in }) -> SecureSession {
-        var configuration = SecureSessionConfiguration(
-            trustEvaluator: evaluator,
-            systemStore: store,
-            evaluationTime: lab.pki.now,
-            decisionCache: nil,
-            connectTimeout: .seconds(5),
-            requestTimeout: .seconds(10)
-        )
-        configure(&configuration)
-        return SecureSession(configuration: configuration)
+        lab.session(evaluator, configure: configure)
     }
 
     @Test("GET over TLS with a pinned root: status, body, headers and the trust decision")
@@ -358,27 +348,8 @@ struct SecureSessionTests {
             $0.maximumConnectionsPerHost = 1
             $0.requestTimeout = .seconds(30)
         }
-        let clock = ContinuousClock()
-        let started = clock.now
-        let requests = (0..<3).map { _ in
-            Task { () -> (any Error)? in
-                do {
-                    _ = try await session.get(server.url("/never"))
-                    return nil
-                } catch {
-                    return error
-                }
-            }
-        }
         // One request holds the only connection, unanswered; the others wait for it.
-        while server.connections.total == 0 { try await Task.sleep(for: .milliseconds(10)) }
-        try await Task.sleep(for: .milliseconds(100))
-        await session.shutdown()
-        for request in requests {
-            let error = await request.value
-            #expect(error.map { if case SecureSessionError.sessionShutDown = $0 { true } else { false } } == true, "\(String(describing: error))")
-        }
-        #expect(clock.now - started < .seconds(10))
+        try await expectShutdownEndsRequests(to: server.url("/never"), on: session) { server.connections.total > 0 }
         await server.stop()
     }
 

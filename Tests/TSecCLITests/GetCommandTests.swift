@@ -199,4 +199,29 @@ struct GetCommandTests {
         #expect(withIdentity.output.stdout.contains("s_server"))
         #expect(withoutIdentity.status == 3)
     }
+
+    @Test("nghttpd as an independent HTTP/2 peer: GET and POST over h2 with a pinned root; --http1.1 is refused by an h2-only server")
+    func nghttpdPeer() async throws {
+        let chain = try lab.loopbackChain()
+        let chainFile = files.path("nghttpd-chain.pem")
+        let keyFile = files.path("nghttpd.key")
+        try Data(chain.pemBundle.utf8).write(to: URL(fileURLWithPath: chainFile))
+        try Data(try chain[0].privateKeyPEM.utf8).write(to: URL(fileURLWithPath: keyFile))
+        let documents = try TemporaryFolder()
+        _ = try documents.write("hello.txt", "served over h2\n")
+        let server = try NGHTTPDServer(certificateFile: chainFile, keyFile: keyFile, documentRoot: documents.path)
+        defer { server.stop() }
+        let url = URL(string: "https://127.0.0.1:\(server.port)/hello.txt")!
+        let pinned = ["--mode", "public-key", "--pin", files.path("root.pem")]
+        let response = await get(url, pinned + ["-i"])
+        #expect(response.status == 0, "\(response.output.stderr)")
+        #expect(response.output.stdout.hasPrefix("HTTP/2 200 OK\n"))
+        #expect(response.output.stdout.hasSuffix("\n\nserved over h2\n"))
+        let report = await get(url, pinned + ["--json"])
+        #expect(report.output.stdout.contains(#""httpVersion" : "HTTP/2""#))
+        let echoed = await get(URL(string: "https://127.0.0.1:\(server.port)/echo")!, pinned + ["-d", "uploaded over h2"])
+        #expect(echoed.output.stdout == "uploaded over h2")
+        let http1 = await get(url, pinned + ["--http1.1"])
+        #expect(http1.status == 3, "nghttpd speaks HTTP/2 only: \(http1.output.stdout)")
+    }
 }

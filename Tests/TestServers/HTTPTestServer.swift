@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOPosix
 import NIOSSL
 import PKIBuilder
@@ -13,7 +14,8 @@ import TransportSecurityNIO
 /// Routes: `/hello` (text), `/json` (JSON), `/echo` (the request body back, method in
 /// `X-Method`), `/status/N`, `/redirect?to=URL[&status=N]`, `/bytes/N` (N bytes, streamed),
 /// `/chunked/N` (N bytes, chunked, no length announced), `/endless` (chunks until the client
-/// closes), `/target…` (the request line's target, as received),
+/// closes), `/target…` (the request line's target, as received), `/goaway` (HTTP/2: a `GOAWAY`
+/// on the connection, then an answer),
 /// `/never` (never answers), `/collect` (keeps posted bodies in ``collected``), `/loop` (redirects to itself), `/basic` and
 /// `/digest?algorithm=MD5|SHA-256` (user alice, password wonderland, realm lab), `/once` (closes a connection
 /// on its second request), `/connection` (an id of the TCP connection), `/headers` (the
@@ -40,10 +42,12 @@ public final class HTTPTestServer: Sendable {
     ///   - chain: The TLS chain to present; `nil` for cleartext HTTP.
     ///   - clientVerifier: Require client certificates, decided by this verifier.
     ///   - bindHost: The address to listen on (`0.0.0.0` for every local address).
-    public init(chain: [IssuedCertificate]?, clientVerifier: PeerTrustVerifier? = nil, bindHost: String = "127.0.0.1") async throws {
+    ///   - http2: Offer HTTP/2 through ALPN (TLS only); every stream is routed as a request.
+    public init(chain: [IssuedCertificate]?, clientVerifier: PeerTrustVerifier? = nil, bindHost: String = "127.0.0.1", http2: Bool = false) async throws {
         requiresClientCertificates = clientVerifier != nil
+        offersHTTP2 = http2 && chain != nil
         if let chain {
-            currentContext.set(try Self.context(for: chain, requiringClientCertificates: clientVerifier != nil))
+            currentContext.set(try Self.context(for: chain, requiringClientCertificates: clientVerifier != nil, http2: http2))
         }
         isSecure = chain != nil
         let counter = connections
@@ -51,10 +55,16 @@ public final class HTTPTestServer: Sendable {
         let files = files
         let responder = ocspResponder
         let contexts = currentContext
+        let offersHTTP2 = offersHTTP2
+        let streams = http2Streams
         channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
+                let connection = counter.next()
+                @Sendable func routes() -> RouteHandler {
+                    RouteHandler(connection: connection, collected: collected, files: files, responder: responder)
+                }
+                return channel.eventLoop.makeCompletedFuture {
                     if let context = contexts.get() {
                         let handler =
                             clientVerifier.map {
@@ -62,8 +72,30 @@ public final class HTTPTestServer: Sendable {
                             } ?? NIOSSLServerHandler(context: context)
                         try channel.pipeline.syncOperations.addHandler(handler)
                     }
-                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                    try channel.pipeline.syncOperations.addHandler(RouteHandler(connection: counter.next(), collected: collected, files: files, responder: responder))
+                }.flatMap {
+                    guard offersHTTP2 else {
+                        return channel.eventLoop.makeCompletedFuture {
+                            try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                            try channel.pipeline.syncOperations.addHandler(routes())
+                        }
+                    }
+                    return channel.configureHTTP2SecureUpgrade(
+                        h2ChannelConfigurator: { channel in
+                            channel.configureHTTP2Pipeline(mode: .server, inboundStreamInitializer: { stream in
+                                _ = streams.next()
+                                return stream.eventLoop.makeCompletedFuture {
+                                    try stream.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
+                                    try stream.pipeline.syncOperations.addHandler(routes())
+                                }
+                            }).map { _ in }
+                        },
+                        http1ChannelConfigurator: { channel in
+                            channel.eventLoop.makeCompletedFuture {
+                                try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                                try channel.pipeline.syncOperations.addHandler(routes())
+                            }
+                        }
+                    )
                 }
             }
             .bind(host: bindHost, port: 0)
@@ -75,15 +107,22 @@ public final class HTTPTestServer: Sendable {
     /// Presents `chain` on every connection accepted from now on (a certificate rotation);
     /// connections already open keep the old one.
     public func rotate(to chain: [IssuedCertificate]) throws {
-        currentContext.set(try Self.context(for: chain, requiringClientCertificates: requiresClientCertificates))
+        currentContext.set(try Self.context(for: chain, requiringClientCertificates: requiresClientCertificates, http2: offersHTTP2))
     }
+
+    /// How many HTTP/2 streams the server has accepted.
+    public var http2StreamCount: Int { http2Streams.total }
 
     private let currentContext = SSLContextBox()
     private let requiresClientCertificates: Bool
+    private let offersHTTP2: Bool
+    private let http2Streams = ConnectionCounter()
 
-    private static func context(for chain: [IssuedCertificate], requiringClientCertificates: Bool) throws -> NIOSSLContext {
+    private static func context(for chain: [IssuedCertificate], requiringClientCertificates: Bool, http2: Bool) throws -> NIOSSLContext {
         let identity = try ClientIdentity(certificateChainPEM: chain.pemBundle, privateKeyPEM: chain[0].privateKeyPEM)
-        return try NIOSSLContext(configuration: .transportSecurityServer(identity: identity, requiringClientCertificates: requiringClientCertificates))
+        var configuration = TLSConfiguration.transportSecurityServer(identity: identity, requiringClientCertificates: requiringClientCertificates)
+        if http2 { configuration.applicationProtocols = ["h2", "http/1.1"] }
+        return try NIOSSLContext(configuration: configuration)
     }
 }
 
@@ -227,6 +266,13 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
             } else {
                 send(context, .ok, "once", type: "text/plain")
             }
+        case "/goaway":
+            // HTTP/2: a graceful GOAWAY on the connection, then the answer on this stream.
+            if let connection = context.channel.parent {
+                let goAway = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: .maxID, errorCode: .noError, opaqueData: nil))
+                connection.writeAndFlush(goAway, promise: nil)
+            }
+            send(context, .ok, "going away", type: "text/plain")
         case "/loop":
             send(context, .found, "again", type: "text/plain", extra: [("Location", "/loop")])
         default:

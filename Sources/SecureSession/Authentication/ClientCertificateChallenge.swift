@@ -28,8 +28,9 @@ final class ClientCertificateChallenge: Sendable {
 
     /// A TLS context for one connection whose certificate requests go to the handler, with the
     /// TLS settings of the host's transport rule, if any.
-    func makeTLSContext(rule: TransportRule?) throws -> NIOSSLContext {
+    func makeTLSContext(rule: TransportRule?, httpVersions: HTTPVersionPolicy) throws -> NIOSSLContext {
         var configuration = TLSConfiguration.transportSecurityClient(identityProvider: { _ in try await self.identity() })
+        configuration.applicationProtocols = httpVersions.applicationProtocols
         if let rule { configuration.apply(rule) }
         return try NIOSSLContext(configuration: configuration)
     }

@@ -1,0 +1,236 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOHTTP2
+import NIOPosix
+import NIOSSL
+import NIOTLS
+import TransportSecurity
+import TransportSecurityNIO
+
+/// Makes the session's connections: TCP, the TLS handshake (the verifier deciding the server,
+/// ALPN choosing the HTTP version), then an ``HTTP1Connection`` or an ``HTTP2Connection``.
+enum Connector {
+    /// What the channel initializer leaves: the channel, the negotiated protocol's set-up, and
+    /// the end of the TLS handshake.
+    private typealias Negotiation = NIONegotiatedHTTPVersion<
+        NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>,
+        HTTP2Pipeline
+    >
+
+    /// An HTTP/2 connection's multiplexer, and the flag its `GOAWAY` watcher sets.
+    private struct HTTP2Pipeline: Sendable {
+        let multiplexer: NIOHTTP2Handler.AsyncStreamMultiplexer<Void>
+        let goingAway: LockedFlag
+    }
+
+    /// Connects to `key`'s server.
+    static func connect(
+        key: ConnectionKey,
+        configuration: SecureSessionConfiguration,
+        tlsContext: NIOSSLContext,
+        group: any EventLoopGroup,
+        deadline: Deadline,
+        reporter: PinFailureReporter?
+    ) async throws -> any PooledConnection {
+        let decisions = DecisionBox()
+        // With a challenge handler, the server's certificate request goes to it, through a
+        // context of the connection's own.
+        let certificateChallenge = key.isSecure ? key.handler.map {
+            ClientCertificateChallenge(handler: $0, host: key.host, port: key.port, sessionIdentity: configuration.clientIdentity)
+        } : nil
+        let sslContext: NIOSSLContext?
+        do {
+            sslContext = key.isSecure
+                ? try certificateChallenge?.makeTLSContext(rule: key.rule, httpVersions: configuration.httpVersions) ?? tlsContext : nil
+        } catch {
+            throw SecureSessionError.tlsFailure("cannot create the TLS context: \(error)")
+        }
+        let verifier: PeerTrustVerifier? =
+            key.isSecure
+            ? PeerTrustVerifier(
+                evaluator: key.evaluator,
+                host: key.host,
+                systemStore: configuration.systemStore,
+                evaluationTime: configuration.evaluationTime,
+                // A handler's answer is not a policy's: it is asked for every connection.
+                cache: key.evaluator.base is ServerTrustChallengeEvaluator ? nil : configuration.decisionCache,
+                logger: configuration.logger
+            ) : nil
+        // Connecting may take neither longer than the connect timeout nor past the request's deadline.
+        let connectLimit = min(configuration.connectTimeout, max(deadline.remaining, .milliseconds(1)))
+        let bootstrap = ClientBootstrap(group: group)
+            .connectTimeout(.nanoseconds(connectLimit.nanoseconds))
+        let (channel, negotiation, handshake): (any Channel, EventLoopFuture<Negotiation>, EventLoopFuture<Void>)
+        do {
+            let address = configuration.addressOverrides.address(host: key.host, port: key.port) ?? key.host
+            (channel, negotiation, handshake) = try await bootstrap.connect(host: address, port: key.port) { channel in
+                let handshake = channel.eventLoop.makePromise(of: Void.self)
+                guard let sslContext, let verifier else {
+                    handshake.succeed()
+                    return channel.eventLoop.makeCompletedFuture {
+                        let negotiation = channel.eventLoop.makeCompletedFuture { Negotiation.http1_1(try http1Pipeline(on: channel)) }
+                        return (channel, negotiation, handshake.futureResult)
+                    }
+                }
+                return channel.eventLoop.makeCompletedFuture {
+                    let tls = try NIOSSLClientHandler(
+                        context: sslContext,
+                        serverHostname: verifier.serverNameIndication,
+                        customVerificationCallback: verifier.makeVerificationCallback(onDecision: decisions.record)
+                    )
+                    try channel.pipeline.syncOperations.addHandler(tls)
+                    try channel.pipeline.syncOperations.addHandler(HandshakeWatcher(promise: handshake))
+                }.flatMap {
+                    channel.configureHTTP2AsyncSecureUpgrade(
+                        http1ConnectionInitializer: { channel in channel.eventLoop.makeCompletedFuture { try http1Pipeline(on: channel) } },
+                        http2ConnectionInitializer: { channel in http2Pipeline(on: channel) }
+                    )
+                }.map { negotiation in
+                    (channel, negotiation, handshake.futureResult)
+                }.flatMapErrorThrowing { error in
+                    handshake.fail(error)
+                    throw error
+                }
+            }
+        } catch {
+            throw SecureSessionError.connectionFailed("\(key): \(ConnectionFailureText.describe(error))")
+        }
+        let negotiated: Negotiation
+        do {
+            negotiated = try await deadline.interrupting(with: { channel.close(promise: nil) }) {
+                try await withDeadline(connectLimit, onTimeout: { channel.close(promise: nil) }) { _ in
+                    try await handshake.get()
+                    return try await negotiation.get()
+                }
+            }
+        } catch {
+            try? await channel.close()
+            // An HTTP/1.1 async channel made by the negotiation is closed through its owner, or
+            // swift-nio traps on its writer.
+            if case .http1_1(let asyncChannel)? = try? await negotiation.get() {
+                try? await asyncChannel.executeThenClose { _, _ in }
+            }
+            try throwHandshakeFailure(error, key: key, decisions: decisions, certificateChallenge: certificateChallenge, reporter: reporter)
+        }
+        // A report-only pin set lets the connection through but its failure is reported.
+        if let decision = decisions.last { reporter?.submitFailure(of: decision, under: key.rule, host: key.host, port: key.port) }
+        switch negotiated {
+        case .http1_1(let asyncChannel):
+            return try await HTTP1Connection.start(key: key, channel: asyncChannel, trustDecision: decisions.last)
+        case .http2(let http2):
+            return HTTP2Connection(
+                key: key,
+                channel: channel,
+                multiplexer: http2.multiplexer,
+                goingAway: http2.goingAway,
+                trustDecision: decisions.last,
+                idleTimeout: configuration.idleConnectionTimeout
+            )
+        }
+    }
+
+    /// HTTP/1.1 over `channel`, seen from async code.
+    private static func http1Pipeline(on channel: any Channel) throws -> NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart> {
+        try channel.pipeline.syncOperations.addHTTPClientHandlers()
+        return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
+    }
+
+    /// HTTP/2 over `channel`: the frame handler (server push refused, so no stream is ever
+    /// opened by the server) and a watcher for the server's GOAWAY.
+    private static func http2Pipeline(on channel: any Channel) -> EventLoopFuture<HTTP2Pipeline> {
+        var settings = NIOHTTP2Handler.Configuration()
+        settings.connection.initialSettings = nioDefaultSettings + [HTTP2Setting(parameter: .enablePush, value: 0)]
+        return channel.configureAsyncHTTP2Pipeline(mode: .client, configuration: settings) { stream in
+            stream.close()
+        }.flatMapThrowing { multiplexer in
+            let goingAway = LockedFlag()
+            try channel.pipeline.syncOperations.addHandler(GoAwayWatcher(goingAway: goingAway))
+            return HTTP2Pipeline(multiplexer: multiplexer, goingAway: goingAway)
+        }
+    }
+
+    /// Turns a failed handshake into the error the request reports: the rejected decision, a
+    /// cancelled or rejected challenge, a transport rule's TLS requirements, or a TLS failure.
+    private static func throwHandshakeFailure(
+        _ error: any Error,
+        key: ConnectionKey,
+        decisions: DecisionBox,
+        certificateChallenge: ClientCertificateChallenge?,
+        reporter: PinFailureReporter?
+    ) throws -> Never {
+        if let decision = decisions.last { reporter?.submitFailure(of: decision, under: key.rule, host: key.host, port: key.port) }
+        if let error = error as? SecureSessionError { throw error }
+        if let certificateChallenge, certificateChallenge.wasCancelled {
+            throw SecureSessionError.challengeCancelled(certificateChallenge.space)
+        }
+        if let decision = decisions.last, !decision.isTrusted {
+            let space = ProtectionSpace(host: key.host, port: key.port, isSecure: true, realm: nil, method: .serverTrust)
+            switch decision.decidedBy {
+            case ServerTrustChallengeEvaluator.cancelled: throw SecureSessionError.challengeCancelled(space)
+            case ServerTrustChallengeEvaluator.rejectedSpace: throw SecureSessionError.protectionSpaceRejected(space)
+            default: throw SecureSessionError.trustRejected(decision)
+            }
+        }
+        if let rule = key.rule, rule.enforcesATS, isNegotiationFailure(error) {
+            throw SecureSessionError.refusedByTransportRules(
+                host: key.host,
+                reason: "the TLS handshake failed under the rule (from \(rule.originDescription)): TLS ≥ \(rule.minimumTLSVersion.displayName.dropFirst(4))"
+                    + (rule.requiresForwardSecrecy ? " with forward-secret (ECDHE) suites" : "")
+                    + " is required (\(error)); NSExceptionMinimumTLSVersion or NSExceptionRequiresForwardSecrecy = false relax it"
+            )
+        }
+        throw SecureSessionError.tlsFailure("\(key): \(error)")
+    }
+
+    /// Whether a handshake error says that client and server share no protocol version or
+    /// cipher suite (what a transport rule's TLS settings cause).
+    static func isNegotiationFailure(_ error: any Error) -> Bool {
+        let text = String(describing: error).uppercased()
+        return ["UNSUPPORTED_PROTOCOL", "NO_SHARED_CIPHER", "PROTOCOL_VERSION", "WRONG_VERSION_NUMBER", "HANDSHAKE_FAILURE", "NO_CIPHERS_AVAILABLE"]
+            .contains { text.contains($0) }
+    }
+}
+
+/// Completes a promise when the TLS handshake completes, fails it when the channel errors or
+/// closes first.
+private final class HandshakeWatcher: ChannelInboundHandler, RemovableChannelHandler, Sendable {
+    typealias InboundIn = NIOAny
+    private let promise: EventLoopPromise<Void>
+
+    init(promise: EventLoopPromise<Void>) { self.promise = promise }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case TLSUserEvent.handshakeCompleted = event {
+            promise.succeed()
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        promise.fail(error)
+        context.fireErrorCaught(error)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        promise.fail(ChannelError.ioOnClosedChannel)
+        context.fireChannelInactive()
+    }
+
+    /// A channel that never became active (a refused connection) is torn down without
+    /// `channelInactive`: the promise must not be left open. Completing it twice is harmless.
+    func handlerRemoved(context: ChannelHandlerContext) {
+        promise.fail(ChannelError.ioOnClosedChannel)
+    }
+}
+
+/// The decisions a connection's verifier made.
+final class DecisionBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var decisions: [TrustDecision] = []
+
+    func record(_ decision: TrustDecision) { lock.withLock { decisions.append(decision) } }
+
+    var last: TrustDecision? { lock.withLock { decisions.last } }
+}
+

@@ -1,0 +1,166 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOHTTP2
+import TransportSecurity
+
+/// One HTTP/2 connection, negotiated by ALPN: every request runs on a stream of its own, so
+/// concurrent requests to one server share the connection (and its single TLS handshake and
+/// trust decision). A request's deadline closes its stream (a `RST_STREAM`), never the streams
+/// of the others. The server's streams limit is respected by swift-nio-http2, which holds new
+/// streams back until one ends. After the server's `GOAWAY` the connection takes no new request;
+/// it closes once it has had no stream for the idle timeout.
+final class HTTP2Connection: PooledConnection, Sendable {
+    let key: ConnectionKey
+    let trustDecision: TrustDecision?
+    private let channel: any Channel
+    private let multiplexer: NIOHTTP2Handler.AsyncStreamMultiplexer<Void>
+    private let goingAway: LockedFlag
+    private let closed = LockedFlag()
+    private let idleTimeout: Duration
+    private let activity = NIOLockedValueBox(Activity())
+
+    private struct Activity {
+        var openStreams = 0
+        /// Since when no stream has been open; `nil` while one is.
+        var idleSince: NIODeadline? = .now()
+        var timerArmed = false
+    }
+
+    init(
+        key: ConnectionKey,
+        channel: any Channel,
+        multiplexer: NIOHTTP2Handler.AsyncStreamMultiplexer<Void>,
+        goingAway: LockedFlag,
+        trustDecision: TrustDecision?,
+        idleTimeout: Duration
+    ) {
+        self.key = key
+        self.channel = channel
+        self.multiplexer = multiplexer
+        self.goingAway = goingAway
+        self.trustDecision = trustDecision
+        self.idleTimeout = idleTimeout
+        armIdleTimer(in: .nanoseconds(idleTimeout.nanoseconds))
+    }
+
+    /// Whether a new request may open a stream here: open, and no `GOAWAY` from the server.
+    var isUsable: Bool { !closed.isSet && !goingAway.isSet && channel.isActive }
+
+    /// Completes when the connection has closed.
+    var closeFuture: EventLoopFuture<Void> { channel.closeFuture }
+
+    func execute(head: HTTPRequestHead, body: ByteBuffer?, closer: ConnectionCloser, sink: @escaping ResponseBodySink)
+        async throws -> ExchangedResponse
+    {
+        // swift-nio-http2 holds a stream opened after the server's GOAWAY without failing it:
+        // such a request must not start here (the pool's check ran a moment ago). It is retried
+        // on a new connection when that is safe: nothing was sent.
+        guard isUsable else { throw SecureSessionError.connectionFailed("\(key): the server is closing the HTTP/2 connection (GOAWAY)") }
+        streamOpened()
+        defer { streamClosed() }
+        let isSecure = key.isSecure
+        let stream: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>
+        do {
+            stream = try await multiplexer.openStream { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTP1ClientCodec(httpProtocol: isSecure ? .https : .http))
+                    return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
+                }
+            }
+        } catch {
+            throw SecureSessionError.connectionFailed("\(key): no new HTTP/2 stream: \(error)")
+        }
+        let handle = StreamHandle(channel: stream.channel)
+        closer.track(handle)
+        defer { closer.untrack(handle) }
+        do {
+            return try await stream.executeThenClose { inbound, outbound in
+                var responses = inbound.makeAsyncIterator()
+                let head = try await ResponseReader.exchange(ResponseReader.parts(head: head, body: body), writer: outbound, responses: &responses, into: sink)
+                return ExchangedResponse(head: head, reusable: true)
+            }
+        } catch {
+            throw ResponseReader.failure(Self.streamFailure(error), on: key)
+        }
+    }
+
+    /// Closes the connection and every stream on it.
+    func close() {
+        closed.set()
+        channel.close(promise: nil)
+    }
+
+    /// A stream reset by the server, in words.
+    private static func streamFailure(_ error: any Error) -> any Error {
+        if let reset = error as? NIOHTTP2Errors.StreamClosed {
+            return SecureSessionError.connectionFailed("the server reset the HTTP/2 stream (\(reset.errorCode))")
+        }
+        return error
+    }
+
+    private func streamOpened() {
+        activity.withLockedValue { state in
+            state.openStreams += 1
+            state.idleSince = nil
+        }
+    }
+
+    private func streamClosed() {
+        let needsTimer: Bool = activity.withLockedValue { state in
+            state.openStreams -= 1
+            guard state.openStreams == 0 else { return false }
+            state.idleSince = .now()
+            defer { state.timerArmed = true }
+            return !state.timerArmed
+        }
+        if needsTimer { armIdleTimer(in: .nanoseconds(idleTimeout.nanoseconds)) }
+    }
+
+    /// Closes the connection once it has had no open stream for the idle timeout; a timer per
+    /// idle period at most, re-armed from the event loop while streams come and go.
+    private func armIdleTimer(in delay: TimeAmount) {
+        activity.withLockedValue { $0.timerArmed = true }
+        channel.eventLoop.scheduleTask(in: delay) { [weak self] in
+            guard let self, !self.closed.isSet else { return }
+            let limit = TimeAmount.nanoseconds(self.idleTimeout.nanoseconds)
+            let next: TimeAmount? = self.activity.withLockedValue { state in
+                guard let since = state.idleSince else {
+                    state.timerArmed = false
+                    return nil
+                }
+                let idleFor = NIODeadline.now() - since
+                return idleFor < limit ? limit - idleFor : .zero
+            }
+            switch next {
+            case .zero?: self.close()
+            case let remaining?: self.armIdleTimer(in: remaining)
+            case nil: break
+            }
+        }
+    }
+}
+
+/// One request's HTTP/2 stream, as its deadline sees it: closing it resets the stream alone.
+private final class StreamHandle: ClosableConnection {
+    let channel: any Channel
+
+    init(channel: any Channel) { self.channel = channel }
+
+    func close() { channel.close(promise: nil) }
+}
+
+/// Marks an HTTP/2 connection as going away when the server sends `GOAWAY` (frames of stream 0
+/// reach the connection's own pipeline).
+final class GoAwayWatcher: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTP2Frame
+    private let goingAway: LockedFlag
+
+    init(goingAway: LockedFlag) { self.goingAway = goingAway }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .goAway = unwrapInboundIn(data).payload { goingAway.set() }
+        context.fireChannelRead(data)
+    }
+}

@@ -1,0 +1,30 @@
+import NIOCore
+import NIOHTTP1
+import TransportSecurity
+
+/// Receives each part of a response body, with the response's head.
+typealias ResponseBodySink = @Sendable (HTTPResponseHead, ByteBuffer) async throws -> Void
+
+/// A response read by ``PooledConnection/execute(head:body:closer:sink:)``: its head, and whether
+/// the connection can take another request.
+struct ExchangedResponse: Sendable {
+    let head: HTTPResponseHead
+    let reusable: Bool
+}
+
+/// A connection of the session's pool: HTTP/1.1, leased to one request at a time
+/// (``HTTP1Connection``), or HTTP/2, shared by concurrent requests, each on a stream of its own
+/// (``HTTP2Connection``).
+protocol PooledConnection: ClosableConnection {
+    /// The scheme, host, port, identity and policy it was made for.
+    var key: ConnectionKey { get }
+    /// The decision that trusted the server (TLS connections).
+    var trustDecision: TrustDecision? { get }
+    /// Whether it can take another request.
+    var isUsable: Bool { get }
+    /// Sends a request and reads its response, the body into `sink`, before returning. What the
+    /// request occupies (the connection for HTTP/1.1, its stream for HTTP/2) is tracked by
+    /// `closer` meanwhile, so that the request's deadline closes it and nothing else.
+    func execute(head: HTTPRequestHead, body: ByteBuffer?, closer: ConnectionCloser, sink: @escaping ResponseBodySink)
+        async throws -> ExchangedResponse
+}

@@ -1,0 +1,68 @@
+import NIOCore
+import NIOHTTP1
+
+/// Writes one request to a channel's outbound side and reads its response from the inbound side:
+/// the same for an HTTP/1.1 connection and for an HTTP/2 stream (translated to HTTP/1 parts).
+enum ResponseReader {
+    /// Sends `parts` (one request, in one write) and reads its response: its head, and its body
+    /// into `sink`. 1xx responses (100 Continue, 103 Early Hints) that precede it are passed over.
+    static func exchange(
+        _ parts: [HTTPClientRequestPart],
+        writer: NIOAsyncChannelOutboundWriter<HTTPClientRequestPart>,
+        responses: inout NIOAsyncChannelInboundStream<HTTPClientResponsePart>.AsyncIterator,
+        into sink: ResponseBodySink
+    ) async throws -> HTTPResponseHead {
+        try await writer.write(contentsOf: parts)
+        var head: HTTPResponseHead?
+        while let part = try await responses.next() {
+            switch part {
+            case .head(let received):
+                if received.status.code < 200 && received.status != .switchingProtocols { continue }
+                head = received
+            case .body(let buffer):
+                guard let head else { throw SecureSessionError.invalidResponse("a body came before the response head") }
+                try await sink(head, buffer)
+            case .end:
+                guard let head else { throw SecureSessionError.invalidResponse("a response ended before its head") }
+                return head
+            }
+        }
+        throw SecureSessionError.connectionFailed("the server closed the connection before the response ended")
+    }
+
+    /// The request parts of `head` and `body`.
+    static func parts(head: HTTPRequestHead, body: ByteBuffer?) -> [HTTPClientRequestPart] {
+        var parts: [HTTPClientRequestPart] = [.head(head)]
+        if let body { parts.append(.body(.byteBuffer(body))) }
+        parts.append(.end(nil))
+        return parts
+    }
+
+    /// What an error met while exchanging on `key`'s connection means for the request.
+    static func failure(_ error: any Error, on key: ConnectionKey) -> any Error {
+        switch error {
+        case let error as SecureSessionError:
+            return error
+        case HTTPParserError.invalidEOFState:
+            return SecureSessionError.connectionFailed("\(key): the server closed the connection before the response ended")
+        case let error as HTTPParserError:
+            // The server answered, but not in HTTP: not a network failure, and not retried.
+            return SecureSessionError.invalidResponse("\(key): \(error) (\(explanation(of: error)))")
+        default:
+            return SecureSessionError.connectionFailed("\(key): \(error)")
+        }
+    }
+
+    /// What a parser error means, in words.
+    static func explanation(of error: HTTPParserError) -> String {
+        switch error {
+        case .headerOverflow: return "the response head is larger than swift-nio's parser accepts"
+        case .unexpectedContentLength, .invalidContentLength: return "conflicting, malformed or misplaced Content-Length headers"
+        case .invalidConstant, .invalidVersion: return "the server did not answer in HTTP/1.x"
+        case .invalidStatus: return "the status line is malformed"
+        case .invalidChunkSize: return "the chunked body is malformed"
+        case .invalidHeaderToken, .invalidCharactersUsed: return "a header holds characters HTTP does not allow"
+        default: return "the response is not valid HTTP/1.1"
+        }
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import PKIBuilder
+import SecureSession
+import TestServers
+import Testing
+import TransportSecurity
+
+@Suite("HTTP/2 through ALPN")
+struct HTTP2Tests {
+    let lab = try! TrustLab()
+
+    func session(configure: (inout SecureSessionConfiguration) -> Void = { _ in }) -> SecureSession {
+        lab.session(configure: configure)
+    }
+
+    @Test("a TLS server that offers h2 is spoken to in HTTP/2: status, headers, bodies both ways, the trust decision")
+    func basics() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)
+        let session = session()
+        let hello = try await session.get(server.url("/hello"))
+        #expect(hello.httpVersion == "HTTP/2")
+        #expect(hello.text == "hello")
+        #expect(hello.header("content-type") == "text/plain")
+        #expect(hello.trustDecision?.isTrusted == true)
+        let echoed = try await session.send(SecureRequest(.put, url: server.url("/echo"), headers: [("Content-Type", "text/x-test")], body: Data("payload".utf8)))
+        #expect(echoed.text == "payload")
+        #expect(echoed.header("x-method") == "PUT")
+        #expect(server.http2StreamCount == 2)
+        await session.shutdown()
+        await server.stop()
+    }
+
+    @Test("concurrent requests share one HTTP/2 connection, whatever the per-host limit")
+    func multiplexing() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)
+        let session = session { $0.maximumConnectionsPerHost = 1 }
+        let connections = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<24 { group.addTask { try await session.get(server.url("/connection")).text } }
+            return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+        }
+        #expect(connections.count == 1)
+        #expect(server.connections.total == 1)
+        #expect(server.http2StreamCount == 24)
+        await session.shutdown()
+        await server.stop()
+    }
+
+    @Test("a request's deadline resets its own stream; the connection and the other requests go on")
+    func streamTimeout() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)
+        let session = session()
+        #expect(try await session.get(server.url("/hello")).text == "hello")
+        var impatient = SecureRequest(url: server.url("/never"))
+        impatient.timeout = .milliseconds(300)
+        let stalled = Task { () -> (any Error)? in
+            do {
+                _ = try await session.send(impatient)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        #expect(try await session.get(server.url("/bytes/\(4 << 20)")).body.count == 4 << 20)
+        let failure = await stalled.value
+        #expect(failure.map { if case SecureSessionError.timeout = $0 { true } else { false } } == true, "\(String(describing: failure))")
+        #expect(try await session.get(server.url("/hello")).text == "hello")
+        #expect(server.connections.total == 1)
+        await session.shutdown()
+        await server.stop()
+    }
+
+    @Test("a body over the in-memory limit resets its stream only; downloads stream to a file")
+    func bodies() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)
+        let session = session { $0.maximumResponseBodySize = 1 << 20 }
+        await #expect {
+            _ = try await session.get(server.url("/endless"))
+        } throws: { error in
+            guard case SecureSessionError.responseTooLarge(limit: 1 << 20) = error else { return false }
+            return true
+        }
+        let file = NSTemporaryDirectory() + "tsec-h2-\(UUID().uuidString).bin"
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let downloaded = try await session.download(SecureRequest(url: server.url("/bytes/\(8 << 20)")), to: file)
+        #expect(downloaded.httpVersion == "HTTP/2")
+        #expect((try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) == 8 << 20)
+        #expect(server.connections.total == 1)
+        await session.shutdown()
+        await server.stop()
+    }
+
+    @Test("challenges and redirects work over HTTP/2; httpVersions .http1Only keeps HTTP/1.1 with the same server")
+    func challengesRedirectsAndHTTP1Only() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)
+        let store = CredentialStore()
+        let alice = Credential.user("alice", password: "wonderland")
+        store.set(alice, for: ProtectionSpace(host: "127.0.0.1", port: server.port, isSecure: true, realm: "lab", method: .httpBasic))
+        store.set(alice, for: ProtectionSpace(host: "127.0.0.1", port: server.port, isSecure: true, realm: nil, method: .httpDigest))
+        let session = session { $0.credentialStore = store }
+        #expect(try await session.get(server.url("/basic")).text == "welcome alice")
+        #expect(try await session.get(server.url("/digest?algorithm=SHA-256")).text == "welcome alice (digest)")
+        let redirected = try await session.get(server.url("/redirect?to=/hello"))
+        #expect(redirected.text == "hello")
+        #expect(redirected.httpVersion == "HTTP/2")
+        #expect(server.connections.total == 1)
+        await session.shutdown()
+
+        let http1 = self.session { $0.httpVersions = .http1Only }
+        let response = try await http1.get(server.url("/hello"))
+        #expect(response.httpVersion == "HTTP/1.1")
+        #expect(response.text == "hello")
+        await http1.shutdown()
+        await server.stop()
+    }
+
+    @Test("after the server's GOAWAY the connection takes no new request; an idle connection closes after the idle timeout")
+    func goAwayAndIdleTimeout() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)
+        let session = session { $0.idleConnectionTimeout = .milliseconds(300) }
+        #expect(try await session.get(server.url("/goaway")).text == "going away")
+        // A POST is never sent twice: it must go to a new connection the first time.
+        let next = try await session.send(SecureRequest(.post, url: server.url("/connection"), body: Data("once".utf8))).text
+        #expect(server.connections.total == 2)
+        #expect(try await session.get(server.url("/connection")).text == next)
+        try await Task.sleep(for: .milliseconds(900))
+        #expect(try await session.get(server.url("/connection")).text != next)
+        #expect(server.connections.total == 3)
+        await session.shutdown()
+        await server.stop()
+    }
+
+    @Test("shutdown ends the HTTP/2 requests in flight at once")
+    func shutdown() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)
+        let session = session { $0.requestTimeout = .seconds(30) }
+        try await expectShutdownEndsRequests(to: server.url("/never"), on: session) { server.http2StreamCount >= 3 }
+        await server.stop()
+    }
+}
