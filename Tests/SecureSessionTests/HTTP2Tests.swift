@@ -129,6 +129,26 @@ struct HTTP2Tests {
         await server.stop()
     }
 
+    @Test("a request with its own challenge handler gets an HTTP/2 connection of its own, closed after it; the shared one goes on")
+    func perRequestHandler() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)
+        let session = session()
+        let shared = try await session.get(server.url("/connection")).text
+        let handler = RecordingHandler(trust: .performDefaultHandling)
+        for _ in 0..<2 {
+            var request = SecureRequest(url: server.url("/connection"))
+            request.challengeHandler = handler.handler
+            let response = try await session.send(request)
+            #expect(response.httpVersion == "HTTP/2")
+            #expect(response.text != shared)
+        }
+        #expect(handler.trustChallenges.count == 2)
+        #expect(server.connections.total == 3)
+        #expect(try await session.get(server.url("/connection")).text == shared)
+        await session.shutdown()
+        await server.stop()
+    }
+
     @Test("shutdown ends the HTTP/2 requests in flight at once")
     func shutdown() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)
