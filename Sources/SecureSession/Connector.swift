@@ -62,18 +62,26 @@ enum Connector {
         let bootstrap = ClientBootstrap(group: group)
             .connectTimeout(.nanoseconds(connectLimit.nanoseconds))
         let (channel, negotiation, handshake): (any Channel, EventLoopFuture<Negotiation>, EventLoopFuture<Void>)
+        let address = configuration.addressOverrides.address(host: key.host, port: key.port) ?? key.host
+        let proxy = configuration.proxies.proxy(isSecure: key.isSecure, host: key.host, address: address)
         do {
-            let address = configuration.addressOverrides.address(host: key.host, port: key.port) ?? key.host
-            (channel, negotiation, handshake) = try await bootstrap.connect(host: address, port: key.port) { channel in
+            (channel, negotiation, handshake) = try await bootstrap.connect(host: proxy?.host ?? address, port: proxy?.port ?? key.port) { channel in
                 let handshake = channel.eventLoop.makePromise(of: Void.self)
                 guard let sslContext, let verifier else {
+                    // Cleartext: HTTP/1.1, to the server or (absolute-form requests) to the proxy.
                     handshake.succeed()
                     return channel.eventLoop.makeCompletedFuture {
                         let negotiation = channel.eventLoop.makeCompletedFuture { Negotiation.http1_1(try http1Pipeline(on: channel)) }
                         return (channel, negotiation, handshake.futureResult)
                     }
                 }
-                return channel.eventLoop.makeCompletedFuture {
+                let tunnel: EventLoopFuture<Void>
+                do {
+                    tunnel = try proxy.map { try openTunnel(on: channel, through: $0, to: address, port: key.port) } ?? channel.eventLoop.makeSucceededVoidFuture()
+                } catch {
+                    return channel.eventLoop.makeFailedFuture(error)
+                }
+                let negotiation = tunnel.flatMapThrowing {
                     let tls = try NIOSSLClientHandler(
                         context: sslContext,
                         serverHostname: verifier.serverNameIndication,
@@ -86,15 +94,14 @@ enum Connector {
                         http1ConnectionInitializer: { channel in channel.eventLoop.makeCompletedFuture { try http1Pipeline(on: channel) } },
                         http2ConnectionInitializer: { channel in http2Pipeline(on: channel) }
                     )
-                }.map { negotiation in
-                    (channel, negotiation, handshake.futureResult)
-                }.flatMapErrorThrowing { error in
-                    handshake.fail(error)
-                    throw error
-                }
+                }.flatMap { $0 }
+                // A tunnel that fails never starts the handshake.
+                negotiation.whenFailure { handshake.fail($0) }
+                return channel.eventLoop.makeSucceededFuture((channel, negotiation, handshake.futureResult))
             }
         } catch {
-            throw SecureSessionError.connectionFailed("\(key): \(ConnectionFailureText.describe(error))")
+            let through = proxy.map { " (through the proxy \($0))" } ?? ""
+            throw SecureSessionError.connectionFailed("\(key)\(through): \(ConnectionFailureText.describe(error))")
         }
         let negotiated: Negotiation
         do {
@@ -130,6 +137,21 @@ enum Connector {
         }
     }
 
+    /// Asks `proxy` for a tunnel to `address:port` through swift-nio's HTTP/1 codec, removed
+    /// once the tunnel is open; the future succeeds then.
+    private static func openTunnel(on channel: any Channel, through proxy: HTTPProxy, to address: String, port: Int) throws -> EventLoopFuture<Void> {
+        let tunnel = channel.eventLoop.makePromise(of: Void.self)
+        let encoder = HTTPRequestEncoder()
+        let decoder = ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .forwardBytes))
+        let target = (address.contains(":") ? "[\(address)]" : address) + ":\(port)"
+        try channel.pipeline.syncOperations.addHandler(encoder)
+        try channel.pipeline.syncOperations.addHandler(decoder)
+        try channel.pipeline.syncOperations.addHandler(
+            ProxyTunnelHandler(target: target, authorization: proxy.authorization, proxy: "\(proxy)", codec: [encoder, decoder], tunnel: tunnel)
+        )
+        return tunnel.futureResult
+    }
+
     /// HTTP/1.1 over `channel`, seen from async code.
     private static func http1Pipeline(on channel: any Channel) throws -> NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart> {
         try channel.pipeline.syncOperations.addHTTPClientHandlers()
@@ -161,6 +183,7 @@ enum Connector {
     ) throws -> Never {
         if let decision = decisions.last { reporter?.submitFailure(of: decision, under: key.rule, host: key.host, port: key.port) }
         if let error = error as? SecureSessionError { throw error }
+        if let refusal = error as? ProxyTunnelHandler.Refusal { throw SecureSessionError.proxyFailure(refusal.description) }
         if let certificateChallenge, certificateChallenge.wasCancelled {
             throw SecureSessionError.challengeCancelled(certificateChallenge.space)
         }

@@ -310,10 +310,17 @@ public final class SecureSession: Sendable {
 
     private func requestHead(_ request: SecureRequest, key: ConnectionKey) -> HTTPRequestHead {
         var headers = HTTPHeaders(request.headers.map { ($0.name, $0.value) })
-        if !headers.contains(name: "Host") {
-            let defaultPort = key.isSecure ? 443 : 80
-            let hostField = ServerHost(key.host).isIPAddress && key.host.contains(":") ? "[\(key.host)]" : key.host
-            headers.add(name: "Host", value: key.port == defaultPort ? hostField : "\(hostField):\(key.port)")
+        let defaultPort = key.isSecure ? 443 : 80
+        let hostField = ServerHost(key.host).isIPAddress && key.host.contains(":") ? "[\(key.host)]" : key.host
+        let authority = key.port == defaultPort ? hostField : "\(hostField):\(key.port)"
+        if !headers.contains(name: "Host") { headers.add(name: "Host", value: authority) }
+        var target = request.requestTarget
+        // Cleartext through a proxy: the request names its server (absolute form, RFC 9112
+        // §3.2.2) and carries the proxy's credentials. (TLS goes through a tunnel instead.)
+        let address = configuration.addressOverrides.address(host: key.host, port: key.port) ?? key.host
+        if !key.isSecure, let proxy = configuration.proxies.proxy(isSecure: false, host: key.host, address: address) {
+            target = "http://\(authority)\(target)"
+            if let authorization = proxy.authorization { headers.replaceOrAdd(name: "Proxy-Authorization", value: authorization) }
         }
         if let body = request.body {
             headers.replaceOrAdd(name: "Content-Length", value: String(body.count))
@@ -321,7 +328,7 @@ public final class SecureSession: Sendable {
             headers.replaceOrAdd(name: "Content-Length", value: "0")
         }
         if !headers.contains(name: "User-Agent") { headers.add(name: "User-Agent", value: "TransportSecurity/1") }
-        return HTTPRequestHead(version: .http1_1, method: NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue), uri: request.requestTarget, headers: headers)
+        return HTTPRequestHead(version: .http1_1, method: NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue), uri: target, headers: headers)
     }
 
     private func redirected(_ request: SecureRequest, status: Int, location: String) throws -> SecureRequest {

@@ -44,6 +44,9 @@ public struct SecureSessionConfiguration: Sendable {
     public var challengeHandler: ChallengeHandler?
     /// The credentials the built-in behaviour answers HTTP challenges with.
     public var credentialStore: CredentialStore
+    /// The HTTP proxies requests go through (none by default; ``HTTPProxySettings/fromEnvironment(_:)``
+    /// reads `HTTPS_PROXY` and its kin).
+    public var proxies: HTTPProxySettings
     /// Hosts and ports connected to at a given address instead of through DNS (curl's
     /// `--resolve`); names are still sent and verified as the URL gives them.
     public var addressOverrides: [AddressOverride]
@@ -80,6 +83,7 @@ public struct SecureSessionConfiguration: Sendable {
         logger: Logger = Logger(label: "SecureSession"),
         challengeHandler: ChallengeHandler? = nil,
         credentialStore: CredentialStore = CredentialStore(),
+        proxies: HTTPProxySettings = .none,
         addressOverrides: [AddressOverride] = [],
         transportRules: TransportSecurityConfiguration? = nil,
         pinFailureReporter: PinFailureReporter? = nil
@@ -100,6 +104,7 @@ public struct SecureSessionConfiguration: Sendable {
         self.logger = logger
         self.challengeHandler = challengeHandler
         self.credentialStore = credentialStore
+        self.proxies = proxies
         self.addressOverrides = addressOverrides
         self.transportRules = transportRules
         self.pinFailureReporter = pinFailureReporter

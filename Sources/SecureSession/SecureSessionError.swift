@@ -11,6 +11,9 @@ public enum SecureSessionError: Error, Sendable, CustomStringConvertible {
     case tlsFailure(String)
     /// The connection could not be made or broke.
     case connectionFailed(String)
+    /// The HTTP proxy did not open a tunnel to the server (it refused, wanted credentials, or
+    /// closed the connection).
+    case proxyFailure(String)
     /// The connection or request took longer than allowed.
     case timeout(Duration)
     /// The request was cancelled (task cancellation).
@@ -52,6 +55,7 @@ public enum SecureSessionError: Error, Sendable, CustomStringConvertible {
         case .trustRejected(let decision): return "the server's certificate was rejected: \(decision.reason) [\(decision.decidedBy)]"
         case .tlsFailure(let detail): return "TLS handshake failed: \(detail)"
         case .connectionFailed(let detail): return "connection failed: \(detail)"
+        case .proxyFailure(let detail): return "proxy failure: \(detail)"
         case .timeout(let duration): return "timed out after \(duration)"
         case .cancelled: return "the request was cancelled"
         case .challengeCancelled(let space): return "the authentication challenge of \(space) was cancelled"

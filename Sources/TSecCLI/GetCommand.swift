@@ -71,6 +71,12 @@ public struct GetCommand: TSecCommand {
     @Option(help: "Transport rules to apply: an Info.plist (XML or binary) with NSAppTransportSecurity, or JSON with the same keys.")
     var config: String?
 
+    @Option(name: [.customShort("x"), .long], help: "Go through this HTTP proxy, [http://][user:password@]host[:port] (https:// URLs through a CONNECT tunnel). Without it, https_proxy/HTTPS_PROXY, http_proxy, ALL_PROXY and NO_PROXY are read, as curl does.")
+    var proxy: String?
+
+    @Option(help: "Hosts that go direct, comma separated ('*' for every host), as NO_PROXY writes them.")
+    var noproxy: String?
+
     @Option(help: "Connect to ADDRESS for HOST:PORT instead of asking DNS (curl's HOST:PORT:ADDRESS); the host name is still sent and verified. Repeatable.")
     var resolve: [String] = []
 
@@ -209,9 +215,23 @@ public struct GetCommand: TSecCommand {
             evaluationTime: policy.evaluationTime,
             requestTimeout: .milliseconds(Int64(maxTime * 1000)),
             httpVersions: http1Only ? .http1Only : .automatic,
+            proxies: try makeProxies(),
             addressOverrides: resolve.compactMap(AddressOverride.init(curlSyntax:)),
             transportRules: try loadRules(reportingTo: terminal)
         )
+    }
+
+    /// `--proxy` for both schemes, else the environment's proxies; `--noproxy` replaces the
+    /// environment's bypass list.
+    private func makeProxies() throws -> HTTPProxySettings {
+        var proxies = try proxy.map { text in
+            let given = try HTTPProxy(url: text)
+            return HTTPProxySettings(https: given, http: given)
+        } ?? HTTPProxySettings.fromEnvironment()
+        if let noproxy {
+            proxies.bypass = noproxy.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+        return proxies
     }
 
     private func loadIdentity() throws -> ClientIdentity? {

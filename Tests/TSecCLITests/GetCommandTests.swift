@@ -200,6 +200,25 @@ struct GetCommandTests {
         #expect(withoutIdentity.status == 3)
     }
 
+    @Test("--proxy goes through an HTTP proxy (tinyproxy, with credentials); a proxy that refuses exits 3, a bad proxy URL exits 2")
+    func proxy() async throws {
+        let proxy = try TinyProxy(user: "bob", password: "s3cret")
+        defer { proxy.stop() }
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let through = await get(server.url("/hello"), ["--proxy", proxy.url(user: "bob", password: "s3cret")])
+        #expect(through.status == 0, "\(through.output.stderr)")
+        #expect(through.output.stdout == "hello")
+        let refused = await get(server.url("/hello"), ["-x", proxy.url()])
+        #expect(refused.status == 3)
+        #expect(refused.output.stderr.contains("proxy failure: the proxy 127.0.0.1:\(proxy.port) refused the tunnel"))
+        let bypassed = await get(server.url("/hello"), ["-x", proxy.url(), "--noproxy", "127.0.0.1"])
+        #expect(bypassed.output.stdout == "hello")
+        let bad = await get(server.url("/hello"), ["--proxy", "https://bob:s3cret@127.0.0.1:\(proxy.port)"])
+        #expect(bad.status == 2)
+        #expect(!bad.output.stderr.contains("s3cret"))
+        await server.stop()
+    }
+
     @Test("nghttpd as an independent HTTP/2 peer: GET and POST over h2 with a pinned root; --http1.1 is refused by an h2-only server")
     func nghttpdPeer() async throws {
         let chain = try lab.loopbackChain()

@@ -1,0 +1,127 @@
+import Foundation
+import TransportSecurity
+
+/// An HTTP proxy: `https://` requests reach their server through a `CONNECT` tunnel (TLS, the
+/// trust decision and pins stay end to end: the proxy sees only encrypted bytes), `http://`
+/// requests are sent to the proxy in absolute form.
+public struct HTTPProxy: Sendable, Hashable, CustomStringConvertible {
+    /// The proxy's host name or address.
+    public var host: String
+    /// The proxy's port.
+    public var port: Int
+    /// The user and password sent as `Proxy-Authorization: Basic …`, if the proxy wants them.
+    public var user: String?
+    /// The password of ``user``. Never logged nor shown in a description.
+    public var password: String?
+
+    /// A proxy at `host:port`, with Basic credentials when `user` is given.
+    public init(host: String, port: Int, user: String? = nil, password: String? = nil) {
+        self.host = host
+        self.port = port
+        self.user = user
+        self.password = password
+    }
+
+    /// A proxy from a URL as `HTTPS_PROXY` and curl's `--proxy` write it: `http://[user:password@]host[:port]`
+    /// or `host[:port]` (port 1080 when none is given, as curl assumes).
+    /// - Throws: ``SecureSessionError/invalidURL(_:)`` for another scheme (a TLS connection to
+    ///   the proxy itself is not supported), no host, or a port out of range.
+    public init(url text: String) throws {
+        let written = text.contains("://") ? text : "http://" + text
+        guard let components = URLComponents(string: written), let host = components.host, !host.isEmpty else {
+            throw SecureSessionError.invalidURL("the proxy '\(Self.withoutPassword(text))' is not [http://][user:password@]host[:port]")
+        }
+        guard components.scheme?.lowercased() == "http" else {
+            throw SecureSessionError.invalidURL("the proxy '\(Self.withoutPassword(text))' is not an http:// proxy (TLS to the proxy itself is not supported)")
+        }
+        let port = components.port ?? 1080
+        guard (1...65_535).contains(port) else {
+            throw SecureSessionError.invalidURL("the proxy's port \(port) is not between 1 and 65535")
+        }
+        // URLComponents keeps the brackets of an IPv6 literal.
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        self.init(host: bare, port: port, user: components.user?.removingPercentEncoding, password: components.password?.removingPercentEncoding)
+    }
+
+    /// The `Proxy-Authorization` field value, when the proxy has a user.
+    var authorization: String? {
+        guard let user else { return nil }
+        return "Basic " + Data("\(user):\(password ?? "")".utf8).base64EncodedString()
+    }
+
+    /// `host:port` (and the user, never the password).
+    public var description: String {
+        let shownHost = host.contains(":") ? "[\(host)]" : host
+        return (user.map { "\($0)@" } ?? "") + "\(shownHost):\(port)"
+    }
+
+    private static func withoutPassword(_ text: String) -> String {
+        guard let at = text.lastIndex(of: "@") else { return text }
+        return "…" + text[at...]
+    }
+}
+
+/// Which proxy, if any, each request goes through: one for `https://` URLs, one for `http://`
+/// URLs, and the hosts that go direct.
+public struct HTTPProxySettings: Sendable, Hashable {
+    /// The proxy of `https://` requests (a `CONNECT` tunnel).
+    public var https: HTTPProxy?
+    /// The proxy of `http://` requests (absolute-form requests).
+    public var http: HTTPProxy?
+    /// Hosts that go direct, as `NO_PROXY` writes them: `example.com` (that host and its
+    /// subdomains), `.example.com` (the same), an address, or `*` (every host).
+    public var bypass: [String]
+    /// Whether loopback destinations (`localhost`, `127.0.0.0/8`, `::1`, or a host an address
+    /// override sends to one of them) go direct whatever ``bypass`` says, as Go's
+    /// `ProxyFromEnvironment` does. `true` for settings read from the environment.
+    public var bypassesLoopback: Bool
+
+    /// No proxy: every request goes direct.
+    public static let none = HTTPProxySettings(https: nil, http: nil, bypass: [])
+
+    /// Settings from proxies and bypass entries.
+    public init(https: HTTPProxy? = nil, http: HTTPProxy? = nil, bypass: [String] = [], bypassesLoopback: Bool = false) {
+        self.https = https
+        self.http = http
+        self.bypass = bypass
+        self.bypassesLoopback = bypassesLoopback
+    }
+
+    /// The settings the environment gives, as curl reads them: `https_proxy` / `HTTPS_PROXY`
+    /// for `https://`, `http_proxy` (lower case only, as curl) for `http://`, `all_proxy` /
+    /// `ALL_PROXY` for both when the scheme's own is missing, `no_proxy` / `NO_PROXY` (comma
+    /// separated) to go direct; loopback destinations always go direct.
+    /// - Throws: ``SecureSessionError/invalidURL(_:)`` when a variable holds no usable proxy.
+    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws -> HTTPProxySettings {
+        func value(_ names: String...) -> String? {
+            names.lazy.compactMap { environment[$0] }.first { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+        }
+        let all = try value("all_proxy", "ALL_PROXY").map(HTTPProxy.init(url:))
+        let bypass = (value("no_proxy", "NO_PROXY") ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        return HTTPProxySettings(
+            https: try value("https_proxy", "HTTPS_PROXY").map(HTTPProxy.init(url:)) ?? all,
+            http: try value("http_proxy").map(HTTPProxy.init(url:)) ?? all,
+            bypass: bypass,
+            bypassesLoopback: true
+        )
+    }
+
+    /// The proxy a request to `host` (connected at `address`, which an address override may
+    /// set) goes through, or `nil` for a direct connection.
+    func proxy(isSecure: Bool, host: String, address: String) -> HTTPProxy? {
+        guard let proxy = isSecure ? https : http else { return nil }
+        if bypassesLoopback, Self.isLoopback(host) || Self.isLoopback(address) { return nil }
+        let name = ServerHost(host).name
+        for entry in bypass {
+            if entry == "*" { return nil }
+            let suffix = ServerHost(entry.hasPrefix(".") ? String(entry.dropFirst()) : entry).name
+            if name == suffix || name.hasSuffix("." + suffix) { return nil }
+        }
+        return proxy
+    }
+
+    private static func isLoopback(_ host: String) -> Bool {
+        let name = ServerHost(host).name
+        return name == "localhost" || name.hasSuffix(".localhost") || name == "::1" || name.hasPrefix("127.") && ServerHost(name).isIPAddress
+    }
+}

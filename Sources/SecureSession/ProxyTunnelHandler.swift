@@ -1,0 +1,100 @@
+import NIOCore
+import NIOHTTP1
+
+/// Opens a `CONNECT` tunnel through an HTTP proxy: sends `CONNECT target` (with the proxy's
+/// credentials), waits for a 2xx answer, then takes itself and swift-nio's HTTP encoder and
+/// decoder out of the pipeline, so that the TLS handshake with the server runs through the
+/// tunnel. Any other answer, or the proxy closing first, fails the tunnel.
+final class ProxyTunnelHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPClientResponsePart
+    typealias OutboundIn = Never
+    typealias OutboundOut = HTTPClientRequestPart
+
+    /// Why a tunnel could not be opened.
+    struct Refusal: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    private let target: String
+    private let authorization: String?
+    private let proxy: String
+    private let tunnel: EventLoopPromise<Void>
+    private let codec: [any RemovableChannelHandler]
+    private var requested = false
+    private var done = false
+
+    /// - Parameters:
+    ///   - target: `host:port` of the server.
+    ///   - authorization: The `Proxy-Authorization` value, if any.
+    ///   - proxy: The proxy, for messages.
+    ///   - codec: swift-nio's HTTP/1 encoder and decoder put before this handler, removed with it.
+    ///   - tunnel: Succeeds once the tunnel is open and the pipeline is clear.
+    init(target: String, authorization: String?, proxy: String, codec: [any RemovableChannelHandler], tunnel: EventLoopPromise<Void>) {
+        self.target = target
+        self.authorization = authorization
+        self.proxy = proxy
+        self.codec = codec
+        self.tunnel = tunnel
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { requestTunnel(context: context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        requestTunnel(context: context)
+        context.fireChannelActive()
+    }
+
+    private func requestTunnel(context: ChannelHandlerContext) {
+        guard !requested else { return }
+        requested = true
+        var headers = HTTPHeaders([("Host", target)])
+        if let authorization { headers.add(name: "Proxy-Authorization", value: authorization) }
+        context.write(wrapOutboundOut(.head(HTTPRequestHead(version: .http1_1, method: .CONNECT, uri: target, headers: headers))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !done, case .head(let head) = unwrapInboundIn(data) else { return }
+        guard (200..<300).contains(head.status.code) else {
+            fail(context: context, "the proxy \(proxy) refused the tunnel to \(target): \(head.status.code) \(head.status.reasonPhrase)")
+            return
+        }
+        done = true
+        // The answer to CONNECT ends with its head: what follows is the server's, through the
+        // tunnel. The codec leaves first (the decoder only once its current read is over, so
+        // this waits for the removals), then the tunnel is reported open and the TLS handler
+        // goes in; the server says nothing before the client's hello meanwhile.
+        let removals = (codec.map { handler in
+            let removed = context.eventLoop.makePromise(of: Void.self)
+            context.pipeline.syncOperations.removeHandler(handler, promise: removed)
+            return removed.futureResult
+        })
+        let tunnel = tunnel
+        let pipeline = context.pipeline
+        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let loop = context.eventLoop
+        EventLoopFuture.andAllSucceed(removals, on: loop).flatMap {
+            let removed = loop.makePromise(of: Void.self)
+            pipeline.syncOperations.removeHandler(handler.value, promise: removed)
+            return removed.futureResult
+        }.cascade(to: tunnel)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        fail(context: context, "the proxy \(proxy) closed the connection before opening the tunnel to \(target)")
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        fail(context: context, "the proxy \(proxy) did not open the tunnel to \(target): \(error)")
+    }
+
+    private func fail(context: ChannelHandlerContext, _ reason: String) {
+        guard !done else { return }
+        done = true
+        tunnel.fail(Refusal(description: reason))
+        context.close(promise: nil)
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import PKIBuilder
+import SecureSession
+import TestServers
+import Testing
+import TransportSecurity
+
+@Suite("HTTP proxies")
+struct ProxyTests {
+    let lab = try! TrustLab()
+
+    func session(through proxy: HTTPProxy, _ evaluator: any ServerTrustEvaluating = SecurityPolicy.default) -> SecureSession {
+        lab.session(evaluator) { $0.proxies = HTTPProxySettings(https: proxy, http: proxy) }
+    }
+
+    @Test("https goes through tinyproxy's CONNECT tunnel: the pins and the trust decision stay end to end, HTTP/2 runs inside")
+    func tunnel() async throws {
+        let proxy = try TinyProxy()
+        defer { proxy.stop() }
+        let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)
+        let impostor = try await HTTPTestServer(chain: lab.loopbackChain(issuedBy: lab.proxyRoot))
+        let session = session(through: HTTPProxy(host: "127.0.0.1", port: proxy.port), SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: [lab.root.der]))
+        let response = try await session.get(server.url("/hello"))
+        #expect(response.text == "hello")
+        #expect(response.httpVersion == "HTTP/2")
+        #expect(response.trustDecision?.isTrusted == true)
+        await #expect {
+            _ = try await session.get(impostor.url("/hello"))
+        } throws: { error in
+            guard case SecureSessionError.trustRejected(let decision) = error else { return false }
+            return decision.pinMismatch != nil
+        }
+        proxy.stop()
+        await session.shutdown()
+        // With the proxy gone, the request fails and names it: it did go through the proxy.
+        let stranded = self.session(through: HTTPProxy(host: "127.0.0.1", port: proxy.port))
+        await #expect {
+            _ = try await stranded.get(server.url("/hello"))
+        } throws: { error in
+            guard case SecureSessionError.connectionFailed(let detail) = error else { return false }
+            return detail.contains("through the proxy 127.0.0.1:\(proxy.port)")
+        }
+        await stranded.shutdown()
+        await server.stop()
+        await impostor.stop()
+    }
+
+    @Test("http goes to the proxy in absolute form, which forwards it")
+    func cleartext() async throws {
+        let proxy = try TinyProxy()
+        defer { proxy.stop() }
+        let server = try await HTTPTestServer(chain: nil)
+        let session = session(through: HTTPProxy(host: "127.0.0.1", port: proxy.port))
+        let headers = try await session.get(server.url("/headers")).decode([String: String].self)
+        #expect(headers["via"]?.contains("tinyproxy") == true, "\(headers)")
+        #expect(try await session.get(server.url("/target/a%20b?q=1")).text == "/target/a%20b?q=1")
+        await session.shutdown()
+        await server.stop()
+    }
+
+    @Test("a proxy that wants credentials refuses a tunnel without them (407) and opens it with them")
+    func credentials() async throws {
+        let proxy = try TinyProxy(user: "bob", password: "s3cret")
+        defer { proxy.stop() }
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let anonymous = session(through: HTTPProxy(host: "127.0.0.1", port: proxy.port))
+        await #expect {
+            _ = try await anonymous.get(server.url("/hello"))
+        } throws: { error in
+            guard case SecureSessionError.proxyFailure(let detail) = error else { return false }
+            return detail.contains("407") && detail.contains("refused the tunnel to 127.0.0.1:\(server.port)")
+        }
+        let known = session(through: try HTTPProxy(url: proxy.url(user: "bob", password: "s3cret")))
+        #expect(try await known.get(server.url("/hello")).text == "hello")
+        let cleartext = try await HTTPTestServer(chain: nil)
+        #expect(try await known.get(cleartext.url("/hello")).text == "hello")
+        await anonymous.shutdown()
+        await known.shutdown()
+        await server.stop()
+        await cleartext.stop()
+    }
+
+    @Test("proxy URLs: credentials, default port, refusals; the password is never shown")
+    func proxyURLs() throws {
+        let proxy = try HTTPProxy(url: "http://alice:p%40ss@proxy.example.test:3128")
+        #expect(proxy == HTTPProxy(host: "proxy.example.test", port: 3128, user: "alice", password: "p@ss"))
+        #expect(proxy.description == "alice@proxy.example.test:3128")
+        #expect(try HTTPProxy(url: "proxy.example.test") == HTTPProxy(host: "proxy.example.test", port: 1080))
+        #expect(try HTTPProxy(url: "[2001:db8::1]:8080").description == "[2001:db8::1]:8080")
+        for bad in ["https://proxy.example.test", "socks5://proxy:1080", "http://:80", "http://proxy:99999", ""] {
+            #expect(throws: SecureSessionError.self, "\(bad)") { try HTTPProxy(url: bad) }
+        }
+        let refused = try #require(throws: SecureSessionError.self) { try HTTPProxy(url: "https://carol:hunter2@proxy") }
+        #expect(!"\(refused)".contains("hunter2"))
+    }
+
+    @Test("the environment: https_proxy before HTTPS_PROXY, http_proxy, ALL_PROXY as the fallback, NO_PROXY and loopback go direct")
+    func environment() async throws {
+        let settings = try HTTPProxySettings.fromEnvironment([
+            "https_proxy": "http://lower:8080", "HTTPS_PROXY": "http://upper:8080", "HTTP_PROXY": "http://ignored:1",
+            "ALL_PROXY": "http://all:3128", "NO_PROXY": "internal.example, .corp.example , 192.0.2.7",
+        ])
+        #expect(settings.https == HTTPProxy(host: "lower", port: 8080))
+        #expect(settings.http == HTTPProxy(host: "all", port: 3128))
+        #expect(settings.bypass == ["internal.example", ".corp.example", "192.0.2.7"])
+        #expect(settings.bypassesLoopback)
+        #expect(try HTTPProxySettings.fromEnvironment([:]) == .none.with(loopbackBypass: true))
+        #expect(throws: SecureSessionError.self) { try HTTPProxySettings.fromEnvironment(["HTTPS_PROXY": "https://tls-proxy"]) }
+
+        // Which requests go direct, shown by a proxy that does not exist: a direct request
+        // reaches the server, a proxied one fails naming the proxy.
+        let server = try await HTTPTestServer(chain: nil)
+        var proxies = settings
+        proxies.http = HTTPProxy(host: "127.0.0.1", port: 1)
+        let session = lab.session { configuration in
+            configuration.proxies = proxies
+            configuration.addressOverrides = ["internal.example", "api.corp.example", "other.example", "192.0.2.7"].map {
+                AddressOverride(host: $0, port: server.port, address: "127.0.0.1")
+            }
+        }
+        for direct in ["127.0.0.1", "localhost", "internal.example", "api.corp.example", "other.example"] {
+            #expect(try await session.get(URL(string: "http://\(direct):\(server.port)/hello")!).text == "hello", "\(direct)")
+        }
+        await #expect {
+            _ = try await session.get(URL(string: "http://proxied.example:\(server.port)/hello")!)
+        } throws: { error in
+            guard case SecureSessionError.connectionFailed(let detail) = error else { return false }
+            return detail.contains("through the proxy 127.0.0.1:1")
+        }
+        var strict = proxies
+        strict.bypassesLoopback = false
+        let everyHost = lab.session { $0.proxies = strict }
+        await #expect {
+            _ = try await everyHost.get(URL(string: "http://127.0.0.1:\(server.port)/hello")!)
+        } throws: { error in
+            guard case SecureSessionError.connectionFailed(let detail) = error else { return false }
+            return detail.contains("through the proxy 127.0.0.1:1")
+        }
+        await session.shutdown()
+        await everyHost.shutdown()
+        await server.stop()
+    }
+}
+
+extension HTTPProxySettings {
+    fileprivate func with(loopbackBypass: Bool) -> HTTPProxySettings {
+        var copy = self
+        copy.bypassesLoopback = loopbackBypass
+        return copy
+    }
+}
