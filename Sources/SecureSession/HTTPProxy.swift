@@ -69,7 +69,8 @@ public struct HTTPProxySettings: Sendable, Hashable {
     /// The proxy of `http://` requests (absolute-form requests).
     public var http: HTTPProxy?
     /// Hosts that go direct, as `NO_PROXY` writes them: `example.com` (that host and its
-    /// subdomains), `.example.com` (the same), an address, or `*` (every host).
+    /// subdomains), `.example.com` (the same), an address, or `*` (every host). Address ranges
+    /// (`10.0.0.0/8`) are not read.
     public var bypass: [String]
     /// Whether loopback destinations (`localhost`, `127.0.0.0/8`, `::1`, or a host an address
     /// override sends to one of them) go direct whatever ``bypass`` says, as Go's
