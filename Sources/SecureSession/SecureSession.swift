@@ -317,8 +317,13 @@ public final class SecureSession: Sendable {
         var target = request.requestTarget
         // Cleartext through a proxy: the request names its server (absolute form, RFC 9112
         // §3.2.2) and carries the proxy's credentials. (TLS goes through a tunnel instead.)
-        let address = configuration.addressOverrides.address(host: key.host, port: key.port) ?? key.host
-        if !key.isSecure, let proxy = configuration.proxies.proxy(isSecure: false, host: key.host, address: address) {
+        if !key.isSecure, configuration.proxies.http != nil,
+            let proxy = configuration.proxies.proxy(
+                isSecure: false,
+                host: key.host,
+                address: configuration.addressOverrides.address(host: key.host, port: key.port) ?? key.host
+            )
+        {
             target = "http://\(authority)\(target)"
             if let authorization = proxy.authorization { headers.replaceOrAdd(name: "Proxy-Authorization", value: authorization) }
         }
