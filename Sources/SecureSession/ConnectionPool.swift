@@ -16,8 +16,9 @@ final class ConnectionPool: @unchecked Sendable {
         case idle(HTTP1Connection)
         /// Open a stream on this HTTP/2 connection.
         case shared(HTTP2Connection)
-        /// Open a new connection.
-        case connect
+        /// Open a new connection; `probing` when its HTTP version decides whether the requests
+        /// waiting behind it share it.
+        case connect(probing: Bool)
     }
 
     private let maximumPerKey: Int
@@ -29,13 +30,22 @@ final class ConnectionPool: @unchecked Sendable {
     private var inUse: [ObjectIdentifier: HTTP1Connection] = [:]
     /// The HTTP/2 connections of each key, shared by its requests.
     private var shared: [ConnectionKey: [HTTP2Connection]] = [:]
+    /// Whether TLS connections may turn out HTTP/2 (ALPN offers `h2`).
+    private let multiplexes: Bool
+    /// Keys whose first connection is being made and whose HTTP version is not known yet: the
+    /// other requests wait for it rather than open connections of their own, which an HTTP/2
+    /// server would make redundant.
+    private var probing: Set<ConnectionKey> = []
+    /// Keys whose server answered in HTTP/1.1: their connections are opened in parallel.
+    private var speaksHTTP1: Set<ConnectionKey> = []
     private var waiters: [ConnectionKey: [(id: UInt64, continuation: CheckedContinuation<Void, any Error>)]] = [:]
     private var nextWaiterID: UInt64 = 0
     private var isShutDown = false
 
-    init(maximumPerKey: Int, idleTimeout: Duration) {
+    init(maximumPerKey: Int, idleTimeout: Duration, multiplexes: Bool) {
         self.maximumPerKey = max(1, maximumPerKey)
         self.idleTimeout = idleTimeout
+        self.multiplexes = multiplexes
     }
 
     /// A usable connection for `key`: an idle or shared one (`reused` is then `true`), or a new
@@ -51,14 +61,16 @@ final class ConnectionPool: @unchecked Sendable {
                 return (connection, true)
             case .shared(let connection)?:
                 return (connection, true)
-            case .connect?:
+            case .connect(let probing)?:
                 let connection: any PooledConnection
                 do {
                     connection = try await connect()
                 } catch {
+                    if probing { endProbe(key, speaksHTTP1: false) }
                     freeSlot(key)
                     throw error
                 }
+                if probing { endProbe(key, speaksHTTP1: connection is HTTP1Connection) }
                 let accepted: Bool = lock.withLock {
                     guard !isShutDown else { return false }
                     if let multiplexed = connection as? HTTP2Connection {
@@ -100,7 +112,7 @@ final class ConnectionPool: @unchecked Sendable {
                 if connection.isUsable { return .shared(connection) }
                 goneAway.append(connection)
             }
-            guard leased[key, default: 0] < maximumPerKey else { return nil }
+            guard leased[key, default: 0] < maximumPerKey, !probing.contains(key) else { return nil }
             leased[key, default: 0] += 1
             while let connection = idle[key]?.popLast() {
                 connection.markInUse()
@@ -110,8 +122,20 @@ final class ConnectionPool: @unchecked Sendable {
                 }
                 stale.append(connection)
             }
-            return .connect
+            let probes = multiplexes && key.isSecure && !speaksHTTP1.contains(key)
+            if probes { probing.insert(key) }
+            return .connect(probing: probes)
         }
+    }
+
+    /// The first connection of `key` is made (or failed): the requests waiting behind it may
+    /// share it, take their own slots, or try connecting themselves.
+    private func endProbe(_ key: ConnectionKey, speaksHTTP1 http1: Bool) {
+        lock.withLock {
+            probing.remove(key)
+            if http1 { speaksHTTP1.insert(key) }
+        }
+        wakeAllWaiters(key)
     }
 
     /// Suspends until a slot of `key` frees (then the caller asks again), or until the deadline
@@ -127,7 +151,7 @@ final class ConnectionPool: @unchecked Sendable {
         try await deadline.interrupting(with: { [weak self] in self?.removeWaiter(id, of: key, because: deadline) }) {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let enqueued: Bool = lock.withLock {
-                    guard deadline.ending == nil, !isShutDown, leased[key, default: 0] >= maximumPerKey,
+                    guard deadline.ending == nil, !isShutDown, leased[key, default: 0] >= maximumPerKey || probing.contains(key),
                         !(shared[key] ?? []).contains(where: \.isUsable)
                     else { return false }
                     waiters[key, default: []].append((id, continuation))

@@ -47,7 +47,8 @@ public final class SecureSession: Sendable {
         self.group = eventLoopGroup
         self.pool = ConnectionPool(
             maximumPerKey: configuration.maximumConnectionsPerHost,
-            idleTimeout: configuration.idleConnectionTimeout
+            idleTimeout: configuration.idleConnectionTimeout,
+            multiplexes: configuration.httpVersions == .automatic
         )
         // One TLS context per kind of transport rule (one in all without rules).
         self.tlsContexts = TLSContextCache(identity: configuration.clientIdentity, httpVersions: configuration.httpVersions)

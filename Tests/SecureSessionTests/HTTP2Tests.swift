@@ -30,10 +30,10 @@ struct HTTP2Tests {
         await server.stop()
     }
 
-    @Test("concurrent requests share one HTTP/2 connection, whatever the per-host limit")
-    func multiplexing() async throws {
+    @Test("concurrent requests share one HTTP/2 connection, whatever the per-host limit: a burst waits for the first connection's protocol", arguments: [1, 6])
+    func multiplexing(limit: Int) async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)
-        let session = session { $0.maximumConnectionsPerHost = 1 }
+        let session = session { $0.maximumConnectionsPerHost = limit }
         let connections = try await withThrowingTaskGroup(of: String.self) { group in
             for _ in 0..<24 { group.addTask { try await session.get(server.url("/connection")).text } }
             return try await group.reduce(into: Set<String>()) { $0.insert($1) }

@@ -400,6 +400,23 @@ struct SecureSessionTests {
         await server.stop()
     }
 
+    @Test("once the first connection says HTTP/1.1, a burst opens connections in parallel up to the per-host limit")
+    func http1Burst() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let session = session { $0.maximumConnectionsPerHost = 4 }
+        #expect(try await session.get(server.url("/hello")).httpVersion == "HTTP/1.1")
+        let clock = ContinuousClock()
+        let started = clock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<4 { group.addTask { _ = try await session.get(server.url("/delay/400")) } }
+            try await group.waitForAll()
+        }
+        #expect(server.connections.total == 4)
+        #expect(clock.now - started < .milliseconds(1500), "four 400 ms requests ran side by side")
+        await session.shutdown()
+        await server.stop()
+    }
+
     @Test("an idempotent request that meets a connection the server dropped is retried on a new one; a POST is not")
     func staleConnectionRetry() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())

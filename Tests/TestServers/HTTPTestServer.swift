@@ -14,7 +14,7 @@ import TransportSecurityNIO
 /// Routes: `/hello` (text), `/json` (JSON), `/echo` (the request body back, method in
 /// `X-Method`), `/status/N`, `/redirect?to=URL[&status=N]`, `/bytes/N` (N bytes, streamed),
 /// `/chunked/N` (N bytes, chunked, no length announced), `/endless` (chunks until the client
-/// closes), `/target…` (the request line's target, as received), `/goaway` (HTTP/2: a `GOAWAY`
+/// closes), `/delay/MS` (answers after MS milliseconds), `/target…` (the request line's target, as received), `/goaway` (HTTP/2: a `GOAWAY`
 /// on the connection, then an answer),
 /// `/never` (never answers), `/collect` (keeps posted bodies in ``collected``), `/loop` (redirects to itself), `/basic` and
 /// `/digest?algorithm=MD5|SHA-256` (user alice, password wonderland, realm lab), `/once` (closes a connection
@@ -280,6 +280,12 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
                 send(context, HTTPResponseStatus(statusCode: code), "status \(code)", type: "text/plain")
             } else if path.hasPrefix("/bytes/"), let count = Int(path.dropFirst("/bytes/".count)) {
                 stream(context, count: count)
+            } else if path.hasPrefix("/delay/"), let milliseconds = Int64(path.dropFirst("/delay/".count)) {
+                let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+                context.eventLoop.scheduleTask(in: .milliseconds(milliseconds)) {
+                    let (handler, context) = loopBound.value
+                    handler.send(context, .ok, "waited \(milliseconds) ms", type: "text/plain")
+                }
             } else if path.hasPrefix("/chunked/"), let count = Int(path.dropFirst("/chunked/".count)) {
                 stream(context, count: count, announcingLength: false)
             } else if path == "/endless" {
