@@ -45,7 +45,12 @@ public struct ConvertCommand: TSecCommand {
                 }
                 bytes = Data(certificates[0].derBytes)
             }
-            try bytes.write(to: URL(fileURLWithPath: output))
+            do {
+                try bytes.write(to: URL(fileURLWithPath: output))
+            } catch {
+                terminal.error("tsec convert: cannot write \(output): \(CertificateLoader.describe(error))")
+                return ExitStatus.usageOrInput
+            }
             return ExitStatus.success
         } catch {
             terminal.error("tsec convert: \(error)")

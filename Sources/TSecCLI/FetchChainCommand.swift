@@ -50,7 +50,7 @@ public struct FetchChainCommand: TSecCommand {
         do {
             try bytes.write(to: URL(fileURLWithPath: output))
         } catch {
-            terminal.error("tsec fetch-chain: cannot write \(output): \(error.localizedDescription)")
+            terminal.error("tsec fetch-chain: cannot write \(output): \(CertificateLoader.describe(error))")
             return ExitStatus.usageOrInput
         }
         for certificate in chain { terminal.line("\(certificate.spkiPin)  \(certificate.subjectSummary)") }

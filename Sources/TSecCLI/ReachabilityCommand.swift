@@ -34,6 +34,13 @@ public struct ReachabilityCommand: TSecCommand {
     /// Creates the command (for ArgumentParser).
     public init() {}
 
+    /// Refuses an empty host.
+    public func validate() throws {
+        if let host, host.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw ValidationError("the host is empty (leave it out to watch the network at large)")
+        }
+    }
+
     /// Runs the command.
     public func execute(output: CommandOutput) async -> Int32 {
         var configuration = ReachabilityConfiguration()

@@ -51,7 +51,7 @@ public enum PeerChainFetcher {
                     }
                 }
         } catch {
-            throw Failure(description: "cannot connect to \(host):\(port): \(error)")
+            throw Failure(description: "cannot connect to \(host):\(port): \(ConnectionFailureText.describe(error))")
         }
         let timer = channel.eventLoop.scheduleTask(in: timeout) { channel.close(promise: nil) }
         defer {

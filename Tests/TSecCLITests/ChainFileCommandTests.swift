@@ -28,7 +28,9 @@ struct ChainFileCommandTests {
         #expect(leafOnly.output.stderr.contains("1 more certificate"))
         let port = server.port
         await server.stop()
-        #expect(await tsec(["fetch-chain", "127.0.0.1:\(port)", "-o", pem]).status == 3)
+        let refused = await tsec(["fetch-chain", "127.0.0.1:\(port)", "-o", pem])
+        #expect(refused.status == 3)
+        #expect(refused.output.stderr == "tsec fetch-chain: cannot connect to 127.0.0.1:\(port): the connection was refused at 127.0.0.1:\(port)\n")
         #expect(await tsec(["fetch-chain", "no-port", "-o", pem]).status == 2)
     }
 
@@ -45,5 +47,8 @@ struct ChainFileCommandTests {
         #expect(bundle.output.stderr.contains("holds 2 certificates"))
         #expect(await tsec(["convert", files.path("garbage.pem"), "-o", der, "--to", "pem"]).status == 2)
         #expect(await tsec(["convert", files.path("leaf.pem"), "-o", der, "--to", "xml"]).status == 2)
+        let unwritable = await tsec(["convert", files.path("leaf.pem"), "-o", "/nonexistent/leaf.der", "--to", "der"])
+        #expect(unwritable.status == 2)
+        #expect(unwritable.output.stderr == "tsec convert: cannot write /nonexistent/leaf.der: No such file or directory\n")
     }
 }

@@ -18,6 +18,10 @@ struct ReachabilityCommandTests {
         #expect(nowhere.status == 1)
         #expect(nowhere.output.stdout == #"{"status":"notReachable"}"# + "\n")
 
+        let empty = await tsec(["reachability", ""])
+        #expect(empty.status == 2)
+        #expect(empty.output.stderr.contains("the host is empty"))
+
         let missing = await tsec(["reachability", "--netns", "tsec-no-such-namespace"])
         #expect(missing.status == 2)
         #expect(missing.output.stderr.contains("/run/netns/tsec-no-such-namespace"))

@@ -138,7 +138,7 @@ public enum CertificateLoader {
 
     /// A swift-asn1 or swift-certificates error as text, without the source location they append
     /// ("ASN1Error.invalidASN1Object: Trailing unparsed data is present SwiftASN1/ASN1.swift:139").
-    static func readable(_ error: any Error) -> String {
+    package static func readable(_ error: any Error) -> String {
         let text = String(describing: error)
         guard let location = text.range(of: #" [A-Za-z0-9_]+(/[A-Za-z0-9_+.-]+)*\.swift:[0-9]+$"#, options: .regularExpression) else {
             return text
@@ -146,10 +146,13 @@ public enum CertificateLoader {
         return String(text[..<location.lowerBound])
     }
 
-    static func describe(_ error: any Error) -> String {
+    /// A Foundation error as the system's reason ("No such file or directory"), else its
+    /// localized description.
+    package static func describe(_ error: any Error) -> String {
         let nsError = error as NSError
-        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain,
-            let message = strerror(Int32(underlying.code))
+        // On Linux the underlying error is a POSIXError, on Darwin an NSError: both bridge.
+        if let underlying = (nsError.userInfo[NSUnderlyingErrorKey] as? any Error).map({ $0 as NSError }),
+            underlying.domain == NSPOSIXErrorDomain, let message = strerror(Int32(underlying.code))
         {
             return String(cString: message)
         }

@@ -44,7 +44,7 @@ public struct PinUpdatePublicKey: Sendable, Hashable {
         do {
             key = try Certificate.PublicKey(pemEncoded: text)
         } catch {
-            throw PinUpdateError(.unusableKey("not a PEM public key (\(error))"), source: source)
+            throw PinUpdateError(.unusableKey("not a PEM public key (\(CertificateLoader.readable(error)))"), source: source)
         }
         do {
             try self.init(key)
@@ -91,7 +91,7 @@ public struct PinUpdateSigningKey: Sendable {
         do {
             key = try Certificate.PrivateKey(pemEncoded: text)
         } catch {
-            throw PinUpdateError(.unusableKey("not a PEM private key (\(error))"), source: source)
+            throw PinUpdateError(.unusableKey("not a PEM private key (\(CertificateLoader.readable(error)))"), source: source)
         }
         do {
             algorithm = try PinUpdatePublicKey(key.publicKey).algorithm

@@ -4,8 +4,9 @@ import NIOPosix
 /// A connection failure from swift-nio in words a person can act on: "cannot resolve
 /// api.example.com: Name or service not known", "127.0.0.1:8443 refused the connection", instead
 /// of the nested descriptions of `NIOConnectionError`.
-enum ConnectionFailureText {
-    static func describe(_ error: any Error) -> String {
+package enum ConnectionFailureText {
+    /// The failure in words.
+    package static func describe(_ error: any Error) -> String {
         switch error {
         case let failure as NIOConnectionError:
             if failure.connectionErrors.isEmpty, let dns = failure.dnsAError ?? failure.dnsAAAAError {
