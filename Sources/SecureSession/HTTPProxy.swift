@@ -40,7 +40,7 @@ public struct HTTPProxy: Sendable, Hashable, CustomStringConvertible {
         }
         // URLComponents keeps the brackets of an IPv6 literal.
         let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        self.init(host: bare, port: port, user: components.user?.removingPercentEncoding, password: components.password?.removingPercentEncoding)
+        self.init(host: bare, port: port, user: components.user, password: components.password)
     }
 
     /// The `Proxy-Authorization` field value, when the proxy has a user.

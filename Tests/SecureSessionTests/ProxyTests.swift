@@ -86,6 +86,7 @@ struct ProxyTests {
         #expect(proxy == HTTPProxy(host: "proxy.example.test", port: 3128, user: "alice", password: "p@ss"))
         #expect(proxy.description == "alice@proxy.example.test:3128")
         #expect(try HTTPProxy(url: "proxy.example.test") == HTTPProxy(host: "proxy.example.test", port: 1080))
+        #expect(try HTTPProxy(url: "http://dave:50%25off@proxy:8080").password == "50%off")
         #expect(try HTTPProxy(url: "[2001:db8::1]:8080").description == "[2001:db8::1]:8080")
         for bad in ["https://proxy.example.test", "socks5://proxy:1080", "http://:80", "http://proxy:99999", ""] {
             #expect(throws: SecureSessionError.self, "\(bad)") { try HTTPProxy(url: bad) }
