@@ -5,8 +5,9 @@ import NIOSSL
 import PKIBuilder
 import TransportSecurityNIO
 
-/// An HTTPS/1.1 server on 127.0.0.1 that presents a chosen certificate chain and answers every
-/// request with one page, keeping connections alive: a server of the attack lab.
+/// An HTTPS server on 127.0.0.1 (HTTP/1.1, and HTTP/2 when asked) that presents a chosen
+/// certificate chain and answers every request with one page, keeping connections alive: a
+/// server of the attack lab.
 public final class LabHTTPSServer: Sendable {
     /// The port the system chose.
     public let port: Int
@@ -22,19 +23,23 @@ public final class LabHTTPSServer: Sendable {
     ///   - chain: What the server presents, leaf first; the leaf's key is the server's.
     ///   - page: The body of every response (`text/plain`).
     ///   - group: Where the server runs.
+    ///   - http2: Offer HTTP/2 through ALPN besides HTTP/1.1.
     /// - Throws: ``ClientIdentityError`` when the leaf's key is missing or does not match, or
     ///   NIO's error when the port cannot be bound.
     public static func start(
         chain: [IssuedCertificate],
         page: String,
-        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        http2: Bool = false
     ) async throws -> LabHTTPSServer {
         let identity = try ClientIdentity(
             certificateChainPEM: chain.pemBundle,
             privateKeyPEM: chain.first?.privateKeyPEM ?? "",
             source: "the lab server's chain"
         )
-        let context = try NIOSSLContext(configuration: .transportSecurityServer(identity: identity))
+        var configuration = TLSConfiguration.transportSecurityServer(identity: identity)
+        if http2 { configuration.applicationProtocols = ["h2", "http/1.1"] }
+        let context = try NIOSSLContext(configuration: configuration)
         let body = ByteBuffer(string: page)
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
@@ -42,8 +47,8 @@ public final class LabHTTPSServer: Sendable {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
-                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                    try channel.pipeline.syncOperations.addHandler(PageResponder(body: body))
+                }.flatMap {
+                    channel.configureLabHTTPServer(http2: http2) { _ in PageResponder(body: body) }
                 }
             }
             .bind(host: "127.0.0.1", port: 0)

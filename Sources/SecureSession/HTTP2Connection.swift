@@ -61,12 +61,18 @@ final class HTTP2Connection: PooledConnection, Sendable {
         streamOpened()
         defer { streamClosed() }
         let isSecure = key.isSecure
+        let parts = ResponseReader.parts(head: head, body: body)
         let stream: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>
         do {
+            // The request is written as the stream is made, on the event loop: no second trip
+            // there through the async writer.
             stream = try await multiplexer.openStream { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTP1ClientCodec(httpProtocol: isSecure ? .https : .http))
-                    return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
+                    let stream = try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
+                    for part in parts { channel.write(part, promise: nil) }
+                    channel.flush()
+                    return stream
                 }
             }
         } catch {
@@ -78,8 +84,7 @@ final class HTTP2Connection: PooledConnection, Sendable {
         do {
             return try await stream.executeThenClose { inbound, outbound in
                 var responses = inbound.makeAsyncIterator()
-                let head = try await ResponseReader.exchange(ResponseReader.parts(head: head, body: body), writer: outbound, responses: &responses, into: sink)
-                return ExchangedResponse(head: head, reusable: true)
+                return ExchangedResponse(head: try await ResponseReader.read(from: &responses, into: sink), reusable: true)
             }
         } catch {
             throw ResponseReader.failure(Self.streamFailure(error), on: key)

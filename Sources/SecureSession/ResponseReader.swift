@@ -13,6 +13,15 @@ enum ResponseReader {
         into sink: ResponseBodySink
     ) async throws -> HTTPResponseHead {
         try await writer.write(contentsOf: parts)
+        return try await read(from: &responses, into: sink)
+    }
+
+    /// Reads one response: its head, and its body into `sink`. 1xx responses (100 Continue,
+    /// 103 Early Hints) that precede it are passed over.
+    static func read(
+        from responses: inout NIOAsyncChannelInboundStream<HTTPClientResponsePart>.AsyncIterator,
+        into sink: ResponseBodySink
+    ) async throws -> HTTPResponseHead {
         var head: HTTPResponseHead?
         while let part = try await responses.next() {
             switch part {

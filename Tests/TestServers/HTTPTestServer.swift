@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import NIOCore
+import LabServers
 import NIOHTTP1
 import NIOHTTP2
 import NIOPosix
@@ -73,29 +74,10 @@ public final class HTTPTestServer: Sendable {
                         try channel.pipeline.syncOperations.addHandler(handler)
                     }
                 }.flatMap {
-                    guard offersHTTP2 else {
-                        return channel.eventLoop.makeCompletedFuture {
-                            try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                            try channel.pipeline.syncOperations.addHandler(routes())
-                        }
+                    channel.configureLabHTTPServer(http2: offersHTTP2) { forHTTP2Stream in
+                        if forHTTP2Stream { _ = streams.next() }
+                        return routes()
                     }
-                    return channel.configureHTTP2SecureUpgrade(
-                        h2ChannelConfigurator: { channel in
-                            channel.configureHTTP2Pipeline(mode: .server, inboundStreamInitializer: { stream in
-                                _ = streams.next()
-                                return stream.eventLoop.makeCompletedFuture {
-                                    try stream.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
-                                    try stream.pipeline.syncOperations.addHandler(routes())
-                                }
-                            }).map { _ in }
-                        },
-                        http1ChannelConfigurator: { channel in
-                            channel.eventLoop.makeCompletedFuture {
-                                try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                                try channel.pipeline.syncOperations.addHandler(routes())
-                            }
-                        }
-                    )
                 }
             }
             .bind(host: bindHost, port: 0)

@@ -46,6 +46,6 @@ struct BenchPKI: Sendable {
 
 /// The lab's HTTPS/1.1 keep-alive server answering `hello`, on an event loop of its own so that
 /// clients measured against it share the same conditions.
-func startBenchServer(pki: BenchPKI) async throws -> LabHTTPSServer {
-    try await LabHTTPSServer.start(chain: pki.chain, page: "hello", group: MultiThreadedEventLoopGroup(numberOfThreads: 1))
+func startBenchServer(pki: BenchPKI, http2: Bool = false) async throws -> LabHTTPSServer {
+    try await LabHTTPSServer.start(chain: pki.chain, page: "hello", group: MultiThreadedEventLoopGroup(numberOfThreads: 1), http2: http2)
 }

@@ -34,11 +34,11 @@ struct SessionScenario: Sendable {
         ))
     }
 
-    func asyncHTTPClient(connections: Int) -> HTTPClient {
+    func asyncHTTPClient(connections: Int, http2: Bool = false) -> HTTPClient {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.trustRoots = .certificates([pki.rootForNIO])
         var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
-        configuration.httpVersion = .http1Only
+        configuration.httpVersion = http2 ? .automatic : .http1Only
         configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)
         return HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
     }
@@ -60,12 +60,12 @@ let benchmarks: @Sendable () -> Void = {
         maxIterations: 20_000
     )
     let scenario = try! SessionScenario()
-    // The server outlives every benchmark of the run.
-    let server = NIOLockedValueBox<LabHTTPSServer?>(nil)
-    @Sendable func port() async throws -> Int {
-        if let running = server.withLockedValue({ $0 }) { return running.port }
-        let started = try await startBenchServer(pki: scenario.pki)
-        server.withLockedValue { $0 = started }
+    // The servers (HTTP/1.1 only, and one that also offers HTTP/2) outlive every benchmark of the run.
+    let servers = NIOLockedValueBox<[Bool: LabHTTPSServer]>([:])
+    @Sendable func port(http2: Bool = false) async throws -> Int {
+        if let running = servers.withLockedValue({ $0[http2] }) { return running.port }
+        let started = try await startBenchServer(pki: scenario.pki, http2: http2)
+        servers.withLockedValue { $0[http2] = started }
         return started.port
     }
 
@@ -91,34 +91,38 @@ let benchmarks: @Sendable () -> Void = {
         )
     }
 
-    let ahc = NIOLockedValueBox<HTTPClient?>(nil)
-    let ahcConfiguration = keepAliveConfiguration(
-        setup: {
-            let client = scenario.asyncHTTPClient(connections: 1)
-            _ = try await get(client, scenario.url(port: try await port()))
-            ahc.withLockedValue { $0 = client }
-        },
-        teardown: { try await ahc.withLockedValue { $0 }?.shutdown() }
-    )
-    Benchmark("keep-alive GET, AsyncHTTPClient 1.37", configuration: ahcConfiguration) { benchmark in
-        guard let client = ahc.withLockedValue({ $0 }) else { return }
-        let url = scenario.url(port: try await port())
-        for _ in benchmark.scaledIterations { blackHole(try await get(client, url)) }
-    }
+    for http2 in [false, true] {
+        let over = http2 ? " over HTTP/2" : ""
+        let ahc = NIOLockedValueBox<HTTPClient?>(nil)
+        let ahcConfiguration = keepAliveConfiguration(
+            setup: {
+                let client = scenario.asyncHTTPClient(connections: 1, http2: http2)
+                _ = try await get(client, scenario.url(port: try await port(http2: http2)))
+                ahc.withLockedValue { $0 = client }
+            },
+            teardown: { try await ahc.withLockedValue { $0 }?.shutdown() }
+        )
+        Benchmark("keep-alive GET\(over), AsyncHTTPClient 1.37", configuration: ahcConfiguration) { benchmark in
+            guard let client = ahc.withLockedValue({ $0 }) else { return }
+            let url = scenario.url(port: try await port(http2: http2))
+            for _ in benchmark.scaledIterations { blackHole(try await get(client, url)) }
+        }
 
-    let secure = NIOLockedValueBox<SecureSession?>(nil)
-    let sessionConfiguration = keepAliveConfiguration(
-        setup: {
-            let session = scenario.session(connections: 1)
-            _ = try await session.get(scenario.url(port: try await port()))
-            secure.withLockedValue { $0 = session }
-        },
-        teardown: { await secure.withLockedValue { $0 }?.shutdown() }
-    )
-    Benchmark("keep-alive GET, SecureSession", configuration: sessionConfiguration) { benchmark in
-        guard let session = secure.withLockedValue({ $0 }) else { return }
-        let url = scenario.url(port: try await port())
-        for _ in benchmark.scaledIterations { blackHole(try await session.get(url).body.count) }
+        let secure = NIOLockedValueBox<SecureSession?>(nil)
+        let sessionConfiguration = keepAliveConfiguration(
+            setup: {
+                let session = scenario.session(connections: 1)
+                let response = try await session.get(scenario.url(port: try await port(http2: http2)))
+                precondition(response.httpVersion == (http2 ? "HTTP/2" : "HTTP/1.1"))
+                secure.withLockedValue { $0 = session }
+            },
+            teardown: { await secure.withLockedValue { $0 }?.shutdown() }
+        )
+        Benchmark("keep-alive GET\(over), SecureSession", configuration: sessionConfiguration) { benchmark in
+            guard let session = secure.withLockedValue({ $0 }) else { return }
+            let url = scenario.url(port: try await port(http2: http2))
+            for _ in benchmark.scaledIterations { blackHole(try await session.get(url).body.count) }
+        }
     }
 
     // MARK: TLS handshakes
