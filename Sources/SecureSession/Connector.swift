@@ -20,7 +20,11 @@ enum Connector {
 
     /// An HTTP/2 connection's multiplexer, and the flag its `GOAWAY` watcher sets.
     private struct HTTP2Pipeline: Sendable {
-        let multiplexer: NIOHTTP2Handler.AsyncStreamMultiplexer<Void>
+        /// Opens request streams from any thread without waiting.
+        let multiplexer: NIOHTTP2Handler.StreamMultiplexer
+        /// The async view of the same multiplexer, kept for the connection's life (its inbound
+        /// side would take the server's streams, which push being refused never come).
+        let asyncMultiplexer: NIOHTTP2Handler.AsyncStreamMultiplexer<Void>
         let goingAway: LockedFlag
     }
 
@@ -130,6 +134,7 @@ enum Connector {
                 key: key,
                 channel: channel,
                 multiplexer: http2.multiplexer,
+                asyncMultiplexer: http2.asyncMultiplexer,
                 goingAway: http2.goingAway,
                 trustDecision: decisions.last,
                 idleTimeout: configuration.idleConnectionTimeout
@@ -165,10 +170,11 @@ enum Connector {
         settings.connection.initialSettings = nioDefaultSettings + [HTTP2Setting(parameter: .enablePush, value: 0)]
         return channel.configureAsyncHTTP2Pipeline(mode: .client, configuration: settings) { stream in
             stream.close()
-        }.flatMapThrowing { multiplexer in
+        }.flatMapThrowing { asyncMultiplexer in
             let goingAway = LockedFlag()
             try channel.pipeline.syncOperations.addHandler(GoAwayWatcher(goingAway: goingAway))
-            return HTTP2Pipeline(multiplexer: multiplexer, goingAway: goingAway)
+            let multiplexer = try channel.pipeline.syncOperations.handler(type: NIOHTTP2Handler.self).syncMultiplexer()
+            return HTTP2Pipeline(multiplexer: multiplexer, asyncMultiplexer: asyncMultiplexer, goingAway: goingAway)
         }
     }
 

@@ -15,7 +15,8 @@ final class HTTP2Connection: PooledConnection, Sendable {
     let key: ConnectionKey
     let trustDecision: TrustDecision?
     private let channel: any Channel
-    private let multiplexer: NIOHTTP2Handler.AsyncStreamMultiplexer<Void>
+    private let multiplexer: NIOHTTP2Handler.StreamMultiplexer
+    private let asyncMultiplexer: NIOHTTP2Handler.AsyncStreamMultiplexer<Void>
     private let goingAway: LockedFlag
     private let closed = LockedFlag()
     private let idleTimeout: Duration
@@ -31,7 +32,8 @@ final class HTTP2Connection: PooledConnection, Sendable {
     init(
         key: ConnectionKey,
         channel: any Channel,
-        multiplexer: NIOHTTP2Handler.AsyncStreamMultiplexer<Void>,
+        multiplexer: NIOHTTP2Handler.StreamMultiplexer,
+        asyncMultiplexer: NIOHTTP2Handler.AsyncStreamMultiplexer<Void>,
         goingAway: LockedFlag,
         trustDecision: TrustDecision?,
         idleTimeout: Duration
@@ -39,6 +41,7 @@ final class HTTP2Connection: PooledConnection, Sendable {
         self.key = key
         self.channel = channel
         self.multiplexer = multiplexer
+        self.asyncMultiplexer = asyncMultiplexer
         self.goingAway = goingAway
         self.trustDecision = trustDecision
         self.idleTimeout = idleTimeout
@@ -61,31 +64,31 @@ final class HTTP2Connection: PooledConnection, Sendable {
         streamOpened()
         defer { streamClosed() }
         let isSecure = key.isSecure
-        let parts = ResponseReader.parts(head: head, body: body)
-        let stream: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>
-        do {
-            // The request is written as the stream is made, on the event loop: no second trip
-            // there through the async writer.
-            stream = try await multiplexer.openStream { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTP1ClientCodec(httpProtocol: isSecure ? .https : .http))
-                    let stream = try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
-                    for part in parts { channel.write(part, promise: nil) }
-                    channel.flush()
-                    return stream
-                }
+        let bridge = StreamResponseBridge()
+        let request = ResponseReader.parts(head: head, body: body)
+        let opened = channel.eventLoop.makePromise(of: (any Channel).self)
+        // The stream is made, and the request written, on the event loop; the task only waits
+        // for the response.
+        multiplexer.createStreamChannel(promise: opened) { stream in
+            stream.eventLoop.makeCompletedFuture {
+                try stream.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTP1ClientCodec(httpProtocol: isSecure ? .https : .http))
+                try stream.pipeline.syncOperations.addHandler(StreamExchangeHandler(request: request, bridge: bridge))
             }
-        } catch {
-            throw SecureSessionError.connectionFailed("\(key): no new HTTP/2 stream: \(error)")
         }
-        let handle = StreamHandle(channel: stream.channel)
+        let key = key
+        opened.futureResult.whenFailure { error in
+            bridge.finish(SecureSessionError.connectionFailed("\(key): no new HTTP/2 stream: \(error)"))
+        }
+        let handle = StreamHandle(stream: opened.futureResult, bridge: bridge)
         closer.track(handle)
-        defer { closer.untrack(handle) }
+        defer {
+            closer.untrack(handle)
+            // A stream whose response ended is closed already; one abandoned is reset.
+            handle.close()
+        }
         do {
-            return try await stream.executeThenClose { inbound, outbound in
-                var responses = inbound.makeAsyncIterator()
-                return ExchangedResponse(head: try await ResponseReader.read(from: &responses, into: sink), reusable: true)
-            }
+            var responses = bridge
+            return ExchangedResponse(head: try await ResponseReader.read(from: &responses, into: sink), reusable: true)
         } catch {
             throw ResponseReader.failure(Self.streamFailure(error), on: key)
         }
@@ -147,11 +150,19 @@ final class HTTP2Connection: PooledConnection, Sendable {
     }
 }
 
-/// One request's HTTP/2 stream, as its deadline sees it: closing it resets the stream alone.
+/// One request's HTTP/2 stream, as its deadline sees it: closing it resets the stream alone
+/// (once the stream exists) and ends the wait for its response.
 private final class StreamHandle: ClosableConnection {
-    let channel: any Channel
+    let stream: EventLoopFuture<any Channel>
+    let bridge: StreamResponseBridge
 
-    init(channel: any Channel) { self.channel = channel }
+    init(stream: EventLoopFuture<any Channel>, bridge: StreamResponseBridge) {
+        self.stream = stream
+        self.bridge = bridge
+    }
 
-    func close() { channel.close(promise: nil) }
+    func close() {
+        bridge.finish(SecureSessionError.connectionFailed("the HTTP/2 stream was closed"))
+        stream.whenSuccess { $0.close(promise: nil) }
+    }
 }

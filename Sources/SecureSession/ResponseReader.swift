@@ -18,10 +18,10 @@ enum ResponseReader {
 
     /// Reads one response: its head, and its body into `sink`. 1xx responses (100 Continue,
     /// 103 Early Hints) that precede it are passed over.
-    static func read(
-        from responses: inout NIOAsyncChannelInboundStream<HTTPClientResponsePart>.AsyncIterator,
+    static func read<Responses: AsyncIteratorProtocol>(
+        from responses: inout Responses,
         into sink: ResponseBodySink
-    ) async throws -> HTTPResponseHead {
+    ) async throws -> HTTPResponseHead where Responses.Element == HTTPClientResponsePart {
         var head: HTTPResponseHead?
         while let part = try await responses.next() {
             switch part {

@@ -1,0 +1,160 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// Carries the response of one HTTP/2 stream from its channel (the event loop) to the request's
+/// task, with backpressure: while ``highWatermark`` parts wait unread the stream stops reading,
+/// so HTTP/2 flow control holds the server back; it reads again once the task has taken them
+/// down to ``lowWatermark``. The task waits once per part that has not arrived yet, and never
+/// for the stream to open or close (what `NIOAsyncChannel` would add to every request).
+final class StreamResponseBridge: AsyncIteratorProtocol, @unchecked Sendable {
+    static let highWatermark = 16
+    static let lowWatermark = 4
+
+    private let lock = NSLock()
+    private var buffered: [HTTPClientResponsePart] = []
+    private var start = 0
+    private var waiting: CheckedContinuation<HTTPClientResponsePart?, any Error>?
+    private var ending: Result<Void, any Error>?
+    private var paused = false
+    private var resumeReading: (@Sendable () -> Void)?
+
+    /// The event loop side: a part arrived. Returns whether the stream may read more.
+    func deliver(_ part: HTTPClientResponsePart) -> Bool {
+        let (resumed, keepReading): (CheckedContinuation<HTTPClientResponsePart?, any Error>?, Bool) = lock.withLock {
+            guard ending == nil else { return (nil, false) }
+            if let waiting {
+                self.waiting = nil
+                return (waiting, true)
+            }
+            buffered.append(part)
+            paused = buffered.count - start >= Self.highWatermark
+            return (nil, !paused)
+        }
+        resumed?.resume(returning: part)
+        return keepReading
+    }
+
+    /// The event loop side: how to make the stream read again after a pause.
+    func onResume(_ resume: @escaping @Sendable () -> Void) {
+        lock.withLock { resumeReading = resume }
+    }
+
+    /// No more parts: the stream ended (`nil`, after its last part) or failed. Only the first
+    /// ending counts.
+    func finish(_ error: (any Error)?) {
+        let resumed: CheckedContinuation<HTTPClientResponsePart?, any Error>? = lock.withLock {
+            guard ending == nil else { return nil }
+            ending = error.map { .failure($0) } ?? .success(())
+            defer { waiting = nil }
+            return waiting
+        }
+        if let error { resumed?.resume(throwing: error) } else { resumed?.resume(returning: nil) }
+    }
+
+    /// The task side: the next part, `nil` after the last one.
+    func next() async throws -> HTTPClientResponsePart? {
+        enum Step {
+            case part(HTTPClientResponsePart, resume: (@Sendable () -> Void)?)
+            case ended(Result<Void, any Error>)
+            case wait
+        }
+        let step: Step = lock.withLock {
+            if start < buffered.count {
+                let part = buffered[start]
+                start += 1
+                if start == buffered.count {
+                    buffered.removeAll(keepingCapacity: true)
+                    start = 0
+                }
+                guard paused, buffered.count - start <= Self.lowWatermark else { return .part(part, resume: nil) }
+                paused = false
+                return .part(part, resume: resumeReading)
+            }
+            if let ending { return .ended(ending) }
+            return .wait
+        }
+        switch step {
+        case .part(let part, let resume):
+            resume?()
+            return part
+        case .ended(let ending):
+            try ending.get()
+            return nil
+        case .wait:
+            return try await withCheckedThrowingContinuation { continuation in
+                let ready: Result<HTTPClientResponsePart?, any Error>? = lock.withLock {
+                    if start < buffered.count {
+                        let part = buffered[start]
+                        start += 1
+                        return .success(part)
+                    }
+                    if let ending { return ending.map { nil } }
+                    waiting = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(with: ready) }
+            }
+        }
+    }
+}
+
+/// The last handler of an HTTP/2 request stream: writes the request as the stream opens, hands
+/// each response part to the ``StreamResponseBridge`` and holds the stream's reads while the
+/// bridge is full.
+final class StreamExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPClientResponsePart
+    typealias OutboundIn = HTTPClientRequestPart
+    typealias OutboundOut = HTTPClientRequestPart
+
+    private let request: [HTTPClientRequestPart]
+    private let bridge: StreamResponseBridge
+    private var mayRead = true
+    private var readHeld = false
+
+    init(request: [HTTPClientRequestPart], bridge: StreamResponseBridge) {
+        self.request = request
+        self.bridge = bridge
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        let loop = context.eventLoop
+        bridge.onResume {
+            loop.execute {
+                let (handler, context) = loopBound.value
+                handler.mayRead = true
+                if handler.readHeld {
+                    handler.readHeld = false
+                    context.read()
+                }
+            }
+        }
+        for part in request { context.write(wrapOutboundOut(part), promise: nil) }
+        context.flush()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let part = unwrapInboundIn(data)
+        if !bridge.deliver(part) { mayRead = false }
+        if case .end = part { bridge.finish(nil) }
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if mayRead {
+            context.read()
+        } else {
+            readHeld = true
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        bridge.finish(SecureSessionError.connectionFailed("the HTTP/2 stream closed before the response ended"))
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        bridge.finish(error)
+        context.close(promise: nil)
+    }
+}
