@@ -1,0 +1,66 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import Testing
+
+@testable import SecureSession
+
+@Suite("StreamResponseBridge: an HTTP/2 response handed to the request's task")
+struct StreamResponseBridgeTests {
+    @Test("the stream stops reading at the high watermark and reads again once the task is down to the low one; parts keep their order")
+    func backpressure() async throws {
+        let bridge = StreamResponseBridge()
+        let resumed = NIOLockedValueBox(0)
+        bridge.onResume { resumed.withLockedValue { $0 += 1 } }
+        let part = HTTPClientResponsePart.body(ByteBuffer(string: "x"))
+        var accepted: [Bool] = []
+        for _ in 0..<StreamResponseBridge.highWatermark { accepted.append(bridge.deliver(part)) }
+        #expect(accepted.dropLast().allSatisfy { $0 })
+        #expect(accepted.last == false, "full: the stream must stop reading")
+        var taken = 0
+        while StreamResponseBridge.highWatermark - taken > StreamResponseBridge.lowWatermark {
+            _ = try await bridge.next()
+            taken += 1
+            let expected = StreamResponseBridge.highWatermark - taken <= StreamResponseBridge.lowWatermark ? 1 : 0
+            #expect(resumed.withLockedValue { $0 } == expected)
+        }
+        #expect(bridge.deliver(.end(nil)))
+        bridge.finish(nil)
+        var rest = 0
+        while let next = try await bridge.next() {
+            rest += 1
+            if rest == StreamResponseBridge.lowWatermark + 1 {
+                guard case .end = next else { Issue.record("the end came out of order: \(next)"); return }
+            }
+        }
+        #expect(rest == StreamResponseBridge.lowWatermark + 1)
+        #expect(resumed.withLockedValue { $0 } == 1)
+    }
+
+    @Test("a task waiting for a part gets it as it arrives; a failure ends the wait; later endings change nothing")
+    func waitingAndEndings() async throws {
+        let bridge = StreamResponseBridge()
+        async let first = bridge.next()
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(bridge.deliver(.head(HTTPResponseHead(version: .http2, status: .ok))))
+        guard case .head(let head)? = try await first else {
+            Issue.record("no head")
+            return
+        }
+        #expect(head.status == .ok)
+        let second = Task { () -> (any Error)? in
+            do {
+                _ = try await bridge.next()
+                return nil
+            } catch {
+                return error
+            }
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        bridge.finish(SecureSessionError.connectionFailed("reset"))
+        bridge.finish(nil)
+        #expect(!bridge.deliver(.end(nil)), "nothing is taken after the ending")
+        #expect(await second.value is SecureSessionError)
+        await #expect(throws: SecureSessionError.self) { _ = try await bridge.next() }
+    }
+}
