@@ -15,7 +15,10 @@ final class HTTP2Connection: PooledConnection, Sendable {
     let key: ConnectionKey
     let trustDecision: TrustDecision?
     private let channel: any Channel
+    /// Opens request streams from any thread, without waiting.
     private let multiplexer: NIOHTTP2Handler.StreamMultiplexer
+    /// Kept for the connection's life: the async view whose inbound side owns the server's
+    /// streams (none come: push is refused).
     private let asyncMultiplexer: NIOHTTP2Handler.AsyncStreamMultiplexer<Void>
     private let goingAway: LockedFlag
     private let closed = LockedFlag()
