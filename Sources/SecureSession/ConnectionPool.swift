@@ -66,33 +66,11 @@ final class ConnectionPool: @unchecked Sendable {
                 do {
                     connection = try await connect()
                 } catch {
-                    if probing { endProbe(key, speaksHTTP1: false) }
+                    if probing { abandonProbe(key) }
                     freeSlot(key)
                     throw error
                 }
-                if probing { endProbe(key, speaksHTTP1: connection is HTTP1Connection) }
-                let accepted: Bool = lock.withLock {
-                    guard !isShutDown else { return false }
-                    if let multiplexed = connection as? HTTP2Connection {
-                        shared[key, default: []].append(multiplexed)
-                    } else if let exclusive = connection as? HTTP1Connection {
-                        inUse[ObjectIdentifier(exclusive)] = exclusive
-                    }
-                    return true
-                }
-                guard accepted else {
-                    connection.close()
-                    freeSlot(key)
-                    throw SecureSessionError.sessionShutDown
-                }
-                if let multiplexed = connection as? HTTP2Connection {
-                    // Its slot is freed when it goes away; the requests waiting for a slot can
-                    // share it now.
-                    multiplexed.closeFuture.whenComplete { [weak self, weak multiplexed] _ in
-                        if let self, let multiplexed { self.retire(multiplexed) }
-                    }
-                    wakeAllWaiters(key)
-                }
+                try admit(connection, for: key, endingProbe: probing)
                 return (connection, false)
             case nil:
                 try await waitForSlot(key, deadline: deadline)
@@ -128,13 +106,44 @@ final class ConnectionPool: @unchecked Sendable {
         }
     }
 
-    /// The first connection of `key` is made (or failed): the requests waiting behind it may
-    /// share it, take their own slots, or try connecting themselves.
-    private func endProbe(_ key: ConnectionKey, speaksHTTP1 http1: Bool) {
-        lock.withLock {
-            probing.remove(key)
-            if http1 { speaksHTTP1.insert(key) }
+    /// Takes a new connection into the pool: an HTTP/2 one is shared from now on, an HTTP/1.1
+    /// one is in use by the request that made it. A probe ends in the same step, so that no
+    /// request woken by its end finds neither a probe nor the connection; the requests waiting
+    /// behind it then share the connection, or take slots of their own for HTTP/1.1.
+    /// - Throws: ``SecureSessionError/sessionShutDown`` (the connection is closed) when the
+    ///   session was shut down meanwhile.
+    private func admit(_ connection: any PooledConnection, for key: ConnectionKey, endingProbe: Bool) throws {
+        let multiplexed = connection as? HTTP2Connection
+        let accepted: Bool = lock.withLock {
+            if endingProbe {
+                probing.remove(key)
+                if connection is HTTP1Connection { speaksHTTP1.insert(key) }
+            }
+            guard !isShutDown else { return false }
+            if let multiplexed {
+                shared[key, default: []].append(multiplexed)
+            } else if let exclusive = connection as? HTTP1Connection {
+                inUse[ObjectIdentifier(exclusive)] = exclusive
+            }
+            return true
         }
+        guard accepted else {
+            connection.close()
+            freeSlot(key)
+            throw SecureSessionError.sessionShutDown
+        }
+        if let multiplexed {
+            // Its slot is freed when it goes away.
+            multiplexed.closeFuture.whenComplete { [weak self, weak multiplexed] _ in
+                if let self, let multiplexed { self.retire(multiplexed) }
+            }
+        }
+        if endingProbe || multiplexed != nil { wakeAllWaiters(key) }
+    }
+
+    /// The first connection of `key` failed: the requests waiting behind it try for themselves.
+    private func abandonProbe(_ key: ConnectionKey) {
+        lock.withLock { _ = probing.remove(key) }
         wakeAllWaiters(key)
     }
 

@@ -116,9 +116,6 @@ public final class SecureSession: Sendable {
 
     // MARK: - The request loop
 
-    /// Receives each part of the body of the response a request ends with, with its head.
-    typealias BodySink = @Sendable (HTTPResponseHead, ByteBuffer) async throws -> Void
-
     /// The most of a response to `request` that may be held in memory.
     private func memoryLimit(of request: SecureRequest) -> Int {
         request.maximumResponseBodySize ?? configuration.maximumResponseBodySize
@@ -126,7 +123,7 @@ public final class SecureSession: Sendable {
 
     /// Performs a request; when the connection cannot be made and the request waits for
     /// connectivity, waits for the host to become reachable and tries once more.
-    private func perform(_ request: SecureRequest, sink: @escaping BodySink) async throws -> SecureResponse {
+    private func perform(_ request: SecureRequest, sink: @escaping ResponseBodySink) async throws -> SecureResponse {
         do {
             return try await performOnce(request, sink: sink)
         } catch let failure as ConnectionNotEstablished {
@@ -151,7 +148,7 @@ public final class SecureSession: Sendable {
         }
     }
 
-    private func performOnce(_ request: SecureRequest, sink: @escaping BodySink) async throws -> SecureResponse {
+    private func performOnce(_ request: SecureRequest, sink: @escaping ResponseBodySink) async throws -> SecureResponse {
         let clock = ContinuousClock()
         let started = clock.now
         let limit = request.timeout ?? configuration.requestTimeout
@@ -207,7 +204,7 @@ public final class SecureSession: Sendable {
     /// of its response arrived is sent once more, on a new connection.
     private func exchange(
         _ request: SecureRequest,
-        sink: @escaping BodySink,
+        sink: @escaping ResponseBodySink,
         closer: ConnectionCloser,
         deadline: Deadline
     ) async throws -> (HTTPResponseHead, any PooledConnection, Data) {
