@@ -90,7 +90,7 @@ final class ConnectionPool: @unchecked Sendable {
                 if connection.isUsable { return .shared(connection) }
                 goneAway.append(connection)
             }
-            guard leased[key, default: 0] < maximumPerKey, !probing.contains(key) else { return nil }
+            guard !mustWait(key) else { return nil }
             leased[key, default: 0] += 1
             while let connection = idle[key]?.popLast() {
                 connection.markInUse()
@@ -141,6 +141,13 @@ final class ConnectionPool: @unchecked Sendable {
         if endingProbe || multiplexed != nil { wakeAllWaiters(key) }
     }
 
+    /// Whether a request for `key` with no HTTP/2 connection to share must wait: every slot is
+    /// taken, or the key's first connection is still finding out its HTTP version. Called with
+    /// the lock held.
+    private func mustWait(_ key: ConnectionKey) -> Bool {
+        leased[key, default: 0] >= maximumPerKey || probing.contains(key)
+    }
+
     /// The first connection of `key` failed: the requests waiting behind it try for themselves.
     private func abandonProbe(_ key: ConnectionKey) {
         lock.withLock { _ = probing.remove(key) }
@@ -160,9 +167,9 @@ final class ConnectionPool: @unchecked Sendable {
         try await deadline.interrupting(with: { [weak self] in self?.removeWaiter(id, of: key, because: deadline) }) {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let enqueued: Bool = lock.withLock {
-                    guard deadline.ending == nil, !isShutDown, leased[key, default: 0] >= maximumPerKey || probing.contains(key),
-                        !(shared[key] ?? []).contains(where: \.isUsable)
-                    else { return false }
+                    guard deadline.ending == nil, !isShutDown, mustWait(key), !(shared[key] ?? []).contains(where: \.isUsable) else {
+                        return false
+                    }
                     waiters[key, default: []].append((id, continuation))
                     return true
                 }

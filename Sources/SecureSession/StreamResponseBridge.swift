@@ -52,49 +52,53 @@ final class StreamResponseBridge: AsyncIteratorProtocol, @unchecked Sendable {
         if let error { resumed?.resume(throwing: error) } else { resumed?.resume(returning: nil) }
     }
 
+    /// What the task gets now: a buffered part (with the way to resume reading when taking it
+    /// brought the buffer down to the low watermark), or the ending.
+    private enum Ready {
+        case part(HTTPClientResponsePart, resume: (@Sendable () -> Void)?)
+        case ended(Result<Void, any Error>)
+    }
+
     /// The task side: the next part, `nil` after the last one.
     func next() async throws -> HTTPClientResponsePart? {
-        enum Step {
-            case part(HTTPClientResponsePart, resume: (@Sendable () -> Void)?)
-            case ended(Result<Void, any Error>)
-            case wait
-        }
-        let step: Step = lock.withLock {
-            if start < buffered.count {
-                let part = buffered[start]
-                start += 1
-                if start == buffered.count {
-                    buffered.removeAll(keepingCapacity: true)
-                    start = 0
-                }
-                guard paused, buffered.count - start <= Self.lowWatermark else { return .part(part, resume: nil) }
-                paused = false
-                return .part(part, resume: resumeReading)
+        if let ready = lock.withLock({ takeReady() }) { return try Self.hand(ready) }
+        return try await withCheckedThrowingContinuation { continuation in
+            let ready: Ready? = lock.withLock {
+                let ready = takeReady()
+                if ready == nil { waiting = continuation }
+                return ready
             }
-            if let ending { return .ended(ending) }
-            return .wait
+            if let ready { continuation.resume(with: Result { try Self.hand(ready) }) }
         }
-        switch step {
+    }
+
+    /// Takes the next buffered part, or the ending; `nil` when the task must wait. Called with
+    /// the lock held.
+    private func takeReady() -> Ready? {
+        if start < buffered.count {
+            let part = buffered[start]
+            start += 1
+            if start == buffered.count {
+                buffered.removeAll(keepingCapacity: true)
+                start = 0
+            }
+            guard paused, buffered.count - start <= Self.lowWatermark else { return .part(part, resume: nil) }
+            paused = false
+            return .part(part, resume: resumeReading)
+        }
+        return ending.map { .ended($0) }
+    }
+
+    /// The part itself (resuming the stream's reads when it is time), `nil` after a clean
+    /// ending, or the failure.
+    private static func hand(_ ready: Ready) throws -> HTTPClientResponsePart? {
+        switch ready {
         case .part(let part, let resume):
             resume?()
             return part
         case .ended(let ending):
             try ending.get()
             return nil
-        case .wait:
-            return try await withCheckedThrowingContinuation { continuation in
-                let ready: Result<HTTPClientResponsePart?, any Error>? = lock.withLock {
-                    if start < buffered.count {
-                        let part = buffered[start]
-                        start += 1
-                        return .success(part)
-                    }
-                    if let ending { return ending.map { nil } }
-                    waiting = continuation
-                    return nil
-                }
-                if let ready { continuation.resume(with: ready) }
-            }
         }
     }
 }
