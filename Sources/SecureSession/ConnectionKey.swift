@@ -1,7 +1,7 @@
 import TransportSecurity
 
 /// What makes two requests able to share a connection: scheme, host, port, the client identity
-/// offered, the evaluator that trusted the server and the challenge handler consulted.
+/// offered, the evaluator that trusted the server, the challenge handler consulted and the proxy.
 ///
 /// The pool looks keys up several times per request, so the hash (which covers the evaluator's
 /// pins) is computed once.
@@ -20,6 +20,9 @@ struct ConnectionKey: Sendable, Hashable, CustomStringConvertible {
     let isSingleUse: Bool
     /// The host's transport rule, when the session has rules.
     let rule: TransportRule?
+    /// The HTTP proxy the connection goes through (a tunnel for TLS, absolute-form requests
+    /// for cleartext), if any.
+    let proxy: HTTPProxy?
     private let precomputedHash: Int
 
     init(
@@ -30,7 +33,8 @@ struct ConnectionKey: Sendable, Hashable, CustomStringConvertible {
         evaluator: AnyServerTrustEvaluator,
         handler: HandlerIdentity?,
         isSingleUse: Bool,
-        rule: TransportRule? = nil
+        rule: TransportRule? = nil,
+        proxy: HTTPProxy? = nil
     ) {
         self.isSecure = isSecure
         self.host = host
@@ -40,6 +44,7 @@ struct ConnectionKey: Sendable, Hashable, CustomStringConvertible {
         self.handler = handler
         self.isSingleUse = isSingleUse
         self.rule = rule
+        self.proxy = proxy
         var hasher = Hasher()
         hasher.combine(isSecure)
         hasher.combine(host)
@@ -49,13 +54,14 @@ struct ConnectionKey: Sendable, Hashable, CustomStringConvertible {
         hasher.combine(handler)
         hasher.combine(isSingleUse)
         hasher.combine(rule)
+        hasher.combine(proxy)
         precomputedHash = hasher.finalize()
     }
 
     static func == (lhs: ConnectionKey, rhs: ConnectionKey) -> Bool {
         lhs.precomputedHash == rhs.precomputedHash && lhs.isSecure == rhs.isSecure && lhs.host == rhs.host && lhs.port == rhs.port
             && lhs.identity == rhs.identity && lhs.handler == rhs.handler && lhs.isSingleUse == rhs.isSingleUse
-            && lhs.rule == rhs.rule && lhs.evaluator == rhs.evaluator
+            && lhs.rule == rhs.rule && lhs.proxy == rhs.proxy && lhs.evaluator == rhs.evaluator
     }
 
     func hash(into hasher: inout Hasher) { hasher.combine(precomputedHash) }

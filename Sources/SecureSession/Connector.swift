@@ -67,7 +67,7 @@ enum Connector {
             .connectTimeout(.nanoseconds(connectLimit.nanoseconds))
         let (channel, negotiation, handshake): (any Channel, EventLoopFuture<Negotiation>, EventLoopFuture<Void>)
         let address = configuration.addressOverrides.address(host: key.host, port: key.port) ?? key.host
-        let proxy = configuration.proxies.proxy(isSecure: key.isSecure, host: key.host, address: address)
+        let proxy = key.proxy
         do {
             (channel, negotiation, handshake) = try await bootstrap.connect(host: proxy?.host ?? address, port: proxy?.port ?? key.port) { channel in
                 let handshake = channel.eventLoop.makePromise(of: Void.self)

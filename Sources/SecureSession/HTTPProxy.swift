@@ -109,9 +109,9 @@ public struct HTTPProxySettings: Sendable, Hashable {
 
     /// The proxy a request to `host` (connected at `address`, which an address override may
     /// set) goes through, or `nil` for a direct connection.
-    func proxy(isSecure: Bool, host: String, address: String) -> HTTPProxy? {
+    func proxy(isSecure: Bool, host: String, address: @autoclosure () -> String) -> HTTPProxy? {
         guard let proxy = isSecure ? https : http else { return nil }
-        if bypassesLoopback, Self.isLoopback(host) || Self.isLoopback(address) { return nil }
+        if bypassesLoopback, Self.isLoopback(host) || Self.isLoopback(address()) { return nil }
         let name = ServerHost(host).name
         for entry in bypass {
             if entry == "*" { return nil }

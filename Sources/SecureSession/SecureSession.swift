@@ -290,9 +290,10 @@ public final class SecureSession: Sendable {
             // under the old ones.
             evaluator = AnyServerTrustEvaluator(PinSetEvaluator(evaluator, pinSet: set, origin: registry.source.description))
         }
+        let name = ServerHost(host).name
         return ConnectionKey(
             isSecure: isSecure,
-            host: ServerHost(host).name,
+            host: name,
             port: port,
             identity: configuration.clientIdentity?.leaf.sha256Fingerprint,
             evaluator: rule.map {
@@ -302,7 +303,12 @@ public final class SecureSession: Sendable {
             } ?? evaluator,
             handler: handler,
             isSingleUse: request.challengeHandler != nil,
-            rule: rule
+            rule: rule,
+            proxy: configuration.proxies.proxy(
+                isSecure: isSecure,
+                host: name,
+                address: configuration.addressOverrides.address(host: name, port: port) ?? name
+            )
         )
     }
 
@@ -315,13 +321,7 @@ public final class SecureSession: Sendable {
         var target = request.requestTarget
         // Cleartext through a proxy: the request names its server (absolute form, RFC 9112
         // §3.2.2) and carries the proxy's credentials. (TLS goes through a tunnel instead.)
-        if !key.isSecure, configuration.proxies.http != nil,
-            let proxy = configuration.proxies.proxy(
-                isSecure: false,
-                host: key.host,
-                address: configuration.addressOverrides.address(host: key.host, port: key.port) ?? key.host
-            )
-        {
+        if !key.isSecure, let proxy = key.proxy {
             target = "http://\(authority)\(target)"
             if let authorization = proxy.authorization { headers.replaceOrAdd(name: "Proxy-Authorization", value: authorization) }
         }
