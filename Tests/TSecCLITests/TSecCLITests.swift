@@ -29,8 +29,11 @@ final class LabFiles: @unchecked Sendable {
 
     func path(_ name: String) -> String { (directory as NSString).appendingPathComponent(name) }
 
-    private func write(_ name: String, _ text: String) throws {
+    /// Writes `text` to the file `name` of the folder and returns its path.
+    @discardableResult
+    func write(_ name: String, _ text: String) throws -> String {
         try Data(text.utf8).write(to: URL(fileURLWithPath: path(name)))
+        return path(name)
     }
 
     var at: String { lab.pki.now.formatted(.iso8601) }
