@@ -16,22 +16,23 @@ public struct TSec: AsyncParsableCommand {
     /// Parses `arguments` and runs the chosen subcommand; returns the exit status. Usage errors
     /// print the message and usage to stderr and give status 2.
     public static func run(arguments: [String], output: CommandOutput) async -> Int32 {
-        let command: any ParsableCommand
         do {
-            command = try parseAsRoot(arguments)
+            var command = try parseAsRoot(arguments)
+            if let command = command as? any TSecCommand {
+                return await command.execute(output: output)
+            }
+            // `tsec`, `tsec help X` and `tsec X --help` parse as the root or as the parser's own
+            // help command, whose `run` throws the request for the right help screen.
+            try command.run()
+            output.line(helpMessage())
+            return ExitStatus.success
         } catch {
-            let status = exitCode(for: error)
-            if status == .success {
+            if exitCode(for: error) == .success {
                 output.line(fullMessage(for: error))
                 return ExitStatus.success
             }
             output.error(fullMessage(for: error))
             return ExitStatus.usageOrInput
         }
-        guard let command = command as? any TSecCommand else {
-            output.line(helpMessage())
-            return ExitStatus.success
-        }
-        return await command.execute(output: output)
     }
 }

@@ -177,4 +177,29 @@ struct TSecCLITests {
         #expect(result.status == 0)
         #expect(result.output.stdout.contains("evaluate"))
     }
+
+    @Test(
+        "a subcommand's help is that subcommand's, however it is asked for",
+        arguments: [["evaluate", "--help"], ["help", "evaluate"], ["evaluate", "-h"]]
+    )
+    func subcommandHelp(arguments: [String]) async {
+        let result = await tsec(arguments)
+        #expect(result.status == 0)
+        #expect(result.output.stdout.contains("USAGE: tsec evaluate --chain"))
+        #expect(result.output.stdout.contains("--allow-invalid-certificates"))
+    }
+
+    @Test("a nested subcommand's help is its own")
+    func nestedSubcommandHelp() async {
+        let result = await tsec(["pins", "sign", "--help"])
+        #expect(result.status == 0)
+        #expect(result.output.stdout.contains("USAGE: tsec pins sign"))
+    }
+
+    @Test("tsec alone prints the list of subcommands")
+    func rootAlone() async {
+        let result = await tsec([])
+        #expect(result.status == 0)
+        #expect(result.output.stdout.contains("SUBCOMMANDS:"))
+    }
 }
