@@ -81,10 +81,17 @@ public struct LimboCommand: TSecCommand {
 
     public func execute(output: CommandOutput) async -> Int32 {
         let document: LimboDocument
+        let json: Data
         do {
-            document = try JSONDecoder().decode(LimboDocument.self, from: try Self.read(file))
+            json = try Self.read(file)
         } catch {
-            output.error("tsec limbo: \(file): \(error)")
+            output.error("tsec limbo: \(error)")
+            return ExitStatus.usageOrInput
+        }
+        do {
+            document = try JSONDecoder().decode(LimboDocument.self, from: json)
+        } catch {
+            output.error("tsec limbo: \(file): \(DecodingErrorText.describe(error, document: "the suite", json: json))")
             return ExitStatus.usageOrInput
         }
         let skipped = Set(skipFeature).union(noDefaultSkips ? [] : Set(Self.defaultSkippedFeatures.keys))

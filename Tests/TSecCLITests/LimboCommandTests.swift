@@ -71,6 +71,10 @@ struct LimboCommandTests {
         #expect(await tsec(["limbo", "/no/such/limbo.json"]).status == 2)
         let garbage = NSTemporaryDirectory() + "limbo-garbage-\(UUID().uuidString).json"
         try Data("{\"testcases\": 3}".utf8).write(to: URL(fileURLWithPath: garbage))
-        #expect(await tsec(["limbo", garbage]).status == 2)
+        let refused = await tsec(["limbo", garbage])
+        #expect(refused.status == 2)
+        #expect(refused.output.stderr == "tsec limbo: \(garbage): testcases: expected an array\n")
+        try Data("{\"testcases\": [".utf8).write(to: URL(fileURLWithPath: garbage))
+        #expect(await tsec(["limbo", garbage]).output.stderr == "tsec limbo: \(garbage): not JSON (unexpected end of file during JSON parse)\n")
     }
 }

@@ -133,6 +133,18 @@ struct CertificateTransparencyTests {
         #expect(refused { $0["state"] = ["retired": [:]] }.contains("retirement timestamp"))
         #expect(refused { $0["temporal_interval"] = ["start_inclusive": "2031-01-01T00:00:00Z", "end_exclusive": "2030-01-01T00:00:00Z"] }.contains("ends before it starts"))
         #expect(throws: CertificateTransparencyError.self) { try CTLogList(json: Data("[]".utf8)) }
+        #expect("\(catching { _ = try CTLogList(json: Data("[]".utf8)) })" == "not a log list: the log list: expected an object")
+        #expect("\(catching { _ = try CTLogList(json: Data("{\"operators\": [".utf8)) })" == "not a log list: not JSON (unexpected end of file during JSON parse)")
+        #expect("\(catching { _ = try CTLogList(json: Data("{\"operators\": [{\"name\": 7}]}".utf8)) })" == "not a log list: operators[0].name: expected a string")
+    }
+
+    private func catching(_ body: () throws -> Void) -> String {
+        do {
+            try body()
+            return "accepted"
+        } catch {
+            return "\(error)"
+        }
     }
 
     @Test("as an evaluator: a trusted server without compliant SCTs is rejected by certificate transparency, with the reason")

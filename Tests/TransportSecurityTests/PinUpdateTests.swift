@@ -67,7 +67,8 @@ struct PinUpdateDocumentTests {
     @Test("every malformed field is refused with its name")
     func malformed() {
         let cases: [(String, String)] = [
-            ("not json", "not JSON"),
+            ("not json", "not JSON (invalid value around character 1)"),
+            ("{\"version\": 1,", "not JSON (unexpected end of file during JSON parse)"),
             (#"{"issuedAt": "2029-12-31T00:00:00Z", "expiresAt": "2030-02-01T00:00:00Z", "domains": {}}"#, "version: missing"),
             (#"{"version": "7", "issuedAt": "2029-12-31T00:00:00Z", "expiresAt": "2030-02-01T00:00:00Z", "domains": {}}"#, "version: expected an integer"),
             (#"{"version": 7.5, "issuedAt": "2029-12-31T00:00:00Z", "expiresAt": "2030-02-01T00:00:00Z", "domains": {}}"#, "version"),

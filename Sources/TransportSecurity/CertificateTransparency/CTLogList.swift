@@ -74,7 +74,7 @@ public struct CTLogList: Sendable, Hashable {
     public init(json: Data) throws(CertificateTransparencyError) {
         let wire: Wire
         do { wire = try JSONDecoder().decode(Wire.self, from: json) } catch {
-            throw CertificateTransparencyError("not a log list: \(error)")
+            throw CertificateTransparencyError("not a log list: \(DecodingErrorText.describe(error, document: "the log list", json: json))")
         }
         var logs: [CTLog] = []
         for (operatorIndex, logOperator) in wire.operators.enumerated() {

@@ -27,10 +27,11 @@ public struct PinUpdateDocument: Sendable, Hashable {
     /// - Throws: ``PinUpdateError/Reason/malformedDocument(_:)`` naming the field and the problem.
     public init(bytes: [UInt8]) throws(PinUpdateError) {
         self.bytes = bytes
-        let object = try? JSONSerialization.jsonObject(with: Data(bytes))
-        guard let top = object as? [String: Any] else {
-            throw PinUpdateError(.malformedDocument(object == nil ? "not JSON" : "not a JSON object"))
+        let object: Any
+        do { object = try JSONSerialization.jsonObject(with: Data(bytes)) } catch {
+            throw PinUpdateError(.malformedDocument("not JSON (\(DecodingErrorText.describe(error)))"))
         }
+        guard let top = object as? [String: Any] else { throw PinUpdateError(.malformedDocument("not a JSON object")) }
         // JSONDecoder reports a fractional version only as "not valid JSON".
         if let number = top["version"] as? Double, number.rounded() != number {
             throw PinUpdateError(.malformedDocument("version: \(number) is not an integer"))
@@ -38,10 +39,8 @@ public struct PinUpdateDocument: Sendable, Hashable {
         let wire: Wire
         do {
             wire = try JSONDecoder().decode(Wire.self, from: Data(bytes))
-        } catch let error as DecodingError {
-            throw PinUpdateError(.malformedDocument(Self.describe(error)))
         } catch {
-            throw PinUpdateError(.malformedDocument(String(describing: error)))
+            throw PinUpdateError(.malformedDocument(DecodingErrorText.describe(error)))
         }
         guard wire.version >= 1 else { throw PinUpdateError(.malformedDocument("version: \(wire.version) is not a positive integer")) }
         version = wire.version
@@ -113,32 +112,5 @@ public struct PinUpdateDocument: Sendable, Hashable {
             throw PinUpdateError(.malformedDocument("\(field): \"\(text)\" is not an ISO 8601 UTC time such as 2027-01-31T00:00:00Z"))
         }
         return date
-    }
-
-    private static func describe(_ error: DecodingError) -> String {
-        func path(_ context: DecodingError.Context) -> String {
-            let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
-            return path.isEmpty ? "the document" : path.replacingOccurrences(of: ".[", with: "[")
-        }
-        switch error {
-        case .keyNotFound(let key, let context):
-            let parent = path(context)
-            return (parent == "the document" ? "" : parent + ".") + key.stringValue + ": missing"
-        case .typeMismatch(let type, let context): return "\(path(context)): expected \(Self.name(of: type))"
-        case .valueNotFound(let type, let context): return "\(path(context)): expected \(Self.name(of: type)), found null"
-        case .dataCorrupted(let context):
-            return context.codingPath.isEmpty ? "not JSON (\(context.underlyingError.map { String(describing: $0) } ?? context.debugDescription))" : "\(path(context)): \(context.debugDescription)"
-        @unknown default: return String(describing: error)
-        }
-    }
-
-    private static func name(of type: Any.Type) -> String {
-        switch type {
-        case is Int.Type: return "an integer"
-        case is String.Type: return "a string"
-        case is Bool.Type: return "true or false"
-        case is [String].Type: return "an array of strings"
-        default: return "an object"
-        }
     }
 }

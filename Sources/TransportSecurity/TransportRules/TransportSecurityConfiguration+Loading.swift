@@ -55,7 +55,7 @@ extension TransportSecurityConfiguration {
             }
         } catch {
             let kind = isJSON ? "not valid JSON" : "not a valid property list (XML or binary)"
-            throw TransportSecurityConfigurationError(source: source, reason: "\(kind): \(error.localizedDescription)")
+            throw TransportSecurityConfigurationError(source: source, reason: "\(kind): \(DecodingErrorText.describe(error))")
         }
         guard let dictionary = root as? [String: Any] else {
             throw TransportSecurityConfigurationError(source: source, reason: "the top level is not a dictionary")
