@@ -62,7 +62,11 @@ enum Connector {
                 logger: configuration.logger
             ) : nil
         // Connecting may take neither longer than the connect timeout nor past the request's deadline.
-        let connectLimit = min(configuration.connectTimeout, max(deadline.remaining, .milliseconds(1)))
+        // A connect timeout of zero or less allows no connection at all.
+        guard configuration.connectTimeout > .zero else { throw SecureSessionError.timeout(configuration.connectTimeout) }
+        let connectLimit = max(min(configuration.connectTimeout, deadline.remaining), .milliseconds(1))
+        // The limit a connect timeout reports: the request's own when it is the nearer one.
+        let bindingLimit = configuration.connectTimeout <= deadline.remaining ? configuration.connectTimeout : deadline.limit
         let bootstrap = ClientBootstrap(group: group)
             .connectTimeout(.nanoseconds(connectLimit.nanoseconds))
         let (channel, negotiation, handshake): (any Channel, EventLoopFuture<Negotiation>, EventLoopFuture<Void>)
@@ -103,6 +107,8 @@ enum Connector {
                 negotiation.whenFailure { handshake.fail($0) }
                 return channel.eventLoop.makeSucceededFuture((channel, negotiation, handshake.futureResult))
             }
+        } catch ChannelError.connectTimeout {
+            throw SecureSessionError.timeout(bindingLimit)
         } catch {
             let through = proxy.map { " (through the proxy \($0))" } ?? ""
             throw SecureSessionError.connectionFailed("\(key)\(through): \(ConnectionFailureText.describe(error))")

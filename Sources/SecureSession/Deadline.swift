@@ -210,9 +210,14 @@ final class OnceAnswer<T: Sendable>: @unchecked Sendable {
 }
 
 extension Duration {
-    /// The duration in whole nanoseconds.
+    /// The duration in whole nanoseconds, saturating at `Int64.min` and `Int64.max` (292 years),
+    /// so that a limit such as `.seconds(Int64.max)` means "no limit" instead of a crash.
     var nanoseconds: Int64 {
         let (seconds, attoseconds) = components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !overflow else { return seconds < 0 ? .min : .max }
+        let (total, carry) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000)
+        guard !carry else { return seconds < 0 ? .min : .max }
+        return total
     }
 }

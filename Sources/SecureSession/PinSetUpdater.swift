@@ -43,10 +43,18 @@ public final class PinSetUpdater: Sendable {
                 for _ in 1..<failures where base < maximumBackoff { base = base * 2 }
                 base = min(base, maximumBackoff)
             }
-            let spread = max(-1, min(1, random)) * jitter
+            // A jitter or random outside its range (or NaN) must not make the delay negative or
+            // unconvertible; the delay stays within what a clock can wait for (292 years).
+            let spread = Self.clamp(random, to: -1...1) * Self.clamp(jitter, to: 0...1)
             let (seconds, attoseconds) = base.components
             let milliseconds = (Double(seconds) * 1_000 + Double(attoseconds) / 1e15) * (1 + spread)
-            return .milliseconds(Int64(milliseconds.rounded()))
+            return .milliseconds(Int64(Self.clamp(milliseconds.rounded(), to: 0...Self.longestDelayMilliseconds)))
+        }
+
+        private static let longestDelayMilliseconds = Double(Int64.max / 1_000_000)
+
+        private static func clamp(_ value: Double, to range: ClosedRange<Double>) -> Double {
+            value.isNaN ? 0 : min(range.upperBound, max(range.lowerBound, value))
         }
     }
 

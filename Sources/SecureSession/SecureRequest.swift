@@ -11,7 +11,8 @@ public struct SecureRequest: Sendable {
     public var headers: [(name: String, value: String)]
     /// The body, if any.
     public var body: Data?
-    /// How long the whole request may take; `nil` uses the session's.
+    /// How long the whole request may take; `nil` uses the session's. Zero or less fails the
+    /// request with ``SecureSessionError/timeout(_:)`` before anything is sent.
     public var timeout: Duration?
     /// What responses are acceptable; `nil` uses the session's.
     public var validation: ResponseValidation?

@@ -152,6 +152,9 @@ public final class SecureSession: Sendable {
         let clock = ContinuousClock()
         let started = clock.now
         let limit = request.timeout ?? configuration.requestTimeout
+        // A limit that has passed before the request starts ends it before anything is sent (a
+        // pooled connection could otherwise answer before the deadline sweep comes round).
+        guard limit > .zero else { throw SecureSessionError.timeout(limit) }
         let closer = ConnectionCloser()
         return try await withDeadline(limit, onTimeout: closer.closeAll) { deadline in
             var current = request

@@ -49,7 +49,7 @@ public struct ATSDiagnoseCommand: TSecCommand {
         guard let target = URL(string: url), target.host != nil, ["https", "http"].contains(target.scheme?.lowercased() ?? "") else {
             throw ValidationError("'\(url)' is not an http(s) URL with a host")
         }
-        if maxTime <= 0 { throw ValidationError("--max-time must be positive") }
+        try TimeLimit.validate(maxTime)
         if let malformed = resolve.first(where: { AddressOverride(curlSyntax: $0) == nil }) {
             throw ValidationError("--resolve '\(malformed)' is not HOST:PORT:ADDRESS")
         }
@@ -176,8 +176,8 @@ public struct ATSDiagnoseCommand: TSecCommand {
         let session = SecureSession(configuration: SecureSessionConfiguration(
             systemStore: store,
             decisionCache: nil,
-            connectTimeout: .milliseconds(Int64(maxTime * 1000)),
-            requestTimeout: .milliseconds(Int64(maxTime * 1000)),
+            connectTimeout: TimeLimit.duration(maxTime),
+            requestTimeout: TimeLimit.duration(maxTime),
             maximumRedirects: 0,
             validation: .none,
             logger: Logger(label: "tsec.ats-diagnose", factory: { _ in SwiftLogNoOpLogHandler() }),

@@ -94,7 +94,7 @@ public struct GetCommand: TSecCommand {
         if clientIdentity != nil, passphraseEnv == nil, passphraseFile == nil {
             throw ValidationError("--client-identity needs --passphrase-env VAR or --passphrase-file FILE")
         }
-        if maxTime <= 0 { throw ValidationError("--max-time must be positive") }
+        try TimeLimit.validate(maxTime)
         if let maxFilesize, maxFilesize < 0 { throw ValidationError("--max-filesize must not be negative") }
         if let malformed = header.first(where: { !$0.contains(":") }) {
             throw ValidationError("-H '\(malformed)' is not 'Name: value'")
@@ -179,7 +179,7 @@ public struct GetCommand: TSecCommand {
         )
         request.validation = ResponseValidation.none
         request.maximumResponseBodySize = maxFilesize
-        request.timeout = .milliseconds(Int64(maxTime * 1000))
+        request.timeout = TimeLimit.duration(maxTime)
         return request
     }
 
@@ -213,7 +213,7 @@ public struct GetCommand: TSecCommand {
             clientIdentity: try loadIdentity(),
             systemStore: try policy.makeSystemStore(),
             evaluationTime: policy.evaluationTime,
-            requestTimeout: .milliseconds(Int64(maxTime * 1000)),
+            requestTimeout: TimeLimit.duration(maxTime),
             httpVersions: http1Only ? .http1Only : .automatic,
             proxies: try makeProxies(),
             addressOverrides: resolve.compactMap(AddressOverride.init(curlSyntax:)),

@@ -57,6 +57,13 @@ public struct LimboCommand: TSecCommand {
     /// Creates the command (for ArgumentParser).
     public init() {}
 
+    /// Refuses a case budget that would fail every case or never end one.
+    public func validate() throws {
+        guard (1...3_600_000).contains(caseBudget) else {
+            throw ValidationError("--case-budget must be between 1 and 3600000 milliseconds (an hour), not \(caseBudget)")
+        }
+    }
+
     struct Result: Encodable {
         let id: String
         let actualResult: String

@@ -18,6 +18,8 @@ package enum ConnectionFailureText {
             }.joined(separator: "; ")
         case let unknown as SocketAddressError.UnknownHost:
             return unknown.errorDescription
+        case ChannelError.connectTimeout(let limit):
+            return "no connection within \(limit) (the server does not answer)"
         case let io as IOError:
             return io.errnoCode == ECONNREFUSED ? "the connection was refused" : String(cString: strerror(io.errnoCode))
         default:

@@ -109,6 +109,16 @@ struct PinUpdateSessionTests {
         #expect(schedule.delay(afterFailures: 3, random: 0) == .seconds(240))
         #expect(schedule.delay(afterFailures: 50, random: 0) == .seconds(600))
         #expect(schedule.delay(afterFailures: 50, random: 7) == .seconds(660), "random is clamped to -1...1")
+        #expect(schedule.delay(afterFailures: 1, random: .nan) == .seconds(60), "NaN counts as no jitter")
+        schedule.jitter = 5
+        #expect(schedule.delay(afterFailures: 1, random: -1) == .zero, "jitter is clamped to 0...1")
+        schedule.jitter = .nan
+        #expect(schedule.delay(afterFailures: 1, random: 1) == .seconds(60))
+        schedule.jitter = 0.1
+        schedule.interval = .seconds(Int64.max)
+        #expect(schedule.delay(afterFailures: 0, random: 1) == .milliseconds(Int64.max / 1_000_000), "at most 292 years, never a crash")
+        schedule.interval = .seconds(-5)
+        #expect(schedule.delay(afterFailures: 0, random: 0) == .zero)
     }
 
     @Test("a pin update rotating to the backup key while the server rotates its certificate loses no request; old pins then fail")

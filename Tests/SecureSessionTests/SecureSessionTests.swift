@@ -190,6 +190,59 @@ struct SecureSessionTests {
         await server.stop()
     }
 
+    @Test(
+        "time limits beyond what a clock counts in nanoseconds mean no limit, over HTTP/1.1 and HTTP/2; a zero or negative one times out at once",
+        arguments: [false, true]
+    )
+    func extremeTimeLimits(http2: Bool) async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: http2)
+        let unlimited = session {
+            $0.connectTimeout = .seconds(Int64.max)
+            $0.requestTimeout = .seconds(Int64.max)
+            $0.idleConnectionTimeout = .seconds(Int64.max)
+        }
+        #expect(try await unlimited.get(server.url("/hello")).text == "hello")
+        #expect(try await unlimited.get(server.url("/hello")).text == "hello")
+        #expect(server.connections.total == 1)
+        for limit: Duration in [.zero, .seconds(-1), .seconds(Int64.min)] {
+            var request = SecureRequest(url: server.url("/hello"))
+            request.timeout = limit
+            await #expect("a limit of \(limit)") {
+                _ = try await unlimited.send(request)
+            } throws: { error in
+                guard case SecureSessionError.timeout = error else { return false }
+                return true
+            }
+        }
+        await unlimited.shutdown()
+        let impatient = session { $0.connectTimeout = .seconds(-1) }
+        await #expect {
+            _ = try await impatient.get(server.url("/hello"))
+        } throws: { error in
+            guard case SecureSessionError.timeout = error else { return false }
+            return true
+        }
+        await impatient.shutdown()
+        await server.stop()
+    }
+
+    @Test("a TCP connect that does not complete within connectTimeout is a timeout, not a connection failure")
+    func connectTimeout() async throws {
+        let silent = try SilentListener()
+        defer { silent.stop() }
+        let session = session { $0.connectTimeout = .milliseconds(300) }
+        let clock = ContinuousClock()
+        let started = clock.now
+        await #expect {
+            _ = try await session.get(URL(string: "https://127.0.0.1:\(silent.port)/")!)
+        } throws: { error in
+            guard case SecureSessionError.timeout(let limit) = error else { return false }
+            return limit == .milliseconds(300)
+        }
+        #expect(clock.now - started < .seconds(5))
+        await session.shutdown()
+    }
+
     @Test("connection failures and bad URLs are told apart")
     func connectionFailures() async throws {
         let session = session()
