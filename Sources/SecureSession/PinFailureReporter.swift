@@ -110,10 +110,10 @@ public final class PinFailureReporter: @unchecked Sendable {
             do {
                 _ = try await session.send(request)
                 lock.withLock { statistics.delivered += 1 }
-                logger.info("pin failure reported", metadata: ["host": "\(report.hostname)", "to": "\(url)"])
+                logger.info("pin failure reported", metadata: ["host": "\(report.hostname)", "to": "\(url.redacted)"])
                 return
             } catch {
-                logger.notice("pin failure report not delivered", metadata: ["to": "\(url)", "attempt": "\(attempt)", "error": "\(error)"])
+                logger.notice("pin failure report not delivered", metadata: ["to": "\(url.redacted)", "attempt": "\(attempt)", "error": "\(error)"])
                 if attempt < attempts { try? await Task.sleep(for: .milliseconds(200 * (1 << attempt))) }
             }
         }

@@ -105,7 +105,7 @@ public final class PinSetUpdater: Sendable {
         let signature = try await session.get(signatureURL).body
         do {
             let accepted = try registry.offer(document: Array(document), signatureText: String(decoding: signature, as: UTF8.self))
-            logger.info("pin update accepted", metadata: ["version": "\(accepted.version)", "url": "\(documentURL)"])
+            logger.info("pin update accepted", metadata: ["version": "\(accepted.version)", "url": "\(documentURL.redacted)"])
             return .accepted(version: accepted.version)
         } catch {
             // The same version again is no news; an older one is a refused rollback.

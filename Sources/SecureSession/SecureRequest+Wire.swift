@@ -27,7 +27,7 @@ extension SecureRequest {
             }
         }
         if requestTarget.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) {
-            return "the path or query of \(url.absoluteString.debugDescription) contains white space or control characters"
+            return "the path or query of \(url.redacted.debugDescription) contains white space or control characters"
         }
         return nil
     }

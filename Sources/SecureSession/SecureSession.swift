@@ -103,7 +103,7 @@ public final class SecureSession: Sendable {
 
     /// The host (or overridden address) a request to `url` connects to.
     private func reachabilityTarget(for url: URL) throws -> ReachabilityTarget {
-        guard let host = url.host, !host.isEmpty else { throw SecureSessionError.invalidURL("\(url) has no host") }
+        guard let host = url.host, !host.isEmpty else { throw SecureSessionError.invalidURL("\(url.redacted) has no host") }
         let port = url.port ?? (url.scheme?.lowercased() == "http" ? 80 : 443)
         return .host(configuration.addressOverrides.address(host: host, port: port) ?? host)
     }
@@ -184,7 +184,7 @@ public final class SecureSession: Sendable {
                     }
                     current = try self.redirected(current, status: Int(head.status.code), location: location)
                     redirects.append(current.url)
-                    self.configuration.logger.debug("redirect", metadata: ["to": "\(current.url)"])
+                    self.configuration.logger.debug("redirect", metadata: ["to": "\(current.url.redacted)"])
                     continue
                 }
                 return SecureResponse(
@@ -254,7 +254,7 @@ public final class SecureSession: Sendable {
                 guard case SecureSessionError.connectionFailed = error, reused, attempt == 1, !received.isSet,
                     request.method.isIdempotent, !Task.isCancelled
                 else { throw error }
-                configuration.logger.debug("retrying on a new connection", metadata: ["url": "\(request.url)"])
+                configuration.logger.debug("retrying on a new connection", metadata: ["url": "\(request.url.redacted)"])
             }
         }
     }
@@ -273,18 +273,18 @@ public final class SecureSession: Sendable {
     func connectionKey(for request: SecureRequest) throws -> ConnectionKey {
         let url = request.url
         guard let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http" else {
-            throw SecureSessionError.invalidURL("\(url): only https and http are supported")
+            throw SecureSessionError.invalidURL("\(url.redacted): only https and http are supported")
         }
-        guard let host = url.host, !host.isEmpty else { throw SecureSessionError.invalidURL("\(url) has no host") }
+        guard let host = url.host, !host.isEmpty else { throw SecureSessionError.invalidURL("\(url.redacted) has no host") }
         let isSecure = scheme == "https"
         let port = url.port ?? (isSecure ? 443 : 80)
-        guard (1...65_535).contains(port) else { throw SecureSessionError.invalidURL("\(url): the port \(port) is not between 1 and 65535") }
+        guard (1...65_535).contains(port) else { throw SecureSessionError.invalidURL("\(url.redacted): the port \(port) is not between 1 and 65535") }
         let handler = request.challengeHandler.map(HandlerIdentity.init) ?? sessionHandler
         let rule = configuration.transportRules?.rule(forHost: host)
         if let rule, !isSecure, !rule.allowsCleartext {
             throw SecureSessionError.refusedByTransportRules(
                 host: rule.host,
-                reason: "cleartext \(url) is not allowed (rule from \(rule.originDescription)); \(rule.cleartextRemedy) would allow it"
+                reason: "cleartext \(url.redacted) is not allowed (rule from \(rule.originDescription)); \(rule.cleartextRemedy) would allow it"
             )
         }
         var evaluator = handler.map { AnyServerTrustEvaluator(ServerTrustChallengeEvaluator(handler: $0, port: port)) } ?? configuration.trustEvaluator

@@ -66,7 +66,7 @@ public enum SecureSessionError: Error, Sendable, CustomStringConvertible {
         case .responseTooLarge(let limit):
             return "the response body is longer than \(limit) bytes, the most held in memory (maximumResponseBodySize); raise it or download to a file"
         case .tooManyRedirects(let count): return "more than \(count) redirects"
-        case .insecureRedirect(let from, let to): return "refused the redirect from \(from) to \(to): https must not downgrade to http"
+        case .insecureRedirect(let from, let to): return "refused the redirect from \(from.redacted) to \(to.redacted): https must not downgrade to http"
         case .invalidURL(let detail): return "invalid URL: \(detail)"
         case .invalidRequest(let detail): return "invalid request: \(detail)"
         case .invalidResponse(let detail): return "invalid HTTP response: \(detail)"

@@ -298,8 +298,8 @@ struct GetReport: Encodable {
     init(_ response: SecureResponse, bodyIncluded: Bool) {
         status = response.statusCode
         httpVersion = response.httpVersion
-        url = response.url.absoluteString
-        redirects = response.redirects.map(\.absoluteString)
+        url = response.url.redacted
+        redirects = response.redirects.map(\.redacted)
         headers = response.headers.map { Field(name: $0.name, value: $0.value) }
         let (seconds, attoseconds) = response.duration.components
         timeMilliseconds = Double(seconds) * 1000 + Double(attoseconds) / 1e15

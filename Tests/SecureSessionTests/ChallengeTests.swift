@@ -76,6 +76,55 @@ struct ChallengeTests {
         await server.stop()
     }
 
+    @Test("without a handler or stored credential, the URL's user and password answer (Basic, Digest), percent-decoded; never the request line or Host")
+    func urlCredentials() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        func url(_ path: String, user: String = "alice", password: String? = "wonderland") -> URL {
+            var components = URLComponents(url: server.url(path), resolvingAgainstBaseURL: false)!
+            components.user = user
+            components.password = password
+            return components.url!
+        }
+        let session = session()
+        #expect(try await session.get(url("/basic")).text == "welcome alice")
+        #expect(try await session.get(url("/digest?algorithm=SHA-256")).text == "welcome alice (digest)")
+        #expect(try await session.get(url("/basic", password: "wrong")).statusCode == 401, "a wrong one is tried once; the 401 reaches the caller")
+        #expect(try await session.get(url("/basic", password: nil)).statusCode == 401, "a user without a password is no credential")
+        let echoed = try await session.get(url("/headers")).text
+        #expect(!echoed.contains("wonderland") && !echoed.contains("alice"), "\(echoed)")
+
+        // Percent-encoded in the URL, decoded in the credential.
+        let odd = try await HTTPTestServer(chain: lab.loopbackChain())
+        let store = CredentialStore()
+        store.set(alice, for: ProtectionSpace(host: "127.0.0.1", port: server.port, isSecure: true, realm: "lab", method: .httpBasic))
+        let stored = self.session(store: store)
+        #expect(try await stored.get(url("/basic", password: "wrong")).text == "welcome alice", "a stored credential comes first")
+        var encoded = URLComponents(url: odd.url("/basic"), resolvingAgainstBaseURL: false)!
+        encoded.percentEncodedUser = "al%69ce"
+        encoded.percentEncodedPassword = "wonder%6Cand"
+        #expect(try await session.get(encoded.url!).text == "welcome alice")
+        await stored.shutdown()
+        await session.shutdown()
+        await odd.stop()
+        await server.stop()
+    }
+
+    @Test("a password in the URL never appears in an error message")
+    func urlPasswordRedacted() async throws {
+        let session = session()
+        for text in ["https://alice:s3cret@127.0.0.1:99999/", "ftp://alice:s3cret@127.0.0.1/"] {
+            guard let url = URL(string: text) else { continue }
+            await #expect("\(text)") {
+                _ = try await session.get(url)
+            } throws: { error in
+                "\(error)".contains("alice:***@") && !"\(error)".contains("s3cret")
+            }
+        }
+        let downgrade = SecureSessionError.insecureRedirect(from: URL(string: "https://a:s3cret@example.com/")!, to: URL(string: "http://a:s3cret@example.com/")!)
+        #expect(!downgrade.description.contains("s3cret"))
+        await session.shutdown()
+    }
+
     @Test("useCredential answers; a wrong credential is offered again with previousFailureCount and then given up")
     func useCredential() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())

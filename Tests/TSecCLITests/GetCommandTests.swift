@@ -69,6 +69,20 @@ struct GetCommandTests {
         await server.stop()
     }
 
+    @Test("user:password in the URL answers the server's challenge; --json shows the URL with the password as ***")
+    func urlCredentials() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let url = URL(string: "https://alice:wonderland@127.0.0.1:\(server.port)/basic")!
+        let plain = await get(url)
+        #expect(plain.status == 0)
+        #expect(plain.output.stdout == "welcome alice")
+        let report = await get(url, ["--json"])
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(report.output.stdout.utf8)) as? [String: Any])
+        #expect(json["url"] as? String == "https://alice:***@127.0.0.1:\(server.port)/basic")
+        #expect(!report.output.stdout.contains("wonderland"))
+        await server.stop()
+    }
+
     @Test("--resolve connects to an address for a host name that is still sent and verified")
     func resolve() async throws {
         let server = try await HTTPTestServer(chain: lab.chain(.legitimate))

@@ -40,8 +40,10 @@ struct HTTPAuthentication {
             case .useCredential(let given):
                 credential = given
             case .performDefaultHandling:
-                // A stored credential that already failed is not sent again.
-                credential = question.previousFailureCount == 0 ? configuration.credentialStore.credential(for: space) : nil
+                // A stored credential (else the URL's user and password) that already failed is
+                // not sent again.
+                credential = question.previousFailureCount == 0
+                    ? configuration.credentialStore.credential(for: space) ?? request.url.userCredential : nil
             case .cancelAuthenticationChallenge:
                 throw SecureSessionError.challengeCancelled(space)
             case .rejectProtectionSpace:

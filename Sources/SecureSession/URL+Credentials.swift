@@ -1,0 +1,23 @@
+import Foundation
+
+extension URL {
+    /// The URL as text with its password, if any, replaced by `***`: what logs and error
+    /// messages show, so that `https://user:secret@host/` never prints its secret.
+    package var redacted: String {
+        guard password(percentEncoded: true) != nil,
+            var components = URLComponents(url: self, resolvingAgainstBaseURL: false)
+        else { return absoluteString }
+        components.percentEncodedPassword = "***"
+        return components.string ?? absoluteString
+    }
+
+    /// The user and password written in the URL (`https://user:password@host/`, percent-decoded),
+    /// answering an HTTP Basic or Digest challenge of the URL's server when nothing else does (as
+    /// `URLSession` uses them). A user without a password is not a credential.
+    var userCredential: Credential? {
+        guard let user = user(percentEncoded: false), !user.isEmpty, let password = password(percentEncoded: false) else {
+            return nil
+        }
+        return .user(user, password: password)
+    }
+}
