@@ -38,6 +38,9 @@ public struct EvaluateCommand: TSecCommand {
 
     /// Refuses option combinations that make no sense, before anything is read.
     public func validate() throws {
+        if let host, host.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw ValidationError("--host is empty; leave it out to check no host name")
+        }
         if anchors != nil, policy.mode != .none || !policy.pins.isEmpty || policy.allowInvalidCertificates {
             throw ValidationError("--anchors is a raw server-trust evaluation; it cannot be combined with --mode, --pin or --allow-invalid-certificates")
         }

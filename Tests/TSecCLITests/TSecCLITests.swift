@@ -164,6 +164,15 @@ struct TSecCLITests {
         #expect(!result.output.stderr.isEmpty)
     }
 
+    @Test("an empty --host is a usage error, not 'no hostname check'")
+    func emptyHost() async {
+        for empty in ["", " "] {
+            let result = await files.evaluate(.legitimate, ["--host", empty])
+            #expect(result.status == 2)
+            #expect(result.output.stderr.contains("--host is empty"))
+        }
+    }
+
     @Test("garbage chain input is named on stderr")
     func garbageChain() async {
         let result = await tsec(["evaluate", "--chain", files.path("garbage.pem")])

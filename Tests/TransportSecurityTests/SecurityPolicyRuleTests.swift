@@ -60,6 +60,20 @@ struct SecurityPolicyRuleTests {
         #expect(noDomain.isTrusted)
     }
 
+    @Test("an empty domain is not a missing one: it is checked and matches nothing (fails closed), and rule 1 applies to it")
+    func emptyDomain() async {
+        for empty in ["", "  "] {
+            let decision = await SecurityPolicy.default.evaluate(fixture.trust(.legitimate), forDomain: empty)
+            #expect(decision.isTrusted == false)
+            #expect(decision.lastEvaluation?.failures.first?.code == .hostnameMismatch)
+            #expect(decision.reason.contains("empty host name"), "\(decision.reason)")
+        }
+        let rule1 = await SecurityPolicy(pinningMode: .none, allowInvalidCertificates: true).evaluate(fixture.trust(.legitimate), forDomain: "")
+        #expect(rule1.rule == .domainValidationRequiresPinning)
+        #expect(TrustValidationPolicy.ssl(nil) == .ssl(host: nil))
+        #expect(TrustValidationPolicy.ssl("") != .ssl(host: nil))
+    }
+
     @Test("rule 3: mode none accepts a system-trusted chain and rejects with the evaluation's reason")
     func rule3() async {
         let accepted = await SecurityPolicy.default.evaluate(fixture.trust(.legitimate), forDomain: fixture.host)

@@ -12,9 +12,11 @@ public enum TrustValidationPolicy: Sendable, Hashable, CustomStringConvertible {
     /// Path validation only: signatures, validity dates, basic and name constraints.
     case basicX509
 
-    /// `ssl(host:)` from text (`nil` or empty: no hostname check).
+    /// `ssl(host:)` from text; `nil` means no hostname check. An empty name is not `nil`: it is
+    /// checked, and matches no certificate, so that a host lost on the way (`url.host ?? ""`)
+    /// fails closed instead of turning the hostname check off.
     public static func ssl(_ host: String?) -> TrustValidationPolicy {
-        guard let host, !host.isEmpty else { return .ssl(host: nil) }
+        guard let host else { return .ssl(host: nil) }
         return .ssl(host: ServerHost(host))
     }
 

@@ -29,6 +29,15 @@ public struct SubjectAltNameHostPolicy: FailureReportingPolicy {
 
     public func failures(in path: CertificatePath) -> [TrustFailure] {
         let leaf = path.leaf
+        guard !host.name.isEmpty else {
+            return [
+                TrustFailure(
+                    .hostnameMismatch,
+                    certificate: leaf.subjectText,
+                    detail: "cannot be matched to an empty host name (a host was expected but none was given)"
+                )
+            ]
+        }
         let names: SubjectAlternativeNames
         do {
             names = try leaf.subjectAlternativeNames() ?? SubjectAlternativeNames()
