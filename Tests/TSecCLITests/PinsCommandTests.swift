@@ -64,9 +64,50 @@ struct PinsCommandTests {
         let unreadable = await tsec(["pins", "sign", "--key", directory.path + "/k.pub", good])
         #expect(unreadable.status == 2)
         #expect(unreadable.output.stderr.contains("k.pub"))
-        // The parser's reason, without swift-asn1's source location.
-        #expect(unreadable.output.stderr.contains("not a PEM private key (ASN1Error."))
-        #expect(!unreadable.output.stderr.contains(".swift:"))
+        #expect(unreadable.output.stderr.contains("this is a public key; signing needs the private key"))
+        let swapped = await tsec(["pins", "verify", "--public-key", directory.path + "/k.key", good])
+        #expect(swapped.status == 2)
+        #expect(swapped.output.stderr.contains("this is a private key; verifying needs the public key"))
+        // Anything else: the parser's reason, without swift-asn1's source location.
+        let certificateAsKey = try directory.write("cert.pem", "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n")
+        let wrongKind = await tsec(["pins", "sign", "--key", certificateAsKey, good])
+        #expect(wrongKind.status == 2)
+        #expect(wrongKind.output.stderr.contains("not a PEM private key (ASN1Error."))
+        #expect(!wrongKind.output.stderr.contains(".swift:"))
+    }
+
+    @Test("keygen never overwrites a key: existing NAME.key or NAME.pub is refused unless --force; a symbolic link is not followed")
+    func keygenKeepsExistingKeys() async throws {
+        let directory = try TemporaryFolder()
+        let name = directory.path + "/publisher"
+        #expect(await tsec(["pins", "keygen", "--out", name]).status == 0)
+        let original = try String(contentsOfFile: name + ".key", encoding: .utf8)
+        let again = await tsec(["pins", "keygen", "--out", name])
+        #expect(again.status == 2)
+        #expect(again.output.stderr.contains("publisher.key and \(name).pub already exist"))
+        #expect(try String(contentsOfFile: name + ".key", encoding: .utf8) == original, "the signing key survives")
+
+        let forced = await tsec(["pins", "keygen", "--out", name, "--force"])
+        #expect(forced.status == 0, "\(forced.output.stderr)")
+        #expect(try String(contentsOfFile: name + ".key", encoding: .utf8) != original)
+        let mode = try FileManager.default.attributesOfItem(atPath: name + ".key")[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+
+        // Only the public half left behind: still refused, naming it.
+        try FileManager.default.removeItem(atPath: name + ".key")
+        let halfway = await tsec(["pins", "keygen", "--out", name])
+        #expect(halfway.status == 2)
+        #expect(halfway.output.stderr.contains("publisher.pub already exists"))
+
+        // A dangling symbolic link where the key would go is not written through.
+        let victim = directory.path + "/elsewhere"
+        try FileManager.default.createSymbolicLink(atPath: directory.path + "/linked.key", withDestinationPath: victim)
+        #expect(await tsec(["pins", "keygen", "--out", directory.path + "/linked"]).status == 2)
+        #expect(!FileManager.default.fileExists(atPath: victim))
+
+        let nowhere = await tsec(["pins", "keygen", "--out", directory.path + "/no/such/folder/k"])
+        #expect(nowhere.status == 2)
+        #expect(nowhere.output.stderr.contains("No such file or directory"))
     }
 
     @Test("install accepts a newer document and refuses a rollback, leaving the store as it was")

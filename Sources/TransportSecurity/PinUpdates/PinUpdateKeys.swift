@@ -44,6 +44,9 @@ public struct PinUpdatePublicKey: Sendable, Hashable {
         do {
             key = try Certificate.PublicKey(pemEncoded: text)
         } catch {
+            if text.contains("PRIVATE KEY-----") {
+                throw PinUpdateError(.unusableKey("this is a private key; verifying needs the public key (NAME.pub from tsec pins keygen)"), source: source)
+            }
             throw PinUpdateError(.unusableKey("not a PEM public key (\(CertificateLoader.readable(error)))"), source: source)
         }
         do {
@@ -91,6 +94,9 @@ public struct PinUpdateSigningKey: Sendable {
         do {
             key = try Certificate.PrivateKey(pemEncoded: text)
         } catch {
+            if text.contains("-----BEGIN PUBLIC KEY-----") {
+                throw PinUpdateError(.unusableKey("this is a public key; signing needs the private key (NAME.key from tsec pins keygen)"), source: source)
+            }
             throw PinUpdateError(.unusableKey("not a PEM private key (\(CertificateLoader.readable(error)))"), source: source)
         }
         do {
