@@ -36,8 +36,20 @@ public struct ReachabilityCommand: TSecCommand {
 
     /// Refuses an empty host.
     public func validate() throws {
-        if let host, host.trimmingCharacters(in: .whitespaces).isEmpty {
+        guard let host else { return }
+        if host.trimmingCharacters(in: .whitespaces).isEmpty {
             throw ValidationError("the host is empty (leave it out to watch the network at large)")
+        }
+        // Arguments no resolver could answer would read as "notReachable": say what is wrong.
+        if let url = URL(string: host), url.scheme != nil, let inner = url.host, !inner.isEmpty {
+            throw ValidationError("'\(host)' is a URL; give its host: tsec reachability \(inner)")
+        }
+        let colons = host.filter { $0 == ":" }.count
+        if colons == 1, let port = host.split(separator: ":").last, port.allSatisfy(\.isNumber) {
+            throw ValidationError("'\(host)' has a port; reachability is about the host: tsec reachability \(host.split(separator: ":")[0])")
+        }
+        if host.contains(where: { $0.isWhitespace || $0 == "/" }) {
+            throw ValidationError("'\(host)' is not a host name or an IP address")
         }
     }
 

@@ -21,6 +21,17 @@ struct ReachabilityCommandTests {
         let empty = await tsec(["reachability", ""])
         #expect(empty.status == 2)
         #expect(empty.output.stderr.contains("the host is empty"))
+        // What no resolver could answer is a usage error with a hint, not "notReachable".
+        for (argument, hint) in [
+            ("https://localhost/path", "is a URL; give its host: tsec reachability localhost"),
+            ("localhost:8443", "has a port; reachability is about the host: tsec reachability localhost"),
+            ("local host", "is not a host name or an IP address"),
+        ] {
+            let refused = await tsec(["reachability", argument])
+            #expect(refused.status == 2)
+            #expect(refused.output.stderr.contains(hint), "\(refused.output.stderr)")
+        }
+        #expect(await tsec(["reachability", "::1"]).status == 0, "an IPv6 literal's colons are not a port")
 
         let missing = await tsec(["reachability", "--netns", "tsec-no-such-namespace"])
         #expect(missing.status == 2)
