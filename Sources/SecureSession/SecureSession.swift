@@ -352,11 +352,20 @@ public final class SecureSession: Sendable {
             next.body = nil
             next.headers.removeAll { ["content-type", "content-length"].contains($0.name.lowercased()) }
         }
-        // Credentials are not carried to another host.
-        if target.host?.lowercased() != request.url.host?.lowercased() {
-            next.headers.removeAll { $0.name.lowercased() == "authorization" }
+        // Credentials and cookies stay with their origin: not carried to another host, nor to
+        // another port or scheme of the same host (another server: curl's CVE-2022-27776).
+        if Self.origin(of: target) != Self.origin(of: request.url) {
+            next.headers.removeAll { ["authorization", "cookie"].contains($0.name.lowercased()) }
         }
         return next
+    }
+
+    /// Scheme, host and port (the scheme's default when the URL has none), compared
+    /// case-insensitively.
+    private static func origin(of url: URL) -> String {
+        let scheme = url.scheme?.lowercased() ?? ""
+        let port = url.port ?? (scheme == "https" ? 443 : 80)
+        return "\(scheme)://\(url.host?.lowercased() ?? ""):\(port)"
     }
 }
 

@@ -127,6 +127,34 @@ struct SecureSessionTests {
         await second.stop()
     }
 
+    @Test(
+        "Authorization and Cookie headers follow a redirect within the origin only: not to another host, nor another port of the same host",
+        arguments: [false, true]
+    )
+    func redirectKeepsCredentialsInTheirOrigin(http2: Bool) async throws {
+        let first = try await HTTPTestServer(chain: lab.loopbackChain(), http2: http2)
+        let second = try await HTTPTestServer(chain: lab.loopbackChain(), http2: http2)
+        let session = session()
+        func headers(after redirectTo: URL) async throws -> [String: String] {
+            var request = SecureRequest(url: first.url("/redirect?to=\(redirectTo.absoluteString.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)&status=307"))
+            request.headers = [("Authorization", "Bearer secret-token"), ("Cookie", "session=abc"), ("X-Trace", "1")]
+            let body = try await session.send(request).body
+            return try JSONDecoder().decode([String: String].self, from: body)
+        }
+        let sameOrigin = try await headers(after: first.url("/headers"))
+        #expect(sameOrigin["authorization"] == "Bearer secret-token")
+        #expect(sameOrigin["cookie"] == "session=abc")
+        for elsewhere in [second.url("/headers"), second.url("/headers", host: "localhost"), first.url("/headers", host: "localhost")] {
+            let fields = try await headers(after: elsewhere)
+            #expect(fields["authorization"] == nil, "\(elsewhere)")
+            #expect(fields["cookie"] == nil, "\(elsewhere)")
+            #expect(fields["x-trace"] == "1", "other headers still follow")
+        }
+        await session.shutdown()
+        await first.stop()
+        await second.stop()
+    }
+
     @Test("an https → http redirect is refused; redirect loops stop at the limit")
     func redirectRules() async throws {
         let secure = try await HTTPTestServer(chain: lab.loopbackChain())
