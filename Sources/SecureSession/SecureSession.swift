@@ -64,30 +64,18 @@ public final class SecureSession: Sendable {
     }
 
     /// Sends `request` and writes the body to `path` as it arrives, never holding it in memory.
-    /// The response's ``SecureResponse/body`` is empty. The file is written only after the status
-    /// is validated; on failure no partial file is left behind.
+    /// The response's ``SecureResponse/body`` is empty. The file is put in place (replacing an
+    /// existing file atomically) only after the status is validated; on failure the destination
+    /// stays as it was and no partial file is left behind. A directory is never replaced.
     public func download(_ request: SecureRequest, to path: String) async throws -> SecureResponse {
-        let temporary = path + ".part-\(UUID().uuidString)"
-        guard FileManager.default.createFile(atPath: temporary, contents: nil),
-            let handle = FileHandle(forWritingAtPath: temporary)
-        else {
-            throw SecureSessionError.fileError("cannot create \(temporary)")
-        }
-        let writer = FileBodyWriter(handle: handle)
+        let file = try DownloadFile(destination: path)
         do {
-            let response = try await perform(request) { _, buffer in try writer.write(buffer) }
-            try writer.close()
+            let response = try await perform(request) { _, buffer in try file.write(buffer) }
             if let violation = (request.validation ?? configuration.validation).violation(in: response) { throw violation }
-            try? FileManager.default.removeItem(atPath: path)
-            do {
-                try FileManager.default.moveItem(atPath: temporary, toPath: path)
-            } catch {
-                throw SecureSessionError.fileError("cannot move the download to \(path): \(error.localizedDescription)")
-            }
+            try file.commit()
             return response
         } catch {
-            try? writer.close()
-            try? FileManager.default.removeItem(atPath: temporary)
+            file.discard()
             throw error
         }
     }
@@ -406,33 +394,6 @@ final class BodyCollector: @unchecked Sendable {
     }
 
     var data: Data { lock.withLock { collected } }
-}
-
-/// Writes a body to a file chunk by chunk.
-final class FileBodyWriter: @unchecked Sendable {
-    private let lock = NSLock()
-    private let handle: FileHandle
-    private var isClosed = false
-
-    init(handle: FileHandle) { self.handle = handle }
-
-    func write(_ buffer: ByteBuffer) throws {
-        try lock.withLock {
-            do {
-                try handle.write(contentsOf: Data(buffer.readableBytesView))
-            } catch {
-                throw SecureSessionError.fileError(error.localizedDescription)
-            }
-        }
-    }
-
-    func close() throws {
-        try lock.withLock {
-            guard !isClosed else { return }
-            isClosed = true
-            try handle.close()
-        }
-    }
 }
 
 /// A connection that could not be made: nothing of the request was sent, so it may be retried.

@@ -323,6 +323,53 @@ struct SecureSessionTests {
         await server.stop()
     }
 
+    @Test("a download replaces an existing file only when it succeeds, never a directory (and leaves the directory's contents alone), and says why it cannot write")
+    func downloadDestinations() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let session = session()
+        let directory = NSTemporaryDirectory() + "tsec-download-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory + "/folder", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try Data("keep me".utf8).write(to: URL(fileURLWithPath: directory + "/folder/inside.txt"))
+        await #expect {
+            _ = try await session.download(SecureRequest(url: server.url("/hello")), to: directory + "/folder")
+        } throws: { error in
+            "\(error)" == "cannot write the download: \(directory)/folder is a directory"
+        }
+        #expect(try String(contentsOfFile: directory + "/folder/inside.txt", encoding: .utf8) == "keep me")
+        #expect(server.connections.total == 0, "refused before the request is sent")
+
+        let existing = directory + "/existing.txt"
+        try Data("old".utf8).write(to: URL(fileURLWithPath: existing))
+        await #expect(throws: SecureSessionError.self) {
+            _ = try await session.download(SecureRequest(url: server.url("/status/500")), to: existing)
+        }
+        #expect(try String(contentsOfFile: existing, encoding: .utf8) == "old", "a failed download leaves the old file")
+        _ = try await session.download(SecureRequest(url: server.url("/hello")), to: existing)
+        #expect(try String(contentsOfFile: existing, encoding: .utf8) == "hello")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == ["existing.txt", "folder"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: "/dev").allSatisfy { !$0.contains(".part-") })
+
+        await #expect {
+            _ = try await session.download(SecureRequest(url: server.url("/hello")), to: directory + "/no/such/folder/file")
+        } throws: { error in
+            "\(error)".contains("No such file or directory")
+        }
+
+        // A device or a named pipe is written to, never replaced by a file (curl -o /dev/null).
+        _ = try await session.download(SecureRequest(url: server.url("/hello")), to: "/dev/null")
+        var status = stat()
+        #expect(stat("/dev/null", &status) == 0 && status.st_mode & S_IFMT == S_IFCHR)
+        let pipe = directory + "/pipe"
+        #expect(mkfifo(pipe, 0o600) == 0)
+        let reader = Task.detached { String(decoding: try FileHandle(forReadingFrom: URL(fileURLWithPath: pipe)).readToEnd() ?? Data(), as: UTF8.self) }
+        _ = try await session.download(SecureRequest(url: server.url("/hello")), to: pipe)
+        #expect(try await reader.value == "hello")
+        #expect(stat(pipe, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO)
+        await session.shutdown()
+        await server.stop()
+    }
+
     @Test("a body longer than the in-memory limit ends its request, announced, chunked or endless; the request's limit wins; downloads are not bounded by it")
     func responseBodyLimit() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
