@@ -103,7 +103,12 @@ let package = Package(
         .executableTarget(name: "tsec", dependencies: ["TSecCLI"]),
         .testTarget(
             name: "TransportSecurityTests",
-            dependencies: ["TransportSecurity", "PKIBuilder", "TestServers"]
+            dependencies: [
+                "TransportSecurity",
+                "PKIBuilder",
+                "TestServers",
+                .product(name: "X509", package: "swift-certificates"),
+            ]
         ),
         .target(
             name: "TestServers",

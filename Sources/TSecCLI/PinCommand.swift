@@ -1,16 +1,22 @@
 import ArgumentParser
 import TransportSecurity
 
-/// `tsec pin FILE...`: the SPKI pin of every certificate of the files.
+/// `tsec pin FILE...`: the SPKI pin of every certificate of the files, or, in a PEM file without
+/// certificates, of every public key, private key and certificate request (backup pins).
 public struct PinCommand: TSecCommand {
     /// The command's name and help.
     public static let configuration = CommandConfiguration(
         commandName: "pin",
-        abstract: "Print the SPKI pin of every certificate: sha256/<base64>  <subject>."
+        abstract: "Print the SPKI pin of every certificate: sha256/<base64>  <subject>.",
+        discussion: """
+            A PEM file without certificates gives the pin of each public key, private key and \
+            certificate request in it (sha256/<base64>  public key FILE): the backup pin of a key \
+            that has no certificate yet.
+            """
     )
 
     /// The certificate files (DER, PEM or PEM bundles).
-    @Argument(help: "Certificate files: DER, PEM or PEM bundles.")
+    @Argument(help: "Certificate files (DER, PEM or PEM bundles), or PEM keys and certificate requests.")
     public var files: [String]
 
     /// Creates the command (for ArgumentParser).
@@ -26,6 +32,18 @@ public struct PinCommand: TSecCommand {
             do {
                 for certificate in try CertificateLoader.certificates(atPath: file) {
                     output.line("\(certificate.spkiPin)  \(certificate.subjectSummary)")
+                }
+            } catch let error as CertificateLoadingError where error.reason == .noCertificates {
+                do {
+                    for key in try KeyPins.pins(inPEM: String(decoding: try InputFile.read(file), as: UTF8.self), source: file) {
+                        output.line("\(key.pin)  \(key.kind) \(file)")
+                    }
+                } catch let keyError as CertificateLoadingError where keyError.reason == .noCertificates {
+                    output.error("tsec pin: \(file) contains no certificate, public key, private key or certificate request")
+                    status = ExitStatus.usageOrInput
+                } catch {
+                    output.error("tsec pin: \(error)")
+                    status = ExitStatus.usageOrInput
                 }
             } catch {
                 output.error("tsec pin: \(error)")

@@ -69,6 +69,21 @@ struct TSecCLITests {
         )
     }
 
+    @Test("pin of a key without a certificate: the backup pin of a private key kept offline, or of its public key")
+    func pinOfKeys() async throws {
+        let backup = try KeyPair(generating: .p256)
+        let privateFile = try files.write("backup.key", try backup.privateKey.serializeAsPEM().pemString)
+        let publicFile = try files.write("backup.pub", try backup.publicKey.serializeAsPEM().pemString)
+        let expected = SPKIPin(subjectPublicKeyInfoDER: backup.publicKey.subjectPublicKeyInfoDER)
+        let result = await tsec(["pin", privateFile, publicFile])
+        #expect(result.status == 0, "\(result.output.stderr)")
+        #expect(result.output.stdout == "\(expected)  private key \(privateFile)\n\(expected)  public key \(publicFile)\n")
+        let nothing = try files.write("params.pem", "-----BEGIN DH PARAMETERS-----\nAAAA\n-----END DH PARAMETERS-----\n")
+        let refused = await tsec(["pin", nothing])
+        #expect(refused.status == 2)
+        #expect(refused.output.stderr == "tsec pin: \(nothing) contains no certificate, public key, private key or certificate request\n")
+    }
+
     @Test("pin reports unreadable files on stderr with status 2")
     func pinErrors() async {
         let result = await tsec(["pin", files.path("garbage.pem"), files.path("missing.pem")])

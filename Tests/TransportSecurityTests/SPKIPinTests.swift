@@ -3,6 +3,7 @@ import PKIBuilder
 import TestServers
 import Testing
 import TransportSecurity
+import X509
 
 @Suite("SPKI pins")
 struct SPKIPinTests {
@@ -16,6 +17,47 @@ struct SPKIPinTests {
             "openssl x509 -in '\(file)' -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64"
         )
         #expect(certificate.der.spkiPin.description == "sha256/" + expected.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    @Test("keys without a certificate: a public key, a private key (its public half) and a certificate request give the pin openssl computes", arguments: KeyAlgorithm.allCases)
+    func keyPins(algorithm: KeyAlgorithm) throws {
+        let key = try KeyPair(generating: algorithm)
+        let request = try CertificateSigningRequest(
+            version: .v1,
+            subject: DistinguishedName { CommonName("backup.example.test") },
+            privateKey: key.privateKey,
+            attributes: CertificateSigningRequest.Attributes(),
+            signatureAlgorithm: algorithm.defaultSignatureAlgorithm
+        )
+        let directory = try TemporaryDirectory()
+        let privateFile = try directory.write("backup.key", text: try key.privateKey.serializeAsPEM().pemString)
+        let expected = try shell("openssl pkey -in '\(privateFile)' -pubout -outform der | openssl dgst -sha256 -binary | base64")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let bundle = [
+            try key.publicKey.serializeAsPEM().pemString,
+            try key.privateKey.serializeAsPEM().pemString,
+            try request.serializeAsPEM().pemString,
+        ].joined(separator: "\n")
+        let entries = try KeyPins.pins(inPEM: bundle, source: "backup.pem")
+        #expect(entries.map(\.kind) == ["public key", "private key", "certificate request"])
+        #expect(entries.allSatisfy { $0.pin.description == "sha256/" + expected })
+    }
+
+    @Test("key files that give no pin say why: encrypted, not parsing, nothing pinnable")
+    func keyPinFailures() {
+        func failure(_ text: String) -> String {
+            do {
+                _ = try KeyPins.pins(inPEM: text, source: "key.pem")
+                return "accepted"
+            } catch {
+                return error.description
+            }
+        }
+        #expect(failure("-----BEGIN ENCRYPTED PRIVATE KEY-----\nAAAA\n-----END ENCRYPTED PRIVATE KEY-----\n")
+            == "key.pem gives no pin: the ENCRYPTED PRIVATE KEY block #1 is encrypted; give its public key (openssl pkey -pubout) or a certificate")
+        #expect(failure("-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n").hasPrefix("key.pem gives no pin: the PUBLIC KEY block #1 does not parse: "))
+        #expect(failure("-----BEGIN DH PARAMETERS-----\nAAAA\n-----END DH PARAMETERS-----\n") == "key.pem contains no CERTIFICATE block")
+        #expect(failure("-----BEGIN PUBLIC KEY-----\nAAAA\n") == "key.pem is not valid PEM: the PUBLIC KEY block #1 has no END line (truncated?)")
     }
 
     @Test("sha256/ and bare base64 parse to the same pin")

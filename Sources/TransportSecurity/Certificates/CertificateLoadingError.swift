@@ -14,6 +14,8 @@ public struct CertificateLoadingError: Error, Sendable, Equatable, CustomStringC
         case noCertificates
         /// A path that should be a directory is not one.
         case notADirectory
+        /// A key or certificate request whose pin cannot be taken (encrypted, or not parsing).
+        case unusableKey(String)
     }
 
     /// The file path or description of the input; `nil` for bytes given directly.
@@ -46,6 +48,7 @@ public struct CertificateLoadingError: Error, Sendable, Equatable, CustomStringC
         case .malformedCertificate(let detail): why = "is not a valid X.509 certificate: \(detail)"
         case .noCertificates: why = "contains no CERTIFICATE block"
         case .notADirectory: why = "is not a directory"
+        case .unusableKey(let detail): why = "gives no pin: \(detail)"
         }
         return "\(place) \(why)"
     }

@@ -8,7 +8,7 @@ enum PEMBlockScanner {
         var text: String
     }
 
-    static func blocks(in text: String, source: String?) throws -> [Block] {
+    static func blocks(in text: String, source: String?) throws(CertificateLoadingError) -> [Block] {
         var blocks: [Block] = []
         var current: (type: String, lines: [Substring])?
         // Files concatenated without a final newline run an END line into the next BEGIN line.
