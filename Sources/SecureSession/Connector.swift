@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOHTTP2
@@ -72,6 +73,9 @@ enum Connector {
         let (channel, negotiation, handshake): (any Channel, EventLoopFuture<Negotiation>, EventLoopFuture<Void>)
         let address = configuration.addressOverrides.address(host: key.host, port: key.port) ?? key.host
         let proxy = key.proxy
+        // The first error the channel meets, to explain a connection that closes right after
+        // its handshake (a TLS alert from the server).
+        let firstError = NIOLockedValueBox<(any Error)?>(nil)
         do {
             (channel, negotiation, handshake) = try await bootstrap.connect(host: proxy?.host ?? address, port: proxy?.port ?? key.port) { channel in
                 let handshake = channel.eventLoop.makePromise(of: Void.self)
@@ -96,7 +100,7 @@ enum Connector {
                         customVerificationCallback: verifier.makeVerificationCallback(onDecision: decisions.record)
                     )
                     try channel.pipeline.syncOperations.addHandler(tls)
-                    try channel.pipeline.syncOperations.addHandler(HandshakeWatcher(promise: handshake))
+                    try channel.pipeline.syncOperations.addHandler(HandshakeWatcher(promise: handshake, firstError: firstError))
                 }.flatMap {
                     channel.configureHTTP2AsyncSecureUpgrade(
                         http1ConnectionInitializer: { channel in channel.eventLoop.makeCompletedFuture { try http1Pipeline(on: channel) } },
@@ -134,7 +138,12 @@ enum Connector {
         if let decision = decisions.last { reporter?.submitFailure(of: decision, under: key.rule, host: key.host, port: key.port) }
         switch negotiated {
         case .http1_1(let asyncChannel):
-            return try await HTTP1Connection.start(key: key, channel: asyncChannel, trustDecision: decisions.last)
+            return try await HTTP1Connection.start(
+                key: key,
+                channel: asyncChannel,
+                trustDecision: decisions.last,
+                closingError: { firstError.withLockedValue { $0 } }
+            )
         case .http2(let http2):
             return HTTP2Connection(
                 key: key,
@@ -143,7 +152,8 @@ enum Connector {
                 asyncMultiplexer: http2.asyncMultiplexer,
                 goingAway: http2.goingAway,
                 trustDecision: decisions.last,
-                idleTimeout: configuration.idleConnectionTimeout
+                idleTimeout: configuration.idleConnectionTimeout,
+                closingError: { firstError.withLockedValue { $0 } }
             )
         }
     }
@@ -212,10 +222,10 @@ enum Connector {
                 host: key.host,
                 reason: "the TLS handshake failed under the rule (from \(rule.originDescription)): TLS ≥ \(rule.minimumTLSVersion.displayName.dropFirst(4))"
                     + (rule.requiresForwardSecrecy ? " with forward-secret (ECDHE) suites" : "")
-                    + " is required (\(error)); NSExceptionMinimumTLSVersion or NSExceptionRequiresForwardSecrecy = false relax it"
+                    + " is required (\(TLSFailureText.describe(error))); NSExceptionMinimumTLSVersion or NSExceptionRequiresForwardSecrecy = false relax it"
             )
         }
-        throw SecureSessionError.tlsFailure("\(key): \(error)")
+        throw SecureSessionError.tlsFailure("\(key): \(TLSFailureText.describe(error))")
     }
 
     /// Whether a handshake error says that client and server share no protocol version or

@@ -22,6 +22,8 @@ final class HTTP1Connection: PooledConnection, Sendable {
     private let exchanger: Exchanger
     private let closed = LockedFlag()
     private let idleState = NIOLockedValueBox(IdleState())
+    /// The first error the channel met: why it closed, when it closed on its own.
+    private let closingError: @Sendable () -> (any Error)?
 
     private struct IdleState {
         /// Since when the connection has waited in the pool; `nil` while in use.
@@ -33,12 +35,14 @@ final class HTTP1Connection: PooledConnection, Sendable {
         key: ConnectionKey,
         channel: any Channel,
         trustDecision: TrustDecision?,
+        closingError: @escaping @Sendable () -> (any Error)?,
         outbound: NIOAsyncChannelOutboundWriter<HTTPClientRequestPart>,
         inbound: NIOAsyncChannelInboundStream<HTTPClientResponsePart>
     ) {
         self.key = key
         self.channel = channel
         self.trustDecision = trustDecision
+        self.closingError = closingError
         self.exchanger = Exchanger(inbound: inbound, outbound: outbound)
     }
 
@@ -47,10 +51,12 @@ final class HTTP1Connection: PooledConnection, Sendable {
 
     /// Takes over a connected, negotiated channel: a holder task owns it through
     /// `executeThenClose` and hands its streams over, keeping them open until the channel closes.
+    /// `closingError` tells why the channel closed, if an error closed it.
     static func start(
         key: ConnectionKey,
         channel asyncChannel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>,
-        trustDecision: TrustDecision?
+        trustDecision: TrustDecision?,
+        closingError: @escaping @Sendable () -> (any Error)? = { nil }
     ) async throws -> HTTP1Connection {
         let handover = OnceAnswer<(NIOAsyncChannelInboundStream<HTTPClientResponsePart>, NIOAsyncChannelOutboundWriter<HTTPClientRequestPart>)>()
         let channel = asyncChannel.channel
@@ -65,7 +71,14 @@ final class HTTP1Connection: PooledConnection, Sendable {
             }
         }
         let (inbound, outbound) = try await handover.value
-        return HTTP1Connection(key: key, channel: channel, trustDecision: trustDecision, outbound: outbound, inbound: inbound)
+        return HTTP1Connection(
+            key: key,
+            channel: channel,
+            trustDecision: trustDecision,
+            closingError: closingError,
+            outbound: outbound,
+            inbound: inbound
+        )
     }
 
     /// Sends a request and reads its response; the body goes to `sink` before this returns.
@@ -75,14 +88,16 @@ final class HTTP1Connection: PooledConnection, Sendable {
     {
         closer.track(self)
         defer { closer.untrack(self) }
-        guard isUsable else { throw SecureSessionError.connectionFailed("\(key): the connection is closed") }
+        guard isUsable else {
+            throw ResponseReader.failure(SecureSessionError.connectionFailed("\(key): the connection is closed"), on: key, closingError: closingError())
+        }
         do {
             let response = try await exchanger.exchange(ResponseReader.parts(head: head, body: body), into: sink)
             if !response.isKeepAlive { close() }
             return ExchangedResponse(head: response, reusable: response.isKeepAlive)
         } catch {
             close()
-            throw ResponseReader.failure(error, on: key)
+            throw ResponseReader.failure(error, on: key, closingError: closingError())
         }
     }
 

@@ -22,6 +22,8 @@ final class HTTP2Connection: PooledConnection, Sendable {
     private let asyncMultiplexer: NIOHTTP2Handler.AsyncStreamMultiplexer<Void>
     private let goingAway: LockedFlag
     private let closed = LockedFlag()
+    /// The first error the channel met: why it closed, when it closed on its own.
+    private let closingError: @Sendable () -> (any Error)?
     private let idleTimeout: Duration
     private let activity = NIOLockedValueBox(Activity())
 
@@ -39,8 +41,10 @@ final class HTTP2Connection: PooledConnection, Sendable {
         asyncMultiplexer: NIOHTTP2Handler.AsyncStreamMultiplexer<Void>,
         goingAway: LockedFlag,
         trustDecision: TrustDecision?,
-        idleTimeout: Duration
+        idleTimeout: Duration,
+        closingError: @escaping @Sendable () -> (any Error)? = { nil }
     ) {
+        self.closingError = closingError
         self.key = key
         self.channel = channel
         self.multiplexer = multiplexer
@@ -63,7 +67,10 @@ final class HTTP2Connection: PooledConnection, Sendable {
         // swift-nio-http2 holds a stream opened after the server's GOAWAY without failing it:
         // such a request must not start here (the pool's check ran a moment ago). It is retried
         // on a new connection when that is safe: nothing was sent.
-        guard isUsable else { throw SecureSessionError.connectionFailed("\(key): the server is closing the HTTP/2 connection (GOAWAY)") }
+        guard isUsable else {
+            let goingAway = SecureSessionError.connectionFailed("\(key): the server is closing the HTTP/2 connection (GOAWAY)")
+            throw ResponseReader.failure(goingAway, on: key, closingError: closingError())
+        }
         streamOpened()
         defer { streamClosed() }
         let isSecure = key.isSecure
@@ -93,7 +100,7 @@ final class HTTP2Connection: PooledConnection, Sendable {
             var responses = bridge
             return ExchangedResponse(head: try await ResponseReader.read(from: &responses, into: sink), reusable: true)
         } catch {
-            throw ResponseReader.failure(Self.streamFailure(error), on: key)
+            throw ResponseReader.failure(Self.streamFailure(error), on: key, closingError: closingError())
         }
     }
 

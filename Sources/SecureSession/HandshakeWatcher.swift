@@ -1,13 +1,23 @@
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOTLS
 
 /// Completes a promise when the TLS handshake completes, fails it when the channel errors or
-/// closes first.
+/// closes first; keeps the first error the channel meets, handshake or not, to explain why the
+/// connection closed (a TLS 1.3 server refuses a missing client certificate with an alert that
+/// arrives after the client's handshake has completed).
 final class HandshakeWatcher: ChannelInboundHandler, RemovableChannelHandler, Sendable {
     typealias InboundIn = NIOAny
     private let promise: EventLoopPromise<Void>
+    private let firstError: NIOLockedValueBox<(any Error)?>
 
-    init(promise: EventLoopPromise<Void>) { self.promise = promise }
+    /// - Parameters:
+    ///   - promise: Completed by the handshake.
+    ///   - firstError: Where the first error the channel meets is kept.
+    init(promise: EventLoopPromise<Void>, firstError: NIOLockedValueBox<(any Error)?>) {
+        self.promise = promise
+        self.firstError = firstError
+    }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if case TLSUserEvent.handshakeCompleted = event {
@@ -17,6 +27,7 @@ final class HandshakeWatcher: ChannelInboundHandler, RemovableChannelHandler, Se
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        firstError.withLockedValue { if $0 == nil { $0 = error } }
         promise.fail(error)
         context.fireErrorCaught(error)
     }

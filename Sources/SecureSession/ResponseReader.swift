@@ -1,5 +1,7 @@
 import NIOCore
+import NIOSSL
 import NIOHTTP1
+import TransportSecurityNIO
 
 /// Writes one request to a channel's outbound side and reads its response from the inbound side:
 /// the same for an HTTP/1.1 connection and for an HTTP/2 stream (translated to HTTP/1 parts).
@@ -48,6 +50,16 @@ enum ResponseReader {
     }
 
     /// What an error met while exchanging on `key`'s connection means for the request.
+    /// The failure of a request on a connection whose channel met `closingError`: a TLS alert
+    /// that closed the connection explains the failure better than what the request saw of it
+    /// (a closed stream, a GOAWAY, a closed connection).
+    static func failure(_ error: any Error, on key: ConnectionKey, closingError: (any Error)?) -> any Error {
+        if let closingError, isTLSError(closingError) { return failure(closingError, on: key) }
+        return failure(error, on: key)
+    }
+
+    private static func isTLSError(_ error: any Error) -> Bool { error is NIOSSLError || error is BoringSSLError }
+
     static func failure(_ error: any Error, on key: ConnectionKey) -> any Error {
         switch error {
         case let error as SecureSessionError:
@@ -58,6 +70,11 @@ enum ResponseReader {
             // The server answered, but not in HTTP: not a network failure, and not retried.
             return SecureSessionError.invalidResponse("\(key): \(error) (\(explanation(of: error)))")
         default:
+            // A TLS alert after the handshake: the server refused the client certificate (TLS
+            // 1.3 refuses it only after the client's side of the handshake has completed).
+            if isTLSError(error) {
+                return SecureSessionError.tlsFailure("\(key): \(TLSFailureText.describe(error))")
+            }
             return SecureSessionError.connectionFailed("\(key): \(error)")
         }
     }

@@ -35,20 +35,19 @@ struct ClientCertificateChallengeTests {
         ))
     }
 
-    func mutualTLSServer() async throws -> HTTPTestServer {
-        try await HTTPTestServer(chain: lab.loopbackChain(), clientVerifier: .clients(of: clientCA, at: lab.pki.now))
+    func mutualTLSServer(http2: Bool = false) async throws -> HTTPTestServer {
+        try await HTTPTestServer(chain: lab.loopbackChain(), clientVerifier: .clients(of: clientCA, at: lab.pki.now), http2: http2)
     }
 
     /// Expects the request to fail because the server refused the handshake without an
-    /// acceptable certificate (not a trust or challenge error).
+    /// acceptable certificate (not a trust or challenge error), and to say so (the TLS 1.3
+    /// alert arrives after the client's side of the handshake has completed).
     func expectRefusedByServer(_ session: SecureSession, _ url: URL, sourceLocation: SourceLocation = #_sourceLocation) async {
         await #expect(sourceLocation: sourceLocation) {
             _ = try await session.get(url)
         } throws: { error in
-            switch error {
-            case SecureSessionError.tlsFailure, SecureSessionError.connectionFailed: return true
-            default: return false
-            }
+            guard case SecureSessionError.tlsFailure(let detail) = error else { return false }
+            return detail.contains("client certificate")
         }
         await session.shutdown()
     }
@@ -81,6 +80,13 @@ struct ClientCertificateChallengeTests {
         await withIdentity.shutdown()
         await expectRefusedByServer(session(handler: defaulting.handler), server.url("/hello"))
         #expect(defaulting.challenges.map(\.protectionSpace.method) == [.clientCertificate, .clientCertificate])
+        await server.stop()
+    }
+
+    @Test("without a certificate the server's refusal reads as such, over HTTP/1.1 and HTTP/2", arguments: [false, true])
+    func refusalInWords(http2: Bool) async throws {
+        let server = try await mutualTLSServer(http2: http2)
+        await expectRefusedByServer(session(handler: nil), server.url("/hello"))
         await server.stop()
     }
 

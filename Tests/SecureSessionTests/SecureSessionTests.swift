@@ -271,6 +271,20 @@ struct SecureSessionTests {
         await session.shutdown()
     }
 
+    @Test("https:// to a server that speaks plain HTTP is a TLS failure that says so, not BoringSSL's error dump")
+    func httpsToCleartextServer() async throws {
+        let cleartext = try await HTTPTestServer(chain: nil)
+        let session = session()
+        await #expect {
+            _ = try await session.get(URL(string: "https://127.0.0.1:\(cleartext.port)/hello")!)
+        } throws: { error in
+            guard case SecureSessionError.tlsFailure(let detail) = error else { return false }
+            return detail == "https://127.0.0.1:\(cleartext.port): the server did not answer in TLS (a plain HTTP port? use http://) [WRONG_VERSION_NUMBER]"
+        }
+        await session.shutdown()
+        await cleartext.stop()
+    }
+
     @Test("connection failures and bad URLs are told apart")
     func connectionFailures() async throws {
         let session = session()

@@ -1,0 +1,51 @@
+import NIOSSL
+
+/// A TLS handshake failure from swift-nio-ssl in words a person can act on, with BoringSSL's
+/// reason code kept at the end: "the server did not answer in TLS (a plain HTTP port? use
+/// http://) [WRONG_VERSION_NUMBER]" instead of `handshakeFailed(NIOSSL.BoringSSLError.sslError(
+/// [Error: 268435703 error:100000f7:SSL routines:OPENSSL_internal:WRONG_VERSION_NUMBER at …]))`.
+package enum TLSFailureText {
+    /// The failure in words.
+    package static func describe(_ error: any Error) -> String {
+        if let nio = error as? NIOSSLError, case .uncleanShutdown = nio {
+            return "the server closed the connection during the handshake"
+        }
+        let text = String(describing: error)
+        guard let reason = reasonCode(in: text) else { return text }
+        return "\(sentence(for: reason)) [\(reason)]"
+    }
+
+    /// BoringSSL's reason code: the upper-case word after `OPENSSL_internal:`.
+    static func reasonCode(in text: String) -> String? {
+        guard let marker = text.range(of: "OPENSSL_internal:") else { return nil }
+        let code = text[marker.upperBound...].prefix { $0.isUppercase || $0.isNumber || $0 == "_" }
+        return code.isEmpty ? nil : String(code)
+    }
+
+    private static func sentence(for reason: String) -> String {
+        switch reason {
+        case "WRONG_VERSION_NUMBER", "HTTP_REQUEST", "HTTPS_PROXY_REQUEST":
+            return "the server did not answer in TLS (a plain HTTP port? use http://)"
+        case "UNSUPPORTED_PROTOCOL", "TLSV1_ALERT_PROTOCOL_VERSION":
+            return "the server and this client have no TLS version in common"
+        case "NO_SHARED_CIPHER", "NO_CIPHERS_AVAILABLE":
+            return "the server and this client have no cipher suite in common"
+        case "SSLV3_ALERT_HANDSHAKE_FAILURE":
+            return "the server refused the handshake (no cipher suite or key exchange in common, or a client certificate it requires)"
+        case "TLSV1_ALERT_CERTIFICATE_REQUIRED", "TLSV13_ALERT_CERTIFICATE_REQUIRED", "PEER_DID_NOT_RETURN_A_CERTIFICATE":
+            return "the server requires a client certificate and none was presented"
+        case "SSLV3_ALERT_BAD_CERTIFICATE", "TLSV1_ALERT_UNKNOWN_CA", "SSLV3_ALERT_CERTIFICATE_UNKNOWN",
+            "SSLV3_ALERT_UNSUPPORTED_CERTIFICATE", "TLSV1_ALERT_ACCESS_DENIED", "SSLV3_ALERT_CERTIFICATE_EXPIRED",
+            "SSLV3_ALERT_CERTIFICATE_REVOKED":
+            return "the server rejected the client certificate presented"
+        case "TLSV1_UNRECOGNIZED_NAME", "TLSV1_ALERT_UNRECOGNIZED_NAME":
+            return "the server does not serve the host name sent (SNI)"
+        case "TLSV1_ALERT_INTERNAL_ERROR":
+            return "the server reported an internal error"
+        case "CERTIFICATE_VERIFY_FAILED":
+            return "the server's certificate was not accepted"
+        default:
+            return "the TLS handshake failed"
+        }
+    }
+}
