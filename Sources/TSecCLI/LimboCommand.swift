@@ -119,7 +119,7 @@ public struct LimboCommand: TSecCommand {
             do {
                 try Data(JSONOutput.encode(Results(results: results)).utf8).write(to: URL(fileURLWithPath: jsonOutput))
             } catch {
-                output.error("tsec limbo: cannot write \(jsonOutput): \(error.localizedDescription)")
+                output.error("tsec limbo: cannot write \(jsonOutput): \(CertificateLoader.describe(error))")
                 return ExitStatus.usageOrInput
             }
         }

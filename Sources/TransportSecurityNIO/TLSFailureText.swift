@@ -16,7 +16,7 @@ package enum TLSFailureText {
     }
 
     /// BoringSSL's reason code: the upper-case word after `OPENSSL_internal:`.
-    static func reasonCode(in text: String) -> String? {
+    package static func reasonCode(in text: String) -> String? {
         guard let marker = text.range(of: "OPENSSL_internal:") else { return nil }
         let code = text[marker.upperBound...].prefix { $0.isUppercase || $0.isNumber || $0 == "_" }
         return code.isEmpty ? nil : String(code)
