@@ -69,8 +69,9 @@ public struct HTTPProxySettings: Sendable, Hashable {
     /// The proxy of `http://` requests (absolute-form requests).
     public var http: HTTPProxy?
     /// Hosts that go direct, as `NO_PROXY` writes them: `example.com` (that host and its
-    /// subdomains), `.example.com` (the same), an address, or `*` (every host). Address ranges
-    /// (`10.0.0.0/8`) are not read.
+    /// subdomains), `.example.com` (the same), an address (that address only), an address range
+    /// (`10.0.0.0/8`, `fd00::/8`: an address in it, whether the URL names it or an address
+    /// override connects to it), or `*` (every host).
     public var bypass: [String]
     /// Whether loopback destinations (`localhost`, `127.0.0.0/8`, `::1`, or a host an address
     /// override sends to one of them) go direct whatever ``bypass`` says, as Go's
@@ -112,13 +113,37 @@ public struct HTTPProxySettings: Sendable, Hashable {
     func proxy(isSecure: Bool, host: String, address: @autoclosure () -> String) -> HTTPProxy? {
         guard let proxy = isSecure ? https : http else { return nil }
         if bypassesLoopback, Self.isLoopback(host) || Self.isLoopback(address()) { return nil }
-        let name = ServerHost(host).name
+        let target = ServerHost(host)
         for entry in bypass {
             if entry == "*" { return nil }
-            let suffix = ServerHost(entry.hasPrefix(".") ? String(entry.dropFirst()) : entry).name
-            if name == suffix || name.hasSuffix("." + suffix) { return nil }
+            if entry.contains("/") {
+                if Self.range(entry, contains: target) || Self.range(entry, contains: ServerHost(address())) { return nil }
+                continue
+            }
+            let pattern = ServerHost(entry.hasPrefix(".") ? String(entry.dropFirst()) : entry)
+            // An address matches itself only; a name matches itself and its subdomains.
+            if pattern.isIPAddress || target.isIPAddress {
+                if pattern == target { return nil }
+            } else if target.name == pattern.name || target.name.hasSuffix("." + pattern.name) {
+                return nil
+            }
         }
         return proxy
+    }
+
+    /// Whether `host` is an address inside the range `entry` (`10.0.0.0/8`, `fd00::/8`).
+    private static func range(_ entry: String, contains host: ServerHost) -> Bool {
+        let parts = entry.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let bits = Int(parts[1]), let address = host.addressBytes,
+            let network = ServerHost(String(parts[0])).addressBytes, network.count == address.count,
+            (0...network.count * 8).contains(bits)
+        else { return false }
+        for index in 0..<network.count {
+            let covered = min(8, max(0, bits - index * 8))
+            let mask: UInt8 = covered == 0 ? 0 : ~UInt8(0) << (8 - covered)
+            if network[index] & mask != address[index] & mask { return false }
+        }
+        return true
     }
 
     private static func isLoopback(_ host: String) -> Bool {

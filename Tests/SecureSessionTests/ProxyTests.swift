@@ -141,6 +141,42 @@ struct ProxyTests {
         await everyHost.shutdown()
         await server.stop()
     }
+
+    @Test("NO_PROXY address ranges (10.0.0.0/8, fd00::/8) send addresses in them direct, named in the URL or reached through an address override; an address entry matches itself only")
+    func addressRanges() async throws {
+        let server = try await HTTPTestServer(chain: nil)
+        var settings = try HTTPProxySettings.fromEnvironment(["http_proxy": "http://127.0.0.1:1", "no_proxy": "10.0.0.0/8, fd00::/8, 192.0.2.7"])
+        settings.bypassesLoopback = false
+        let hosts = ["10.1.2.3", "11.1.2.3", "192.0.2.7", "92.0.2.7", "db.internal", "[fd00::1]", "[fe00::1]"]
+        let session = lab.session { configuration in
+            configuration.proxies = settings
+            configuration.addressOverrides = hosts.map {
+                AddressOverride(host: $0.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port: server.port, address: "127.0.0.1")
+            }
+        }
+        for direct in ["10.1.2.3", "192.0.2.7", "[fd00::1]"] {
+            #expect(try await session.get(URL(string: "http://\(direct):\(server.port)/hello")!).text == "hello", "\(direct)")
+        }
+        for proxied in ["11.1.2.3", "92.0.2.7", "[fe00::1]", "db.internal"] {
+            await #expect("\(proxied)") {
+                _ = try await session.get(URL(string: "http://\(proxied):\(server.port)/hello")!)
+            } throws: { error in
+                guard case SecureSessionError.connectionFailed(let detail) = error else { return false }
+                return detail.contains("through the proxy 127.0.0.1:1")
+            }
+        }
+        // A name whose override address is in a range goes direct too.
+        var loopbackRange = settings
+        loopbackRange.bypass = ["127.0.0.0/8"]
+        let overridden = lab.session { configuration in
+            configuration.proxies = loopbackRange
+            configuration.addressOverrides = [AddressOverride(host: "db.internal", port: server.port, address: "127.0.0.1")]
+        }
+        #expect(try await overridden.get(URL(string: "http://db.internal:\(server.port)/hello")!).text == "hello")
+        await overridden.shutdown()
+        await session.shutdown()
+        await server.stop()
+    }
 }
 
 extension HTTPProxySettings {
