@@ -33,8 +33,16 @@ public struct SecureResponse: Sendable {
     }
 
     /// The body decoded from JSON.
+    /// - Throws: ``SecureSessionError/undecodableResponse(_:)`` naming the type and the place in
+    ///   the body that does not fit it (`user.name: expected a string`, `not JSON (unexpected end
+    ///   of file during JSON parse)`).
     public func decode<Value: Decodable>(_ type: Value.Type, decoder: JSONDecoder = JSONDecoder()) throws -> Value {
-        try decoder.decode(type, from: body)
+        do {
+            return try decoder.decode(type, from: body)
+        } catch {
+            let reason = DecodingErrorText.describe(error, document: "the body", json: body)
+            throw SecureSessionError.undecodableResponse("the body is not the JSON of \(Value.self): \(reason)")
+        }
     }
 
     /// The body as UTF-8 text.

@@ -40,6 +40,8 @@ public enum SecureSessionError: Error, Sendable, CustomStringConvertible {
     case invalidRequest(String)
     /// The server's answer was not valid HTTP.
     case invalidResponse(String)
+    /// The response body is not the JSON of the type asked for; the text names the place.
+    case undecodableResponse(String)
     /// The session's transport rules refused the request: cleartext to a host that needs HTTPS
     /// (the reason names the key that would allow it: Apple's -1022), or a server below the
     /// host's TLS requirements.
@@ -70,6 +72,7 @@ public enum SecureSessionError: Error, Sendable, CustomStringConvertible {
         case .invalidURL(let detail): return "invalid URL: \(detail)"
         case .invalidRequest(let detail): return "invalid request: \(detail)"
         case .invalidResponse(let detail): return "invalid HTTP response: \(detail)"
+        case .undecodableResponse(let detail): return "cannot decode the response: \(detail)"
         case .refusedByTransportRules(let host, let reason): return "refused by the transport rules for \(host): \(reason)"
         case .sessionShutDown: return "the session is shut down"
         case .fileError(let detail): return "cannot write the download: \(detail)"

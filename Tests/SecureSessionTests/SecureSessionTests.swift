@@ -85,6 +85,17 @@ struct SecureSessionTests {
         let session = session()
         let decoded = try await session.get(server.url("/json")).decode(Item.self)
         #expect(decoded == Item(name: "transport", count: 3))
+        struct Other: Decodable { let name: Int }
+        await #expect {
+            _ = try await session.get(server.url("/json")).decode(Other.self)
+        } throws: { error in
+            "\(error)" == "cannot decode the response: the body is not the JSON of Other: name: expected an integer"
+        }
+        await #expect {
+            _ = try await session.get(server.url("/hello")).decode(Item.self)
+        } throws: { error in
+            "\(error)" == "cannot decode the response: the body is not the JSON of Item: not JSON (invalid value around character 0)"
+        }
         let echoed = try await session.json(.post, server.url("/echo"), body: Item(name: "sent", count: 7), as: Item.self)
         #expect(echoed == Item(name: "sent", count: 7))
         for method in [HTTPMethod.put, .patch, .delete] {
