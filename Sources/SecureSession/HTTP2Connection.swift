@@ -75,7 +75,7 @@ final class HTTP2Connection: PooledConnection, Sendable {
         defer { streamClosed() }
         let isSecure = key.isSecure
         let bridge = StreamResponseBridge()
-        let request = ResponseReader.parts(head: head, body: body)
+        let request = ResponseReader.parts(head: Self.withoutForbiddenFields(head), body: body)
         let opened = channel.eventLoop.makePromise(of: (any Channel).self)
         // The stream is made, and the request written, on the event loop; the task only waits
         // for the response.
@@ -108,6 +108,18 @@ final class HTTP2Connection: PooledConnection, Sendable {
     func close() {
         closed.set()
         channel.close(promise: nil)
+    }
+
+    /// `head` without the fields HTTP/2 forbids and swift-nio-http2 refuses rather than drops
+    /// (RFC 9113 §8.2.2): `TE` other than `trailers`. (The other connection-specific fields,
+    /// `Connection`, `Keep-Alive`, `Transfer-Encoding`, `Upgrade`, are dropped by the codec.)
+    static func withoutForbiddenFields(_ head: HTTPRequestHead) -> HTTPRequestHead {
+        guard head.headers.contains(name: "TE") else { return head }
+        var head = head
+        let kept = head.headers["TE"].filter { $0.trimmingCharacters(in: .whitespaces).lowercased() == "trailers" }
+        head.headers.remove(name: "TE")
+        if !kept.isEmpty { head.headers.add(name: "TE", value: "trailers") }
+        return head
     }
 
     /// A stream reset by the server, in words.

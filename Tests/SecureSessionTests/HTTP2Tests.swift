@@ -30,6 +30,22 @@ struct HTTP2Tests {
         await server.stop()
     }
 
+    @Test("connection-specific header fields HTTP/2 forbids are dropped, TE but 'trailers' included (swift-nio-http2 refused the request)")
+    func connectionSpecificFields() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)
+        let session = session()
+        let fields: [(name: String, value: String)] = [("Connection", "keep-alive"), ("Keep-Alive", "5"), ("Upgrade", "h2c"), ("TE", "gzip"), ("X-Kept", "1")]
+        let response = try await session.get(server.url("/headers"), headers: fields)
+        #expect(response.httpVersion == "HTTP/2")
+        let seen = try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: String])
+        #expect(seen["x-kept"] == "1")
+        #expect(seen["te"] == nil && seen["connection"] == nil && seen["upgrade"] == nil)
+        let trailers = try await session.get(server.url("/headers"), headers: [("TE", "trailers")])
+        #expect(try #require(try JSONSerialization.jsonObject(with: trailers.body) as? [String: String])["te"] == "trailers")
+        await session.shutdown()
+        await server.stop()
+    }
+
     @Test("concurrent requests share one HTTP/2 connection, whatever the per-host limit: a burst waits for the first connection's protocol", arguments: [1, 6])
     func multiplexing(limit: Int) async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)
