@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TransportSecurity
 
 /// `--at ISO8601`: the moment certificates are judged at, shared by the commands that judge.
 struct EvaluationTimeOption: ParsableArguments {
@@ -16,6 +17,6 @@ struct EvaluationTimeOption: ParsableArguments {
     var date: Date? { at.flatMap(Self.parse) }
 
     static func parse(_ text: String) -> Date? {
-        try? Date(text, strategy: .iso8601)
+        Date(iso8601: text)
     }
 }

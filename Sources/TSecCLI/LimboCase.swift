@@ -77,7 +77,7 @@ struct LimboCase: Decodable, Sendable {
     }
 
     static func date(_ text: String) throws -> Date {
-        guard let date = try? Date(text, strategy: .iso8601) else {
+        guard let date = Date(iso8601: text) else {
             throw TransportSecurityConfigurationError(source: "validation_time", reason: "'\(text)' is not an ISO 8601 time")
         }
         return date

@@ -75,6 +75,8 @@ struct PinUpdateDocumentTests {
             (#"{"version": 0, "issuedAt": "2029-12-31T00:00:00Z", "expiresAt": "2030-02-01T00:00:00Z", "domains": {}}"#, "not a positive integer"),
             (#"{"version": 1, "issuedAt": "2029-12-31T00:00:00+01:00", "expiresAt": "2030-02-01T00:00:00Z", "domains": {}}"#, "issuedAt"),
             (#"{"version": 1, "issuedAt": "yesterday", "expiresAt": "2030-02-01T00:00:00Z", "domains": {}}"#, "issuedAt"),
+            (#"{"version": 1, "issuedAt": "2029-12-31T00:00:00Z", "expiresAt": "2030-02-30T00:00:00Z", "domains": {}}"#, "expiresAt: \"2030-02-30T00:00:00Z\" is not an ISO 8601"),
+            (#"{"version": 1, "issuedAt": "2029-12-31T24:00:00Z", "expiresAt": "2030-02-01T00:00:00Z", "domains": {}}"#, "issuedAt: \"2029-12-31T24:00:00Z\""),
             (#"{"version": 1, "issuedAt": "2030-02-01T00:00:00Z", "expiresAt": "2029-12-31T00:00:00Z", "domains": {}}"#, "not after issuedAt"),
             (#"{"version": 1, "issuedAt": "2029-12-31T00:00:00Z", "expiresAt": "2030-02-01T00:00:00Z"}"#, "domains: missing"),
             (#"{"version": 1, "issuedAt": "2029-12-31T00:00:00Z", "expiresAt": "2030-02-01T00:00:00Z", "domains": {"*.example.com": {"pins": ["sha256/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="]}}}"#, "not a host name"),
@@ -91,6 +93,20 @@ struct PinUpdateDocumentTests {
                 return detail.contains(expected) || error.description.contains(expected)
             }
         }
+    }
+
+    @Test("ISO 8601 times with a field out of range are refused, not rolled over into the next field")
+    func strictTimes() {
+        #expect(Date(iso8601: "2028-02-29T23:59:59Z") != nil)
+        #expect(Date(iso8601: "2030-01-01T09:00:00+09:00") == Date(iso8601: "2030-01-01T00:00:00Z"))
+        #expect(Date(iso8601: "2030-01-01T00:00:00.5Z") != nil)
+        #expect(Date(iso8601: "2030-01-31", dateOnly: true) == Date(iso8601: "2030-01-31T00:00:00Z"))
+        for invalid in ["2030-02-30T00:00:00Z", "2029-02-29T00:00:00Z", "2030-04-31T00:00:00Z", "2030-13-01T00:00:00Z", "2030-00-10T00:00:00Z",
+                        "2030-01-00T00:00:00Z", "2030-01-01T24:00:00Z", "2030-01-01T23:60:00Z", "2030-01-01T23:59:60Z", "2030-01-01", "30-01-01T00:00:00Z"] {
+            #expect(Date(iso8601: invalid) == nil, "\(invalid)")
+        }
+        #expect(Date(iso8601: "2030-02-30", dateOnly: true) == nil)
+        #expect(Date(iso8601: "2030-01-31T00:00:00Z", dateOnly: true) == nil)
     }
 }
 

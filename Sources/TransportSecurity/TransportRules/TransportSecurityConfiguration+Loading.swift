@@ -293,7 +293,7 @@ struct ConfigurationReader {
     }
 
     private static func day(_ text: String) -> Date? {
-        try? Date(text + "T00:00:00Z", strategy: .iso8601)
+        Date(iso8601: text, dateOnly: true)
     }
 
     // MARK: - Values
