@@ -95,14 +95,26 @@ public final class PinSetUpdater: Sendable {
         self.logger = logger ?? session.configuration.logger
     }
 
+    /// The largest pin-update document fetched: 1 MiB.
+    public static let maximumDocumentSize = 1 << 20
+    /// The largest signature fetched: 16 KiB.
+    public static let maximumSignatureSize = 16 << 10
+
     /// Fetches the document and its signature once and offers them to the registry.
-    /// - Throws: ``SecureSessionError`` when a fetch fails, ``PinUpdateError`` when the document
+    /// - Throws: ``SecureSessionError`` when a fetch fails (``SecureSessionError/responseTooLarge(limit:)``
+    ///   beyond ``maximumDocumentSize`` or ``maximumSignatureSize``), ``PinUpdateError`` when the document
     ///   is refused (bad signature, older version, expired, malformed); the sets in force are
     ///   then unchanged.
     @discardableResult
     public func updateNow() async throws -> Outcome {
-        let document = try await session.get(documentURL).body
-        let signature = try await session.get(signatureURL).body
+        // A pin-update document is a few kilobytes; the server (or whoever took it over) cannot
+        // make the client hold more than these bounds before the signature is even checked.
+        var documentRequest = SecureRequest(url: documentURL)
+        documentRequest.maximumResponseBodySize = Self.maximumDocumentSize
+        var signatureRequest = SecureRequest(url: signatureURL)
+        signatureRequest.maximumResponseBodySize = Self.maximumSignatureSize
+        let document = try await session.send(documentRequest).body
+        let signature = try await session.send(signatureRequest).body
         do {
             let accepted = try registry.offer(document: Array(document), signatureText: String(decoding: signature, as: UTF8.self))
             logger.info("pin update accepted", metadata: ["version": "\(accepted.version)", "url": "\(documentURL.redacted)"])

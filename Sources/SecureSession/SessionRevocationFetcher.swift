@@ -34,7 +34,10 @@ public final class SessionRevocationFetcher: RevocationFetching {
         guard networkAllowed else { throw RevocationError("no kept OCSP response and network access is disabled", source: responderURL) }
         guard let url = URL(string: responderURL) else { throw RevocationError("not a URL", source: responderURL) }
         cache.countFetch()
-        let response = try await session.send(SecureRequest(.post, url: url, headers: [("Content-Type", "application/ocsp-request")], body: Data(request)))
+        var ocspRequest = SecureRequest(.post, url: url, headers: [("Content-Type", "application/ocsp-request")], body: Data(request))
+        // An OCSP response is a few kilobytes (RFC 6960 responses carry one certificate's status).
+        ocspRequest.maximumResponseBodySize = 1 << 20
+        let response = try await session.send(ocspRequest)
         let bytes = Array(response.body)
         if let lifetime = OCSPMessageSummary.lifetime(ofResponse: bytes), !lifetime.hasNonce, let nextUpdate = lifetime.nextUpdate {
             cache.keep(bytes, for: key, until: nextUpdate)

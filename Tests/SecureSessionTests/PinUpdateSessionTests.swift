@@ -66,6 +66,24 @@ struct PinUpdateSessionTests {
         server.files["pins.json"] = String(decoding: three, as: UTF8.self)  // signature still for version 1
         await #expect(throws: PinUpdateError(.badSignature)) { try await updater.updateNow() }
         #expect(registry.version == 2)
+
+        // A document or signature beyond its bound is not held in memory, whatever the server sends.
+        server.files["pins.json"] = String(repeating: " ", count: PinSetUpdater.maximumDocumentSize + 1)
+        do {
+            try await updater.updateNow()
+            Issue.record("an oversized document was accepted")
+        } catch SecureSessionError.responseTooLarge(let limit) {
+            #expect(limit == PinSetUpdater.maximumDocumentSize)
+        }
+        server.files["pins.json"] = String(decoding: three, as: UTF8.self)
+        server.files["pins.json.sig"] = String(repeating: "A", count: PinSetUpdater.maximumSignatureSize + 1)
+        do {
+            try await updater.updateNow()
+            Issue.record("an oversized signature was accepted")
+        } catch SecureSessionError.responseTooLarge(let limit) {
+            #expect(limit == PinSetUpdater.maximumSignatureSize)
+        }
+        #expect(registry.version == 2)
         await fetcher.shutdown()
     }
 
