@@ -36,14 +36,18 @@ final class DownloadFile: @unchecked Sendable {
         let descriptor: Int32
         if exists, status.st_mode & S_IFMT != S_IFREG {
             temporary = nil
-            descriptor = open(destination, O_WRONLY | O_CLOEXEC)
+            // Opened without waiting: a named pipe nobody reads fails (ENXIO) instead of
+            // blocking a thread of the task pool for good; writes then block as usual.
+            descriptor = open(destination, O_WRONLY | O_CLOEXEC | O_NONBLOCK)
+            if descriptor >= 0 { _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK) }
         } else {
             let path = destination + ".part-" + UUID().uuidString
             temporary = path
             descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
         }
         guard descriptor >= 0 else {
-            throw .fileError("cannot open \(temporary ?? destination): \(String(cString: strerror(errno)))")
+            let reason = errno == ENXIO ? "a named pipe that nobody reads" : String(cString: strerror(errno))
+            throw .fileError("cannot open \(temporary ?? destination): \(reason)")
         }
         handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
     }

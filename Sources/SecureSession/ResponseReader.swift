@@ -49,7 +49,6 @@ enum ResponseReader {
         return parts
     }
 
-    /// What an error met while exchanging on `key`'s connection means for the request.
     /// The failure of a request on a connection whose channel met `closingError`: a TLS alert
     /// that closed the connection explains the failure better than what the request saw of it
     /// (a closed stream, a GOAWAY, a closed connection).
@@ -60,6 +59,7 @@ enum ResponseReader {
 
     private static func isTLSError(_ error: any Error) -> Bool { error is NIOSSLError || error is BoringSSLError }
 
+    /// What an error met while exchanging on `key`'s connection means for the request.
     static func failure(_ error: any Error, on key: ConnectionKey) -> any Error {
         switch error {
         case let error as SecureSessionError:

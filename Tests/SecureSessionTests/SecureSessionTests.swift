@@ -387,7 +387,16 @@ struct SecureSessionTests {
         #expect(stat("/dev/null", &status) == 0 && status.st_mode & S_IFMT == S_IFCHR)
         let pipe = directory + "/pipe"
         #expect(mkfifo(pipe, 0o600) == 0)
-        let reader = Task.detached { String(decoding: try FileHandle(forReadingFrom: URL(fileURLWithPath: pipe)).readToEnd() ?? Data(), as: UTF8.self) }
+        await #expect {
+            _ = try await session.download(SecureRequest(url: server.url("/hello")), to: pipe)
+        } throws: { error in
+            "\(error)".hasSuffix("a named pipe that nobody reads")
+        }
+        // With a reader (opened first, without waiting for a writer), the body flows through.
+        let readEnd = open(pipe, O_RDONLY | O_NONBLOCK)
+        #expect(readEnd >= 0)
+        _ = fcntl(readEnd, F_SETFL, fcntl(readEnd, F_GETFL) & ~O_NONBLOCK)
+        let reader = Task.detached { String(decoding: try FileHandle(fileDescriptor: readEnd, closeOnDealloc: true).readToEnd() ?? Data(), as: UTF8.self) }
         _ = try await session.download(SecureRequest(url: server.url("/hello")), to: pipe)
         #expect(try await reader.value == "hello")
         #expect(stat(pipe, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO)
