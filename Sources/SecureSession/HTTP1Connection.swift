@@ -56,7 +56,7 @@ final class HTTP1Connection: PooledConnection, Sendable {
         key: ConnectionKey,
         channel asyncChannel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>,
         trustDecision: TrustDecision?,
-        closingError: @escaping @Sendable () -> (any Error)? = { nil }
+        closingError: @escaping @Sendable () -> (any Error)?
     ) async throws -> HTTP1Connection {
         let handover = OnceAnswer<(NIOAsyncChannelInboundStream<HTTPClientResponsePart>, NIOAsyncChannelOutboundWriter<HTTPClientRequestPart>)>()
         let channel = asyncChannel.channel

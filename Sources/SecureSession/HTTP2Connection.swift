@@ -42,7 +42,7 @@ final class HTTP2Connection: PooledConnection, Sendable {
         goingAway: LockedFlag,
         trustDecision: TrustDecision?,
         idleTimeout: Duration,
-        closingError: @escaping @Sendable () -> (any Error)? = { nil }
+        closingError: @escaping @Sendable () -> (any Error)?
     ) {
         self.closingError = closingError
         self.key = key
