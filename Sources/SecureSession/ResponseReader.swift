@@ -53,6 +53,7 @@ enum ResponseReader {
     /// that closed the connection explains the failure better than what the request saw of it
     /// (a closed stream, a GOAWAY, a closed connection).
     static func failure(_ error: any Error, on key: ConnectionKey, closingError: (any Error)?) -> any Error {
+        if error is ConsumerError { return error }
         if let closingError, isTLSError(closingError) { return failure(closingError, on: key) }
         return failure(error, on: key)
     }
@@ -63,6 +64,8 @@ enum ResponseReader {
     static func failure(_ error: any Error, on key: ConnectionKey) -> any Error {
         switch error {
         case let error as SecureSessionError:
+            return error
+        case let error as ConsumerError:
             return error
         case HTTPParserError.invalidEOFState:
             return SecureSessionError.connectionFailed("\(key): the server closed the connection before the response ended")
@@ -91,4 +94,10 @@ enum ResponseReader {
         default: return "the response is not valid HTTP/1.1"
         }
     }
+}
+
+/// An error thrown by the consumer of ``SecureSession/stream(_:into:)``: carried through the
+/// connection layers as it is (not taken for a connection failure), and rethrown to the caller.
+struct ConsumerError: Error {
+    let error: any Error
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Which responses count as successes, as AFNetworking's response serializers decide: acceptable
 /// status codes and, optionally, acceptable media types.
 public struct ResponseValidation: Sendable, Hashable {
@@ -23,11 +25,17 @@ public struct ResponseValidation: Sendable, Hashable {
 
     /// Why `response` is not acceptable, or `nil` when it is.
     func violation(in response: SecureResponse) -> SecureSessionError? {
-        if let codes = acceptableStatusCodes, !codes.contains(response.statusCode) {
-            return .unacceptableStatus(code: response.statusCode, body: response.body)
+        violation(statusCode: response.statusCode, mediaType: response.mediaType, body: response.body)
+    }
+
+    /// Why a response with this status and media type is not acceptable, or `nil`; `body` goes
+    /// into an ``SecureSessionError/unacceptableStatus(code:body:)``.
+    func violation(statusCode: Int, mediaType: String?, body: Data) -> SecureSessionError? {
+        if let codes = acceptableStatusCodes, !codes.contains(statusCode) {
+            return .unacceptableStatus(code: statusCode, body: body)
         }
         if let types = acceptableContentTypes {
-            let type = response.mediaType ?? ""
+            let type = mediaType ?? ""
             let accepted = types.contains { accepted in
                 accepted.hasSuffix("/*") ? type.hasPrefix(accepted.dropLast()) : accepted.lowercased() == type
             }

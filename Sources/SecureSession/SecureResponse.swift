@@ -28,8 +28,11 @@ public struct SecureResponse: Sendable {
     }
 
     /// The media type of the body, lowercased, without parameters (`application/json`).
-    public var mediaType: String? {
-        header("Content-Type")?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+    public var mediaType: String? { Self.mediaType(ofContentType: header("Content-Type")) }
+
+    /// The media type a `Content-Type` value names, lowercased, without parameters.
+    static func mediaType(ofContentType value: String?) -> String? {
+        value?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
     }
 
     /// The body decoded from JSON.

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -77,6 +78,57 @@ public final class SecureSession: Sendable {
         } catch {
             file.discard()
             throw error
+        }
+    }
+
+    /// Sends `request` and hands its body to `consume` part by part as it arrives, never holding
+    /// it whole (a long download processed on the fly, a stream of JSON lines or server-sent
+    /// events). The next part is read only after `consume` returns, so a slow consumer holds the
+    /// server back (TCP, or HTTP/2 flow control). The status and content type are validated from
+    /// the response head before the first part is handed over: an unacceptable response never
+    /// reaches `consume`, and its body (bounded as in memory) comes with the error. An error
+    /// thrown by `consume` ends the request, closing its connection, and is rethrown. The
+    /// response's ``SecureResponse/body`` is empty.
+    public func stream(_ request: SecureRequest, into consume: @escaping @Sendable (Data) async throws -> Void) async throws -> SecureResponse {
+        let validation = request.validation ?? configuration.validation
+        let refused = BodyCollector(limit: memoryLimit(of: request))
+        let verdict = NIOLockedValueBox<Bool?>(nil)
+        let response: SecureResponse
+        do {
+            response = try await perform(request) { head, buffer in
+                try await Self.deliver(head, buffer, validation: validation, verdict: verdict, refused: refused, to: consume)
+            }
+        } catch let failure as ConsumerError {
+            throw failure.error
+        }
+        if let violation = validation.violation(in: response.with(body: refused.data)) { throw violation }
+        return response
+    }
+
+    /// One part of a streamed body: to the consumer when the response's head is acceptable (the
+    /// verdict is reached once), else kept for the error.
+    private static func deliver(
+        _ head: HTTPResponseHead,
+        _ buffer: ByteBuffer,
+        validation: ResponseValidation,
+        verdict: NIOLockedValueBox<Bool?>,
+        refused: BodyCollector,
+        to consume: @Sendable (Data) async throws -> Void
+    ) async throws {
+        let accepted = verdict.withLockedValue { verdict in
+            let decided = verdict ?? (validation.violation(
+                statusCode: Int(head.status.code),
+                mediaType: SecureResponse.mediaType(ofContentType: head.headers.first(name: "Content-Type")),
+                body: Data()
+            ) == nil)
+            verdict = decided
+            return decided
+        }
+        guard accepted else { return try refused.append(buffer, of: head) }
+        do {
+            try await consume(Data(buffer.readableBytesView))
+        } catch {
+            throw ConsumerError(error: error)
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import PKIBuilder
 import Testing
 import TransportSecurity
@@ -400,6 +401,44 @@ struct SecureSessionTests {
         _ = try await session.download(SecureRequest(url: server.url("/hello")), to: pipe)
         #expect(try await reader.value == "hello")
         #expect(stat(pipe, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO)
+        await session.shutdown()
+        await server.stop()
+    }
+
+    @Test("stream hands the body over part by part, beyond the in-memory limit, over HTTP/1.1 and HTTP/2; an unacceptable response never reaches the consumer", arguments: [false, true])
+    func streaming(http2: Bool) async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: http2)
+        let session = session { $0.maximumResponseBodySize = 64 * 1024 }
+        let total = 4 * 1024 * 1024
+        let counter = NIOLockedValueBox((bytes: 0, parts: 0))
+        let response = try await session.stream(SecureRequest(url: server.url("/bytes/\(total)"))) { part in
+            counter.withLockedValue { $0 = ($0.bytes + part.count, $0.parts + 1) }
+            if counter.withLockedValue({ $0.parts }) % 64 == 0 { try await Task.sleep(for: .milliseconds(1)) }
+        }
+        #expect(response.statusCode == 200)
+        #expect(response.body.isEmpty)
+        #expect(counter.withLockedValue { $0.bytes } == total)
+        #expect(counter.withLockedValue { $0.parts } > 1)
+
+        // Refused from its head: the consumer sees nothing; the error carries the (small) body.
+        let touched = NIOLockedValueBox(false)
+        await #expect {
+            _ = try await session.stream(SecureRequest(url: server.url("/status/404"))) { _ in touched.withLockedValue { $0 = true } }
+        } throws: { error in
+            guard case SecureSessionError.unacceptableStatus(404, let body) = error else { return false }
+            return String(decoding: body, as: UTF8.self) == "status 404"
+        }
+        #expect(!touched.withLockedValue { $0 })
+
+        // A consumer's error ends the request, even an endless one; the session goes on.
+        struct Enough: Error {}
+        let seen = NIOLockedValueBox(0)
+        await #expect(throws: Enough.self) {
+            _ = try await session.stream(SecureRequest(url: server.url("/endless"))) { part in
+                if seen.withLockedValue({ $0 += part.count; return $0 }) > 1_000_000 { throw Enough() }
+            }
+        }
+        #expect(try await session.get(server.url("/hello")).text == "hello")
         await session.shutdown()
         await server.stop()
     }
