@@ -125,6 +125,14 @@ public struct ClientIdentity: Sendable {
         if text.contains("INCORRECT_PASSWORD") || text.contains("BAD_PASSWORD") || text.contains("DECRYPT") {
             return .wrongPassphrase
         }
+        if text.contains("MISSING_MAC") {
+            return .unsupportedPKCS12("it has no integrity MAC (exported with -nomac), which BoringSSL refuses; export it again with a MAC and a passphrase (openssl pkcs12 -export without -nomac)")
+        }
+        if text.contains("UNSUPPORTED_CIPHER") || text.contains("UNSUPPORTED_ENCRYPTION") || text.contains("UNKNOWN_ALGORITHM")
+            || text.contains("UNSUPPORTED_KEY_DERIVATION") || text.contains("UNSUPPORTED_PRF")
+        {
+            return .unsupportedPKCS12("it is encrypted with an algorithm BoringSSL does not implement; export it again with AES (openssl pkcs12 -export, OpenSSL 3's default) [\(TLSFailureText.reasonCode(in: text) ?? "unknown")]")
+        }
         if text.contains("BAD_PKCS12") || text.contains("DECODE") || text.contains("ASN1") || text.contains("HEADER") {
             return .notPKCS12(Self.describe(error))
         }

@@ -13,6 +13,9 @@ public struct ClientIdentityError: Error, Sendable, Equatable, CustomStringConve
         case passphraseRequired
         /// The data is not PKCS#12 (or is corrupt or truncated).
         case notPKCS12(String)
+        /// The data is PKCS#12 in a form BoringSSL does not accept (no integrity MAC, an
+        /// encryption algorithm it does not implement); the text says which and how to re-export.
+        case unsupportedPKCS12(String)
         /// The PKCS#12 data or PEM holds no private key.
         case noPrivateKey
         /// The private key exists but sits where it cannot be checked without decrypting it first
@@ -48,6 +51,7 @@ public struct ClientIdentityError: Error, Sendable, Equatable, CustomStringConve
         case .wrongPassphrase: why = "cannot be opened: the passphrase is wrong"
         case .passphraseRequired: why = "has an encrypted private key: give its passphrase"
         case .notPKCS12(let detail): why = "is not PKCS#12 data, or is corrupt or truncated (\(detail))"
+        case .unsupportedPKCS12(let detail): why = "is PKCS#12 in a form that cannot be loaded: \(detail)"
         case .noPrivateKey: why = "contains no private key"
         case .privateKeyNotReadable: why = "keeps its private key inside an encrypted container, which cannot be loaded safely; export it with the key in a shrouded key bag (the default of openssl pkcs12 -export)"
         case .noCertificate: why = "contains no certificate"

@@ -76,6 +76,23 @@ struct ClientIdentityTests {
         #expect(missing.reason == .unreadable("no such file"))
     }
 
+    @Test("the PKCS#12 forms openssl writes: AES (OpenSSL 3), 3DES and RC2 (-legacy), an empty passphrase; one without a MAC says why it cannot be loaded")
+    func pkcs12Forms() throws {
+        for (name, passphrase, extra) in [
+            ("aes", "pw", ""),
+            ("des", "pw", "-certpbe PBE-SHA1-3DES -keypbe PBE-SHA1-3DES -macalg sha1"),
+            ("rc2", "pw", "-legacy"),
+            ("empty-passphrase", "", ""),
+        ] {
+            let file = try exportPKCS12(name, passphrase: passphrase, extra: extra)
+            #expect(try ClientIdentity(pkcs12File: file, passphrase: passphrase).leaf == lab.leaf.der, "\(name)")
+        }
+        let unprotected = try exportPKCS12("no-mac", passphrase: "", extra: "-keypbe NONE -certpbe NONE -nomac")
+        let error = try #require(throws: ClientIdentityError.self) { try ClientIdentity(pkcs12File: unprotected, passphrase: "") }
+        guard case .unsupportedPKCS12(let detail) = error.reason else { Issue.record("\(error)"); return }
+        #expect(detail.contains("no integrity MAC"))
+    }
+
     @Test("a PKCS#12 without a private key is an error, never a crash")
     func noKey() throws {
         let file = try exportPKCS12("nokey", passphrase: "pw", extra: "-nokeys")
