@@ -53,7 +53,7 @@ public struct GetCommand: TSecCommand {
     @Option(name: [.customShort("o"), .long], help: "Write the body to this file instead of stdout.")
     var output: String?
 
-    @Option(help: "The longest body printed to stdout, in bytes (64 MiB unless given); --output streams to its file without this limit.")
+    @Option(help: "The longest body accepted, in bytes: printed as it arrives to stdout (no limit unless given), held for -i or --json (64 MiB unless given); --output streams to its file without this limit.")
     var maxFilesize: Int?
 
     @Flag(name: .customLong("http1.1"), help: "Offer HTTP/1.1 only (by default HTTP/2 is offered through ALPN and used when the server agrees).")
@@ -123,12 +123,21 @@ public struct GetCommand: TSecCommand {
     private func fetch(_ request: SecureRequest, with session: SecureSession, to terminal: CommandOutput) async -> Int32 {
         do {
             let response: SecureResponse
+            var printed = false
             if let output {
                 response = try await session.download(request, to: output)
+            } else if !json, !include {
+                // Printed as it arrives, never held whole; --max-filesize, when given, still ends it.
+                let counter = PrintedBytes(limit: maxFilesize)
+                response = try await session.stream(request) { part in
+                    try counter.add(part.count)
+                    terminal.bytes(part)
+                }
+                printed = true
             } else {
                 response = try await session.send(request)
             }
-            report(response, to: terminal)
+            report(response, bodyPrinted: printed, to: terminal)
             return ExitStatus.success
         } catch let error as SecureSessionError {
             terminal.error("tsec get: \(error)")
@@ -264,7 +273,7 @@ public struct GetCommand: TSecCommand {
         return ""
     }
 
-    private func report(_ response: SecureResponse, to terminal: CommandOutput) {
+    private func report(_ response: SecureResponse, bodyPrinted: Bool, to terminal: CommandOutput) {
         if json {
             terminal.line(JSONOutput.encode(GetReport(response, bodyIncluded: output == nil)))
             return
@@ -274,7 +283,24 @@ public struct GetCommand: TSecCommand {
             for field in response.headers { terminal.line("\(field.name): \(field.value)") }
             terminal.line("")
         }
-        if output == nil { terminal.bytes(response.body) }
+        if output == nil, !bodyPrinted { terminal.bytes(response.body) }
+    }
+}
+
+/// The bytes of a body printed as it arrives, against `--max-filesize`.
+private final class PrintedBytes: @unchecked Sendable {
+    private let lock = NSLock()
+    private let limit: Int?
+    private var count = 0
+
+    init(limit: Int?) { self.limit = limit }
+
+    /// Counts `bytes` more; past the limit, the transfer ends as a body held in memory would.
+    func add(_ bytes: Int) throws {
+        try lock.withLock {
+            count += bytes
+            if let limit, count > limit { throw SecureSessionError.responseTooLarge(limit: limit) }
+        }
     }
 }
 

@@ -135,6 +135,15 @@ struct GetCommandTests {
         #expect(tooLong.output.stdout.isEmpty)
         #expect(tooLong.output.stderr.contains("longer than 4 bytes"))
         #expect(await get(server.url("/hello"), ["--max-filesize", "-1"]).status == 2)
+        // The body is printed as it arrives, not held: an endless one shows its first megabyte
+        // before --max-filesize ends it; with -i (or --json) it is held, and nothing is printed.
+        let endless = await get(server.url("/endless"), ["--max-filesize", "1000000"])
+        #expect(endless.status == 3)
+        #expect(endless.output.stdout.utf8.count > 500_000)
+        #expect(endless.output.stderr.contains("longer than 1000000 bytes"))
+        let held = await get(server.url("/endless"), ["--max-filesize", "1000000", "-i"])
+        #expect(held.status == 3)
+        #expect(held.output.stdout.isEmpty)
         let malformed = await get(server.url("/hello"), ["-H", "Bad Name: v"])
         #expect(malformed.status == 2)
         #expect(malformed.output.stderr.contains("invalid request"))
