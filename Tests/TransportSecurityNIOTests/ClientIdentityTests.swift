@@ -76,7 +76,7 @@ struct ClientIdentityTests {
         #expect(missing.reason == .unreadable("no such file"))
     }
 
-    @Test("the PKCS#12 forms openssl writes: AES (OpenSSL 3), 3DES and RC2 (-legacy), an empty passphrase; one without a MAC says why it cannot be loaded")
+    @Test("the PKCS#12 forms openssl writes: AES (OpenSSL 3), 3DES and RC2 (-legacy), an empty passphrase, a SHA-512 MAC; without a MAC or with Camellia it says why it cannot be loaded")
     func pkcs12Forms() throws {
         for (name, passphrase, extra) in [
             ("aes", "pw", ""),
@@ -91,6 +91,11 @@ struct ClientIdentityTests {
         let error = try #require(throws: ClientIdentityError.self) { try ClientIdentity(pkcs12File: unprotected, passphrase: "") }
         guard case .unsupportedPKCS12(let detail) = error.reason else { Issue.record("\(error)"); return }
         #expect(detail.contains("no integrity MAC"))
+        let camellia = try exportPKCS12("camellia", passphrase: "pw", extra: "-keypbe CAMELLIA-256-CBC -certpbe CAMELLIA-256-CBC")
+        let unsupported = try #require(throws: ClientIdentityError.self) { try ClientIdentity(pkcs12File: camellia, passphrase: "pw") }
+        guard case .unsupportedPKCS12(let cipher) = unsupported.reason else { Issue.record("\(unsupported)"); return }
+        #expect(cipher.contains("an algorithm BoringSSL does not implement"))
+        #expect(try ClientIdentity(pkcs12File: try exportPKCS12("sha512-mac", passphrase: "pw", extra: "-macalg sha512"), passphrase: "pw").leaf == lab.leaf.der)
     }
 
     @Test("a PKCS#12 without a private key is an error, never a crash")
