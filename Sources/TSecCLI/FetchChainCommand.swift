@@ -21,19 +21,31 @@ public struct FetchChainCommand: TSecCommand {
     @Flag(help: "Write the leaf as DER (DER holds one certificate) instead of the whole chain as PEM.")
     var der = false
 
+    @Option(help: "The name sent as SNI instead of HOST (openssl's -servername): the chain the server presents for that name.")
+    var servername: String?
+
     /// Creates the command (for ArgumentParser).
     public init() {}
 
-    /// Checks that the server is HOST:PORT.
+    /// Checks that the server is HOST:PORT and the SNI name, if any, is a host name.
     public func validate() throws {
         guard Self.split(server) != nil else { throw ValidationError("'\(server)' is not HOST:PORT") }
+        try Self.validate(servername: servername)
+    }
+
+    /// Refuses an SNI name that is empty or an address (SNI carries host names only).
+    static func validate(servername: String?) throws {
+        guard let servername else { return }
+        if servername.isEmpty || ServerHost(servername).isIPAddress || servername.contains(where: { $0.isWhitespace }) {
+            throw ValidationError("--servername '\(servername)' is not a host name (SNI carries names, not addresses)")
+        }
     }
 
     public func execute(output terminal: CommandOutput) async -> Int32 {
         guard let (host, port) = Self.split(server) else { return ExitStatus.usageOrInput }
         let chain: [DERCertificate]
         do {
-            chain = try await PeerChainFetcher.fetch(host: host, port: port)
+            chain = try await PeerChainFetcher.fetch(host: host, port: port, serverName: servername)
         } catch {
             terminal.error("tsec fetch-chain: \(error)")
             return ExitStatus.connectionFailure

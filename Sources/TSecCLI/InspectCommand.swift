@@ -22,10 +22,18 @@ public struct InspectCommand: TSecCommand {
     @Flag(help: "Print the certificates as JSON.")
     var json = false
 
+    @Option(help: "For a server: the name sent as SNI instead of HOST (openssl's -servername).")
+    var servername: String?
+
     @OptionGroup var time: EvaluationTimeOption
 
     /// Creates the command (for ArgumentParser).
     public init() {}
+
+    /// Refuses an SNI name that is not a host name.
+    public func validate() throws {
+        try FetchChainCommand.validate(servername: servername)
+    }
 
     struct Report: Encodable {
         let source: String
@@ -43,7 +51,7 @@ public struct InspectCommand: TSecCommand {
             }
         } else if let (host, port) = FetchChainCommand.split(source) {
             do {
-                certificates = try await PeerChainFetcher.fetch(host: host, port: port)
+                certificates = try await PeerChainFetcher.fetch(host: host, port: port, serverName: servername)
             } catch {
                 output.error("tsec inspect: \(error)")
                 return ExitStatus.connectionFailure

@@ -16,11 +16,14 @@ public enum PeerChainFetcher {
     /// - Parameters:
     ///   - host: A DNS name (also sent as SNI) or an IP literal.
     ///   - port: The TCP port.
+    ///   - serverName: The name sent as SNI instead of `host` (openssl's `-servername`): the
+    ///     chain a server presents for that name when connecting by address.
     ///   - timeout: How long connecting and the handshake may take.
     ///   - group: Where the connection runs.
     public static func fetch(
         host: String,
         port: Int,
+        serverName: String? = nil,
         timeout: TimeAmount = .seconds(10),
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws -> [DERCertificate] {
@@ -29,7 +32,8 @@ public enum PeerChainFetcher {
         configuration.trustRoots = .certificates([])
         configuration.shutdownTimeout = .milliseconds(100)
         let context = try NIOSSLContext(configuration: configuration)
-        let serverName = ServerHost(host).isIPAddress ? nil : ServerHost(host).name
+        let sni = ServerHost(serverName ?? host)
+        let serverName = sni.isIPAddress ? nil : sni.name
         let channel: any Channel
         let received: EventLoopFuture<[NIOSSLCertificate]>
         do {

@@ -34,6 +34,29 @@ struct ChainFileCommandTests {
         #expect(await tsec(["fetch-chain", "no-port", "-o", pem]).status == 2)
     }
 
+    @Test("--servername sends that name as SNI (openssl s_server picks its certificate by it) for fetch-chain and inspect; an address is refused")
+    func serverName() async throws {
+        let selfKey = try files.write("self.key", try lab.selfSigned.privateKeyPEM)
+        let leafKey = try files.write("leaf.key", try lab.leaf.privateKeyPEM)
+        let server = try OpenSSLServer(
+            certificateFile: files.path("self.pem"),
+            keyFile: selfKey,
+            options: ["-servername", "api.example.test", "-cert2", files.path("leaf.pem"), "-key2", leafKey]
+        )
+        defer { server.stop() }
+        let byAddress = await tsec(["fetch-chain", "127.0.0.1:\(server.port)", "-o", files.path("default.pem")])
+        #expect(byAddress.status == 0, "\(byAddress.output.stderr)")
+        #expect(try CertificateLoader.certificates(atPath: files.path("default.pem")).first == lab.selfSigned.der)
+        let named = await tsec(["fetch-chain", "127.0.0.1:\(server.port)", "--servername", "api.example.test", "-o", files.path("named.pem")])
+        #expect(named.status == 0, "\(named.output.stderr)")
+        #expect(try CertificateLoader.certificates(atPath: files.path("named.pem")).first == lab.leaf.der)
+        let inspected = await tsec(["inspect", "127.0.0.1:\(server.port)", "--servername", "api.example.test"])
+        #expect(inspected.status == 0)
+        #expect(inspected.output.stdout.contains(lab.leaf.der.spkiPin.description))
+        #expect(!inspected.output.stdout.contains(lab.selfSigned.der.spkiPin.description))
+        #expect(await tsec(["fetch-chain", "127.0.0.1:\(server.port)", "--servername", "192.0.2.1", "-o", files.path("x.pem")]).status == 2)
+    }
+
     @Test("convert between PEM and DER; a bundle does not fit in DER")
     func convert() async throws {
         let der = files.path("leaf-converted.der")
