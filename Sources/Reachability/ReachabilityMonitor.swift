@@ -114,7 +114,10 @@ public final class ReachabilityMonitor: Sendable {
     }
 
     /// Waits for a reachable status, up to `timeout`: the status, or `nil` when none came in time.
+    /// A timeout beyond a century waits a century (Swift's clocks trap on a deadline they cannot
+    /// count, such as `.seconds(Int64.max)` from now); zero or less does not wait for a change.
     public func waitUntilReachable(timeout: Duration) async -> ReachabilityStatus? {
+        let timeout = min(timeout, Self.longestWait)
         let updates = statusUpdates()
         return await withTaskGroup(of: ReachabilityStatus?.self) { group in
             group.addTask {
@@ -130,6 +133,9 @@ public final class ReachabilityMonitor: Sendable {
             return first
         }
     }
+
+    /// The longest ``waitUntilReachable(timeout:)`` waits: a century.
+    static let longestWait = Duration.seconds(100 * 365 * 86_400)
 
     /// Starts monitoring; does nothing when already started. Returns once the monitor's sockets are
     /// open; the first status follows at once.

@@ -76,6 +76,8 @@ struct MonitorLifecycleTests {
         try loopback.startMonitoring()
         defer { loopback.stopMonitoring() }
         #expect(await loopback.waitUntilReachable(timeout: .seconds(2))?.interface?.kind == .loopback)
+        // A timeout no clock can count (Task.sleep traps on it) waits as long as it must, no more.
+        #expect(await loopback.waitUntilReachable(timeout: .seconds(Int64.max))?.interface?.kind == .loopback)
 
         let nowhere = ReachabilityMonitor(host: "name.that.does.not.resolve.invalid")
         try nowhere.startMonitoring()
@@ -84,6 +86,12 @@ struct MonitorLifecycleTests {
         #expect(await nowhere.waitUntilReachable(timeout: .milliseconds(300)) == nil)
         #expect(ContinuousClock.now - started >= .milliseconds(300))
         #expect(nowhere.status == .notReachable)
+
+        // A timeout no clock can count (Task.sleep traps on one) waits, and a cancellation ends it.
+        let endless = Task { await nowhere.waitUntilReachable(timeout: .seconds(Int64.max)) }
+        try await Task.sleep(for: .milliseconds(300))
+        endless.cancel()
+        #expect(await endless.value == nil)
     }
 
     @Test("currentStatus reads the routing table once, without monitoring")
