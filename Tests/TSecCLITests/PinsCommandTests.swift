@@ -69,7 +69,7 @@ struct PinsCommandTests {
         #expect(swapped.status == 2)
         #expect(swapped.output.stderr.contains("this is a private key; verifying needs the public key"))
         // Anything else: the parser's reason, without swift-asn1's source location.
-        let certificateAsKey = try directory.write("cert.pem", "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n")
+        let certificateAsKey = try directory.write("cert.pem", garbagePEMBlock("CERTIFICATE"))
         let wrongKind = await tsec(["pins", "sign", "--key", certificateAsKey, good])
         #expect(wrongKind.status == 2)
         #expect(wrongKind.output.stderr.contains("not a PEM private key (ASN1Error."))

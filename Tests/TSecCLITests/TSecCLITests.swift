@@ -78,7 +78,7 @@ struct TSecCLITests {
         let result = await tsec(["pin", privateFile, publicFile])
         #expect(result.status == 0, "\(result.output.stderr)")
         #expect(result.output.stdout == "\(expected)  private key \(privateFile)\n\(expected)  public key \(publicFile)\n")
-        let nothing = try files.write("params.pem", "-----BEGIN DH PARAMETERS-----\nAAAA\n-----END DH PARAMETERS-----\n")
+        let nothing = try files.write("params.pem", garbagePEMBlock("DH PARAMETERS"))
         let refused = await tsec(["pin", nothing])
         #expect(refused.status == 2)
         #expect(refused.output.stderr == "tsec pin: \(nothing) contains no certificate, public key, private key or certificate request\n")

@@ -53,11 +53,11 @@ struct SPKIPinTests {
                 return error.description
             }
         }
-        #expect(failure("-----BEGIN ENCRYPTED PRIVATE KEY-----\nAAAA\n-----END ENCRYPTED PRIVATE KEY-----\n")
+        #expect(failure(garbagePEMBlock("ENCRYPTED PRIVATE KEY"))
             == "key.pem gives no pin: the ENCRYPTED PRIVATE KEY block #1 is encrypted; give its public key (openssl pkey -pubout) or a certificate")
-        #expect(failure("-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n").hasPrefix("key.pem gives no pin: the PUBLIC KEY block #1 does not parse: "))
-        #expect(failure("-----BEGIN DH PARAMETERS-----\nAAAA\n-----END DH PARAMETERS-----\n") == "key.pem contains no CERTIFICATE block")
-        #expect(failure("-----BEGIN PUBLIC KEY-----\nAAAA\n") == "key.pem is not valid PEM: the PUBLIC KEY block #1 has no END line (truncated?)")
+        #expect(failure(garbagePEMBlock("PUBLIC KEY")).hasPrefix("key.pem gives no pin: the PUBLIC KEY block #1 does not parse: "))
+        #expect(failure(garbagePEMBlock("DH PARAMETERS")) == "key.pem contains no CERTIFICATE block")
+        #expect(failure(garbagePEMBlock("PUBLIC KEY").replacingOccurrences(of: "-----END PUBLIC KEY-----\n", with: "")) == "key.pem is not valid PEM: the PUBLIC KEY block #1 has no END line (truncated?)")
     }
 
     @Test("sha256/ and bare base64 parse to the same pin")
