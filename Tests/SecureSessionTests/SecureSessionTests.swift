@@ -107,7 +107,7 @@ struct SecureSessionTests {
         #expect(head.statusCode == 200)
         #expect(head.body.isEmpty)
         let headers = try await session.get(server.url("/headers"), queryItems: [URLQueryItem(name: "q", value: "a b")], headers: [("X-Trace", "42")])
-        let fields = try #require(try JSONSerialization.jsonObject(with: headers.body) as? [String: String])
+        let fields = try headers.decode([String: String].self)
         #expect(fields["x-trace"] == "42")
         #expect(fields["host"] == "127.0.0.1:\(server.port)")
         #expect(headers.url.query == "q=a%20b")
@@ -150,8 +150,7 @@ struct SecureSessionTests {
         func headers(after redirectTo: URL) async throws -> [String: String] {
             var request = SecureRequest(url: first.url("/redirect?to=\(redirectTo.absoluteString.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)&status=307"))
             request.headers = [("Authorization", "Bearer secret-token"), ("Cookie", "session=abc"), ("X-Trace", "1")]
-            let body = try await session.send(request).body
-            return try JSONDecoder().decode([String: String].self, from: body)
+            return try await session.send(request).decode([String: String].self)
         }
         let sameOrigin = try await headers(after: first.url("/headers"))
         #expect(sameOrigin["authorization"] == "Bearer secret-token")
