@@ -13,6 +13,17 @@ struct ProxyTests {
         lab.session(evaluator) { $0.proxies = HTTPProxySettings(https: proxy, http: proxy) }
     }
 
+    /// Expects a GET of `url` on `session` to fail at the proxy `proxy` (`host:port`): the
+    /// request went through it.
+    func expectThroughProxy(_ proxy: String, _ url: URL, on session: SecureSession, sourceLocation: SourceLocation = #_sourceLocation) async {
+        await #expect("\(url)", sourceLocation: sourceLocation) {
+            _ = try await session.get(url)
+        } throws: { error in
+            guard case SecureSessionError.connectionFailed(let detail) = error else { return false }
+            return detail.contains("through the proxy \(proxy)")
+        }
+    }
+
     @Test("https goes through tinyproxy's CONNECT tunnel: the pins and the trust decision stay end to end, HTTP/2 runs inside")
     func tunnel() async throws {
         let proxy = try TinyProxy()
@@ -34,12 +45,7 @@ struct ProxyTests {
         await session.shutdown()
         // With the proxy gone, the request fails and names it: it did go through the proxy.
         let stranded = self.session(through: HTTPProxy(host: "127.0.0.1", port: proxy.port))
-        await #expect {
-            _ = try await stranded.get(server.url("/hello"))
-        } throws: { error in
-            guard case SecureSessionError.connectionFailed(let detail) = error else { return false }
-            return detail.contains("through the proxy 127.0.0.1:\(proxy.port)")
-        }
+        await expectThroughProxy("127.0.0.1:\(proxy.port)", server.url("/hello"), on: stranded)
         await stranded.shutdown()
         await server.stop()
         await impostor.stop()
@@ -122,21 +128,11 @@ struct ProxyTests {
         for direct in ["127.0.0.1", "localhost", "internal.example", "api.corp.example", "other.example"] {
             #expect(try await session.get(URL(string: "http://\(direct):\(server.port)/hello")!).text == "hello", "\(direct)")
         }
-        await #expect {
-            _ = try await session.get(URL(string: "http://proxied.example:\(server.port)/hello")!)
-        } throws: { error in
-            guard case SecureSessionError.connectionFailed(let detail) = error else { return false }
-            return detail.contains("through the proxy 127.0.0.1:1")
-        }
+        await expectThroughProxy("127.0.0.1:1", URL(string: "http://proxied.example:\(server.port)/hello")!, on: session)
         var strict = proxies
         strict.bypassesLoopback = false
         let everyHost = lab.session { $0.proxies = strict }
-        await #expect {
-            _ = try await everyHost.get(URL(string: "http://127.0.0.1:\(server.port)/hello")!)
-        } throws: { error in
-            guard case SecureSessionError.connectionFailed(let detail) = error else { return false }
-            return detail.contains("through the proxy 127.0.0.1:1")
-        }
+        await expectThroughProxy("127.0.0.1:1", URL(string: "http://127.0.0.1:\(server.port)/hello")!, on: everyHost)
         await session.shutdown()
         await everyHost.shutdown()
         await server.stop()
@@ -158,12 +154,7 @@ struct ProxyTests {
             #expect(try await session.get(URL(string: "http://\(direct):\(server.port)/hello")!).text == "hello", "\(direct)")
         }
         for proxied in ["11.1.2.3", "92.0.2.7", "[fe00::1]", "db.internal"] {
-            await #expect("\(proxied)") {
-                _ = try await session.get(URL(string: "http://\(proxied):\(server.port)/hello")!)
-            } throws: { error in
-                guard case SecureSessionError.connectionFailed(let detail) = error else { return false }
-                return detail.contains("through the proxy 127.0.0.1:1")
-            }
+            await expectThroughProxy("127.0.0.1:1", URL(string: "http://\(proxied):\(server.port)/hello")!, on: session)
         }
         // A name whose override address is in a range goes direct too.
         var loopbackRange = settings
