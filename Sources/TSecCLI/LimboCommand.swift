@@ -101,6 +101,13 @@ public struct LimboCommand: TSecCommand {
             output.error("tsec limbo: \(file): \(DecodingErrorText.describe(error, document: "the suite", json: json))")
             return ExitStatus.usageOrInput
         }
+        let resultsFile: ReservedOutputFile?
+        do {
+            resultsFile = try jsonOutput.map { path throws(FileWriteFailure) in try ReservedOutputFile(path) }
+        } catch {
+            output.error("tsec limbo: \(error)")
+            return ExitStatus.usageOrInput
+        }
         let skipped = Set(skipFeature).union(noDefaultSkips ? [] : Set(Self.defaultSkippedFeatures.keys))
         let clock = ContinuousClock()
         let started = clock.now
@@ -115,11 +122,11 @@ public struct LimboCommand: TSecCommand {
         }
         let total = clock.now - started
         report(tally, slowest: slowest, total: total, to: output)
-        if let jsonOutput {
+        if let resultsFile {
             do {
-                try Data(JSONOutput.encode(Results(results: results)).utf8).write(to: URL(fileURLWithPath: jsonOutput))
+                try resultsFile.finish(with: Data(JSONOutput.encode(Results(results: results)).utf8))
             } catch {
-                output.error("tsec limbo: cannot write \(jsonOutput): \(CertificateLoader.describe(error))")
+                output.error("tsec limbo: \(error)")
                 return ExitStatus.usageOrInput
             }
         }

@@ -69,6 +69,11 @@ struct LimboCommandTests {
         #expect(clean.status == 0)
         #expect(clean.output.stdout.hasSuffix("1 passed, 0 failed, 0 skipped\n"))
         #expect(await tsec(["limbo", "/no/such/limbo.json"]).status == 2)
+        // A results file that cannot be written is refused before any case runs.
+        let unwritable = await tsec(["limbo", path, "--json", "/no/such/folder/results.json"])
+        #expect(unwritable.status == 2)
+        #expect(unwritable.output.stderr == "tsec limbo: cannot write /no/such/folder/results.json: No such file or directory\n")
+        #expect(unwritable.output.stdout.isEmpty, "no case ran: \(unwritable.output.stdout)")
         let garbage = NSTemporaryDirectory() + "limbo-garbage-\(UUID().uuidString).json"
         try Data("{\"testcases\": 3}".utf8).write(to: URL(fileURLWithPath: garbage))
         let refused = await tsec(["limbo", garbage])
