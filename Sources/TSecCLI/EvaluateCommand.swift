@@ -11,7 +11,8 @@ public struct EvaluateCommand: TSecCommand {
         abstract: "Decide whether a certificate chain is trusted under a security policy.",
         discussion: """
             Exit status: 0 trusted, 1 rejected, 2 usage or unreadable input.
-            With --anchors, the chain is evaluated against those anchors alone (or, with
+
+            With --anchors, the chain is evaluated against those anchors alone (or, with \
             --no-anchors-only, together with the system store) and no pinning policy applies.
             """
     )

@@ -11,9 +11,9 @@ public struct GetCommand: TSecCommand {
         commandName: "get",
         abstract: "Make an HTTPS request with a security policy, pins and an optional client identity.",
         discussion: """
-            The body goes to stdout (or to --output). Exit status: 0 a response was received (any
-            status), 1 the server's trust was rejected, 2 usage or unreadable input (bad file,
-            wrong passphrase), 3 connection, TLS, timeout or redirect failure, or a body longer
+            The body goes to stdout (or to --output). Exit status: 0 a response was received (any \
+            status), 1 the server's trust was rejected, 2 usage or unreadable input (bad file, \
+            wrong passphrase), 3 connection, TLS, timeout or redirect failure, or a body longer \
             than --max-filesize, 4 refused by the transport rules of --config.
             """
     )

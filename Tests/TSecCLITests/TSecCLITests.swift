@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import PKIBuilder
 import TSecCLI
@@ -218,6 +219,26 @@ struct TSecCLITests {
         let result = await tsec(["pins", "sign", "--help"])
         #expect(result.status == 0)
         #expect(result.output.stdout.contains("USAGE: tsec pins sign"))
+    }
+
+    /// Every subcommand, nested ones too, with its path (`pins sign`).
+    static func allCommands(under command: any ParsableCommand.Type = TSec.self, path: [String] = []) -> [(path: String, type: any ParsableCommand.Type)] {
+        command.configuration.subcommands.flatMap { subcommand in
+            let subpath = path + [subcommand.configuration.commandName ?? "?"]
+            return [(subpath.joined(separator: " "), subcommand)] + allCommands(under: subcommand, path: subpath)
+        }
+    }
+
+    @Test("every command's discussion is written in paragraphs, so the help wraps it evenly (a line break inside a paragraph left ragged half-lines)")
+    func discussionsAreParagraphs() {
+        let commands = Self.allCommands()
+        #expect(commands.count >= 16)
+        for (path, command) in commands {
+            for paragraph in command.configuration.discussion.components(separatedBy: "\n\n") {
+                let body = paragraph.trimmingCharacters(in: .newlines)
+                #expect(!body.contains("\n"), "tsec \(path): a line break inside the paragraph \(body.debugDescription)")
+            }
+        }
     }
 
     @Test("tsec alone prints the list of subcommands")
