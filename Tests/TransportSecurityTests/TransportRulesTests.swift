@@ -178,7 +178,7 @@ struct TransportRuleLoadingTests {
         #expect(issue("NSExceptionDomains.tls.example.com.NSExceptionAllowsInsecureHTTPLoads")?.severity == .error)
         #expect(!rules.rule(forHost: "tls.example.com").allowsCleartext)
         #expect(issue("NSExceptionDomains.tls.example.com.NSExceptionColour")?.severity == .warning)
-        #expect(issue("NSExceptionDomains.*.example.com")?.message.contains("no wildcards") == true)
+        #expect(issue("NSExceptionDomains.*.example.com")?.message.contains("has a wildcard: write the parent domain and include its subdomains") == true)
         #expect(issue("NSExceptionDomains.10.0.0.0/33")?.message.contains("CIDR") == true)
         #expect(issue("NSExceptionDomains.broken.example.com")?.message.contains("treated as an empty entry") == true)
         #expect(rules.rule(forHost: "broken.example.com").originDescription == "exception broken.example.com")
@@ -190,6 +190,44 @@ struct TransportRuleLoadingTests {
         #expect(issue("TSKPinnedDomains.single.example.com.TSKPublicKeyHashes")?.message.contains("backup pin") == true)
         #expect(rules.rule(forHost: "single.example.com").pinSet?.refusal != nil)
         #expect(issue("TSKPinnedDomains.single.example.com.TSKExpirationDate")?.message.contains("never expires") == true)
+    }
+
+    @Test(
+        "a domain key that could never match a host is refused with the reason (it was taken as a name nothing matches)",
+        arguments: [
+            ("", "is empty"),
+            ("*.example.com", "has a wildcard"),
+            ("example.com:443", "has a port"),
+            ("https://example.com", "is a URL: write only its host"),
+            ("10.0.0.0/33", "is not valid CIDR notation"),
+            (".example.com", "has an empty label (a leading dot or '..')"),
+            ("api..example.com", "has an empty label"),
+            ("exämple.com", "is not ASCII: write the name in its ASCII form (IDNA, xn--…)"),
+            ("ex ample.com", "has the character ' '"),
+            ("example.com/path", "is not valid CIDR notation"),
+            (String(repeating: "a", count: 64) + ".com", "has a label longer than 63 characters"),
+            (Array(repeating: String(repeating: "a", count: 63), count: 4).joined(separator: "."), "is longer than the 253 characters"),
+        ]
+    )
+    func refusedDomainKeys(key: String, reason: String) throws {
+        #expect("\(key)") {
+            try DomainKey.parse(key)
+        } throws: { error in
+            (error as? DomainKeyError)?.reason.hasPrefix(reason) == true
+        }
+        let (_, issues) = try configuration(["NSExceptionDomains": [key: ["NSExceptionAllowsInsecureHTTPLoads": true]]])
+        #expect(issues.map(\.severity) == [.error])
+        #expect(issues.first?.message.hasPrefix("'\(key)' \(reason)") == true)
+        #expect(issues.first?.message.hasSuffix("; the entry never matches") == true)
+    }
+
+    @Test("domain keys that are hosts, addresses and ranges are kept, in canonical form")
+    func acceptedDomainKeys() throws {
+        #expect(try DomainKey.parse("Example.COM.") == .dnsName("example.com"))
+        #expect(try DomainKey.parse("_dmarc.xn--exmple-cua.com") == .dnsName("_dmarc.xn--exmple-cua.com"))
+        #expect(try DomainKey.parse("192.168.42.63").description == "192.168.42.63")
+        #expect(try DomainKey.parse("2001:db8:12::34").description == "2001:db8:12::34")
+        #expect(try DomainKey.parse("2001:db8:12::1/48").description == "2001:db8:12::/48")
     }
 
     @Test("unreadable input: empty, garbage, truncated binary plist, a top-level array")

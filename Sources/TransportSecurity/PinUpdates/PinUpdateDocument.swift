@@ -80,8 +80,14 @@ public struct PinUpdateDocument: Sendable, Hashable {
     }
 
     private static func pinSet(_ name: String, _ domain: Domain, expiresAt: Date) throws(PinUpdateError) -> DomainPinSet {
-        guard let key = DomainKey(name), case .dnsName = key else {
-            throw PinUpdateError(.malformedDocument("domains: \"\(name)\" is not a host name (no wildcards, ranges or addresses)"))
+        let key: DomainKey
+        do {
+            key = try DomainKey.parse(name)
+        } catch {
+            throw PinUpdateError(.malformedDocument("domains: \(error)"))
+        }
+        guard case .dnsName = key else {
+            throw PinUpdateError(.malformedDocument("domains: '\(name)' is an address or a range, not a host name"))
         }
         var pins: [SPKIPin] = []
         for (index, text) in (domain.pins ?? []).enumerated() {

@@ -19,23 +19,54 @@ public enum DomainKey: Sendable, Hashable, CustomStringConvertible {
     /// An address range: network bytes and prefix length.
     case range([UInt8], prefix: Int)
 
-    /// Parses a key; `nil` when it is a malformed CIDR, an address with a port, a wildcard or
-    /// empty.
+    /// Parses a key; `nil` when ``parse(_:)`` refuses it.
     public init?(_ text: String) {
+        guard let key = try? DomainKey.parse(text) else { return nil }
+        self = key
+    }
+
+    /// Parses a key: an IP address, a CIDR range (`10.0.0.0/8`, `fd00::/8`) or a host name
+    /// (ASCII labels of 1 to 63 letters, digits, `-` or `_`; at most 253 characters; one trailing
+    /// dot allowed). Refuses, saying why, what could never match a host: nothing, a wildcard, a
+    /// port, a URL, a malformed range, an empty label (`.example.com`), a name that is not in
+    /// its ASCII (`xn--`) form.
+    public static func parse(_ text: String) throws(DomainKeyError) -> DomainKey {
+        func refuse(_ reason: String) -> DomainKeyError { DomainKeyError(key: text, reason: reason) }
         var key = text.trimmingCharacters(in: .whitespaces).lowercased()
         if key.hasSuffix(".") { key.removeLast() }
-        guard !key.isEmpty, !key.contains("*") else { return nil }
+        guard !key.isEmpty else { throw refuse("is empty: it names no domain") }
+        guard !key.contains("://") else { throw refuse("is a URL: write only its host") }
+        guard !key.contains("*") else {
+            throw refuse("has a wildcard: write the parent domain and include its subdomains (no wildcards)")
+        }
         if let slash = key.firstIndex(of: "/") {
             guard let bytes = DomainKey.addressBytes(String(key[..<slash])),
                 let prefix = Int(key[key.index(after: slash)...]), (0...(bytes.count * 8)).contains(prefix)
-            else { return nil }
-            self = .range(DomainKey.masked(bytes, prefix: prefix), prefix: prefix)
-        } else if let bytes = DomainKey.addressBytes(key) {
-            self = .address(bytes)
-        } else {
-            guard !key.contains(":"), !key.contains("/"), !key.contains(" ") else { return nil }
-            self = .dnsName(key)
+            else { throw refuse("is not valid CIDR notation (an address, '/', a prefix length within the address's bits)") }
+            return .range(DomainKey.masked(bytes, prefix: prefix), prefix: prefix)
         }
+        if let bytes = DomainKey.addressBytes(key) { return .address(bytes) }
+        guard !key.contains(":") else { throw refuse("has a port or is a malformed IPv6 address: write only the host (no ports)") }
+        if let problem = hostNameProblem(key) { throw refuse(problem) }
+        return .dnsName(key)
+    }
+
+    /// What keeps a lowercased name without its trailing dot from being a host name, if anything.
+    static func hostNameProblem(_ name: String) -> String? {
+        guard name.unicodeScalars.allSatisfy(\.isASCII) else {
+            return "is not ASCII: write the name in its ASCII form (IDNA, xn--…), as hosts are looked up"
+        }
+        guard name.utf8.count <= 253 else { return "is longer than the 253 characters of a host name" }
+        for label in name.split(separator: ".", omittingEmptySubsequences: false) {
+            guard !label.isEmpty else {
+                return "has an empty label (a leading dot or '..'): write the domain itself and include its subdomains"
+            }
+            guard label.utf8.count <= 63 else { return "has a label longer than 63 characters" }
+            if let bad = label.unicodeScalars.first(where: { !(("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") }) {
+                return "has the character '\(bad)', which no host name has"
+            }
+        }
+        return nil
     }
 
     /// The key as written canonically.

@@ -149,10 +149,11 @@ struct ConfigurationReader {
 
     private mutating func domainKey(_ text: String, section: String) -> DomainKey? {
         let path = "\(section).\(text)"
-        guard let key = DomainKey(text) else {
-            issue(.error, path, text.contains("/")
-                ? "'\(text)' is not valid CIDR notation; the entry never matches"
-                : "'\(text)' is not a domain, IP address or CIDR range (no wildcards, no ports); the entry never matches")
+        let key: DomainKey
+        do {
+            key = try DomainKey.parse(text)
+        } catch {
+            issue(.error, path, "\(error); the entry never matches")
             return nil
         }
         if text != text.lowercased() { issue(.warning, path, "keys should be lowercase; compared case-insensitively") }
