@@ -173,6 +173,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
     ]

@@ -16,8 +16,15 @@ public enum OCSPTestStatus: Sendable, Hashable {
 
 extension IssuedCertificate {
     /// A CRL signed by this CA: version 2, revoking `revoked` (at `thisUpdate`), valid from
-    /// `thisUpdate` to `nextUpdate`. DER.
-    public func revocationList(revoking revoked: [IssuedCertificate], thisUpdate: Date, nextUpdate: Date?) throws -> [UInt8] {
+    /// `thisUpdate` to `nextUpdate`, with the CRL number `crlNumber` (none when `nil`; marked
+    /// critical, against RFC 5280, when `crlNumberIsCritical`). DER.
+    public func revocationList(
+        revoking revoked: [IssuedCertificate],
+        thisUpdate: Date,
+        nextUpdate: Date?,
+        crlNumber: Int? = 1,
+        crlNumberIsCritical: Bool = false
+    ) throws -> [UInt8] {
         var tbs = DER.Serializer()
         try tbs.appendConstructedNode(identifier: .sequence) { fields in
             try fields.serialize(1)  // v2
@@ -33,6 +40,14 @@ extension IssuedCertificate {
                             try X509Time.serialize(thisUpdate, into: &item)
                         }
                     }
+                }
+            }
+            if let crlNumber {
+                var number = DER.Serializer()
+                try number.serialize(crlNumber)
+                let crlNumberExtension = Certificate.Extension(oid: [2, 5, 29, 20], critical: crlNumberIsCritical, value: ArraySlice(number.serializedBytes))
+                try fields.serialize(explicitlyTaggedWithTagNumber: 0, tagClass: .contextSpecific) { extensions in
+                    try extensions.appendConstructedNode(identifier: .sequence) { list in try list.serialize(crlNumberExtension) }
                 }
             }
         }

@@ -2,7 +2,7 @@ import Foundation
 import TransportSecurity
 
 /// One testcase of C2SP's x509-limbo suite, as much of it as the harness reads: certificates,
-/// validation kind, time, peer name, EKU and maximum depth (never anything keyed by its id).
+/// CRLs, validation kind, time, peer name, EKU and maximum depth (never anything keyed by its id).
 struct LimboCase: Decodable, Sendable {
     struct PeerName: Decodable, Sendable {
         let kind: String
@@ -74,6 +74,16 @@ struct LimboCase: Decodable, Sendable {
             evaluationTime: try validationTime.map(Self.date) ?? Date(),
             limits: limits
         )
+    }
+
+    /// The case's CRLs. With any, every certificate of the path but the anchor must be shown
+    /// unrevoked by one of them (``RevocationPolicy`` with CRLs only, no network, hard-fail).
+    func revocationPolicy() throws -> RevocationPolicy? {
+        guard let crls, !crls.isEmpty else { return nil }
+        let lists = try crls.enumerated().map { index, pem throws(RevocationError) in
+            try CertificateRevocationList(bytes: Array(pem.utf8), source: "crls[\(index)]")
+        }
+        return RevocationPolicy(options: [.crl, .networkAccessDisabled], failureMode: .hard, crls: lists)
     }
 
     static func date(_ text: String) throws -> Date {

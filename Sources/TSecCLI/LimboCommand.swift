@@ -21,7 +21,6 @@ public struct LimboCommand: TSecCommand {
 
     /// Features skipped unless asked for, each with the reason (README.md lists them).
     static let defaultSkippedFeatures: [String: String] = [
-        "has-crl": "revocation (CRLs) is checked by the revocation work of issue 8, not yet by the engine",
         "has-policy-constraints": "certificate policies are not processed (no policy tree), as in the web PKI",
         "pedantic-webpki-eku": "CA/Browser Forum issuance rules on EKU (a leaf must have one, not critical, without anyExtendedKeyUsage; a root must have none) would refuse private PKIs that clients accept; the EKU a leaf or intermediate has must allow the TLS role",
         "rfc5280-incompatible-with-webpki": "the engine follows the web PKI where RFC 5280 and it disagree (non-critical name constraints are honoured)",
@@ -140,8 +139,10 @@ public struct LimboCommand: TSecCommand {
             return (.skipped, Result(id: testcase.id, actualResult: "SKIPPED", context: reason), .zero)
         }
         let trust: ServerTrust
+        let revocation: RevocationPolicy?
         do {
             trust = try testcase.trust()
+            revocation = try testcase.revocationPolicy()
         } catch {
             // A certificate the engine cannot parse is a rejection.
             let outcome: Outcome = testcase.expectedResult == "FAILURE" ? .passed : .falseReject
@@ -152,8 +153,13 @@ public struct LimboCommand: TSecCommand {
         let verdict = await Self.withinBudget(.milliseconds(caseBudget)) { [verifier] in
             switch verifier {
             case .engine:
-                let evaluation = await trust.evaluate()
-                return (evaluation.isTrusted, evaluation.failures.first.map { "\($0.code.rawValue): \($0.description)" })
+                let host = testcase.expectedPeerName?.value ?? ""
+                let decision = if let revocation {
+                    await RevocationEvaluator(LimboCaseEvaluator(), policy: revocation).evaluate(trust, forHost: host)
+                } else {
+                    await LimboCaseEvaluator().evaluate(trust, forHost: host)
+                }
+                return (decision.isTrusted, decision.reason)
             case .stock:
                 return (await LimboStockVerifier.accepts(trust), nil)
             }

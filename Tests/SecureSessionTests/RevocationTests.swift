@@ -85,6 +85,43 @@ struct RevocationTests {
         #expect(hardNone.reason.contains("positive answer is required"))
     }
 
+    @Test("a CRL that breaks RFC 5280 is not used: no CRL number, a critical CRL number, an issuer whose key usage lacks cRLSign")
+    func nonConformingCRLs() async throws {
+        let fine = try leaf()
+        let rootList = try crl(by: lab.root, revoking: [])
+        func list(crlNumber: Int?, critical: Bool = false, by issuer: IssuedCertificate? = nil) throws -> CertificateRevocationList {
+            let der = try (issuer ?? lab.intermediate).revocationList(
+                revoking: [], thisUpdate: now.addingTimeInterval(-3_600), nextUpdate: now.addingTimeInterval(86_400),
+                crlNumber: crlNumber, crlNumberIsCritical: critical
+            )
+            return try CertificateRevocationList(bytes: der, source: "test.crl")
+        }
+        #expect(try list(crlNumber: 7).nonConformities.isEmpty)
+        let cases: [(CertificateRevocationList, String)] = [
+            (try list(crlNumber: nil), "it has no CRL number (RFC 5280 §5.2.3 requires one)"),
+            (try list(crlNumber: 7, critical: true), "its CRL number is marked critical (RFC 5280 §5.2.3: non-critical)"),
+        ]
+        for (broken, reason) in cases {
+            #expect(broken.nonConformities == [reason])
+            let hard = await evaluate(fine, RevocationPolicy(options: .crl, failureMode: .hard, crls: [broken, rootList]))
+            #expect(!hard.isTrusted)
+            #expect(hard.reason.contains("a CRL of the policy is not used: \(reason)"), "\(hard.reason)")
+            #expect(await evaluate(fine, RevocationPolicy(options: .crl, failureMode: .soft, crls: [broken, rootList])).isTrusted)
+        }
+
+        // A CA whose key usage allows certificate signing only: its leaf is valid, its CRL is not.
+        var profile = CertificateProfile.certificateAuthority("No CRL Sign CA")
+        profile.keyUsage = KeyUsage(keyCertSign: true)
+        let ca = try lab.pki.issue(profile, by: lab.root)
+        let issued = try lab.pki.issue(CertificateProfile.server(lab.host), by: ca)
+        let trust = ServerTrust(chain: [issued.der, ca.der], policy: .ssl(lab.host), systemStore: store, evaluationTime: now)
+        let policy = RevocationPolicy(options: .crl, failureMode: .hard, crls: [try list(crlNumber: 1, by: ca), rootList])
+        let refused = await RevocationEvaluator(SecurityPolicy.default, policy: policy).evaluate(trust, forHost: lab.host)
+        #expect(!refused.isTrusted)
+        #expect(refused.reason.contains("whose key usage does not include cRLSign (RFC 5280 §6.3.3 f)"), "\(refused.reason)")
+        #expect(await SecurityPolicy.default.evaluate(trust, forHost: lab.host).isTrusted, "the chain itself is valid")
+    }
+
     @Test("a revoked intermediate is found in its issuer's CRL")
     func revokedIntermediate() async throws {
         let fine = try leaf()

@@ -1,5 +1,6 @@
 import Foundation
 import PKIBuilder
+import SwiftASN1
 import TSecCLI
 import TestServers
 import Testing
@@ -40,7 +41,7 @@ struct LimboCommandTests {
             testcase("webpki::expired", chain: lab.chain(.expired), host: lab.host, expected: "FAILURE"),
             testcase("rfc5280::wrong-expectation", chain: lab.chain(.legitimate), host: lab.host, expected: "FAILURE"),
             testcase("rfc5280::false-reject", chain: lab.chain(.wrongHost), host: lab.host, expected: "SUCCESS"),
-            testcase("crl::revoked", chain: lab.chain(.legitimate), host: lab.host, expected: "FAILURE", features: ["has-crl"]),
+            testcase("policy::constrained", chain: lab.chain(.legitimate), host: lab.host, expected: "FAILURE", features: ["has-policy-constraints"]),
         ]
         let path = try write(cases, gzip: true)
         let results = path + ".results.json"
@@ -54,12 +55,43 @@ struct LimboCommandTests {
         #expect(entries.map { $0["actual_result"] as? String } == ["SUCCESS", "FAILURE", "SUCCESS", "FAILURE", "SKIPPED"])
         #expect((entries[1]["context"] as? String)?.hasPrefix("expired") == true)
 
-        // Without the default skips the CRL case runs (and is falsely accepted: no revocation yet).
+        // Without the default skips the policy-constraints case runs (and is falsely accepted:
+        // the engine processes no certificate policies).
         let all = await tsec(["limbo", path, "--no-default-skips"])
         #expect(all.output.stdout.hasSuffix("2 passed, 3 failed, 0 skipped\n"))
         // A feature skipped on request.
-        let fewer = await tsec(["limbo", path, "--skip-feature", "has-crl"])
+        let fewer = await tsec(["limbo", path, "--no-default-skips", "--skip-feature", "has-policy-constraints"])
         #expect(fewer.output.stdout.hasSuffix("2 passed, 2 failed, 1 skipped\n"))
+    }
+
+    @Test("a case's CRLs are checked: every certificate but the anchor must be shown unrevoked by one of them")
+    func revocationLists() async throws {
+        func crl(by issuer: IssuedCertificate, revoking: [IssuedCertificate], crlNumber: Int? = 1) throws -> String {
+            let der = try issuer.revocationList(revoking: revoking, thisUpdate: lab.pki.now.addingTimeInterval(-60), nextUpdate: lab.pki.now.addingTimeInterval(3_600), crlNumber: crlNumber)
+            return PEMDocument(type: "X509 CRL", derBytes: der).pemString
+        }
+        func withCRLs(_ id: String, expected: String, _ crls: [String]) -> [String: Any] {
+            var testcase = testcase(id, chain: lab.chain(.legitimate), host: lab.host, expected: expected, features: ["has-crl"])
+            testcase["crls"] = crls
+            return testcase
+        }
+        let path = try write([
+            withCRLs("crl::revoked", expected: "FAILURE", [try crl(by: lab.intermediate, revoking: [lab.leaf]), try crl(by: lab.root, revoking: [])]),
+            withCRLs("crl::not-revoked", expected: "SUCCESS", [try crl(by: lab.intermediate, revoking: []), try crl(by: lab.root, revoking: [])]),
+            withCRLs("crl::intermediate-unchecked", expected: "FAILURE", [try crl(by: lab.intermediate, revoking: [])]),
+            withCRLs("crl::no-crl-number", expected: "FAILURE", [try crl(by: lab.intermediate, revoking: [], crlNumber: nil), try crl(by: lab.root, revoking: [])]),
+            withCRLs("crl::garbage", expected: "FAILURE", [garbagePEMBlock("X509 CRL")]),
+        ])
+        let results = path + ".results.json"
+        let run = await tsec(["limbo", path, "--json", results])
+        #expect(run.status == 0)
+        #expect(run.output.stdout.hasSuffix("5 passed, 0 failed, 0 skipped\n"), "\(run.output.stdout)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: results))) as? [String: Any])
+        let contexts = try #require(json["results"] as? [[String: Any]]).map { $0["context"] as? String ?? "" }
+        #expect(contexts[0].contains("is revoked (listed in a CRL of the policy"), "\(contexts[0])")
+        #expect(contexts[2].contains("no current revocation answer for \(lab.intermediate.der.subjectSummary)"), "\(contexts[2])")
+        #expect(contexts[3].contains("it has no CRL number"), "\(contexts[3])")
+        #expect(contexts[4].hasPrefix("unparsable input: crls[0]"), "\(contexts[4])")
     }
 
     @Test("a clean run exits 0; unreadable input exits 2")

@@ -19,6 +19,9 @@ public struct CertificateRevocationList: Sendable, Hashable {
     /// Critical extensions this library does not process (delta CRLs, issuing distribution
     /// points…): a list that has any is not used.
     public let unsupportedCriticalExtensions: [String]
+    /// What the list breaks of RFC 5280 §5.2.3: no CRL number (every CRL must carry one), or a
+    /// CRL number marked critical (it must not be). A list that breaks any is not used.
+    public let nonConformities: [String]
     private let tbsBytes: [UInt8]
     private let signatureAlgorithmOID: ASN1ObjectIdentifier
     private let signature: [UInt8]
@@ -104,6 +107,7 @@ public struct CertificateRevocationList: Sendable, Hashable {
         }
         self.revoked = revoked
         var unsupported: [String] = []
+        var crlNumber: Certificate.Extension?
         if let extensionsNode = field {
             guard extensionsNode.identifier == ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific),
                 case .constructed(let wrapped) = extensionsNode.content, let list = wrapped.first(where: { _ in true }),
@@ -111,8 +115,9 @@ public struct CertificateRevocationList: Sendable, Hashable {
             else { throw RevocationError("malformed crlExtensions") }
             for node in extensions {
                 let crlExtension = try Certificate.Extension(derEncoded: node)
+                if crlExtension.oid == Self.crlNumberOID { crlNumber = crlExtension }
                 // CRL number (2.5.29.20) and authority key identifier (2.5.29.35) are informative.
-                if crlExtension.critical, ![[2, 5, 29, 20], [2, 5, 29, 35]].contains(crlExtension.oid) {
+                if crlExtension.critical, ![Self.crlNumberOID, [2, 5, 29, 35]].contains(crlExtension.oid) {
                     unsupported.append(crlExtension.oid.description)
                 }
             }
@@ -120,7 +125,15 @@ public struct CertificateRevocationList: Sendable, Hashable {
         }
         guard field == nil else { throw RevocationError("unexpected fields after the extensions") }
         unsupportedCriticalExtensions = unsupported
+        switch crlNumber {
+        case nil: nonConformities = ["it has no CRL number (RFC 5280 §5.2.3 requires one)"]
+        case let number? where number.critical: nonConformities = ["its CRL number is marked critical (RFC 5280 §5.2.3: non-critical)"]
+        default: nonConformities = []
+        }
     }
+
+    /// The CRL number extension's identifier, 2.5.29.20.
+    static let crlNumberOID: ASN1ObjectIdentifier = [2, 5, 29, 20]
 
     /// Whether `issuer` signed this list (its subject is the list's issuer and the signature
     /// verifies with its key).

@@ -136,6 +136,14 @@ public struct RevocationEvaluator: ServerTrustEvaluating {
                 problems.append("\(source) is not signed by \(issuer.subjectSummary)")
                 continue
             }
+            if let usage = try? issuer.certificate.extensions.keyUsage, !usage.cRLSign {
+                problems.append("\(source) is signed by \(issuer.subjectSummary), whose key usage does not include cRLSign (RFC 5280 §6.3.3 f)")
+                continue
+            }
+            guard list.nonConformities.isEmpty else {
+                problems.append("\(source) is not used: \(list.nonConformities.joined(separator: "; "))")
+                continue
+            }
             guard list.unsupportedCriticalExtensions.isEmpty else {
                 problems.append("\(source) has unsupported critical extensions \(list.unsupportedCriticalExtensions)")
                 continue
