@@ -47,8 +47,11 @@ public struct GetCommand: TSecCommand {
     @Option(name: [.customShort("X"), .customLong("request")], help: "The request method.")
     var method: String = "GET"
 
-    @Option(name: [.customShort("d"), .long], help: "The request body; @FILE reads it from a file, @- from standard input.")
-    var data: String?
+    @Option(
+        name: [.customShort("d"), .long],
+        help: "The request body; @FILE reads it from a file, @- from standard input. Repeated, the parts are joined with '&' (as curl joins them). Sent as application/x-www-form-urlencoded unless -H sets a Content-Type."
+    )
+    var data: [String] = []
 
     @Option(name: [.customShort("o"), .long], help: "Write the body to this file instead of stdout.")
     var output: String?
@@ -162,34 +165,33 @@ public struct GetCommand: TSecCommand {
         guard let target = URL(string: url), target.host != nil else {
             throw ValidationError("'\(url)' is not a URL with a host")
         }
-        var body: Data?
-        if let data {
-            if data.hasPrefix("@") {
-                let named = String(data.dropFirst())
-                let path = named == "-" ? "/dev/stdin" : named
-                do {
-                    body = try InputFile.read(path, limit: 1 << 30)
-                } catch {
-                    throw ValidationError("the request body file \(path) cannot be read: \(error)")
-                }
-            } else {
-                body = Data(data.utf8)
-            }
+        let body = data.isEmpty ? nil : Data(try data.map(Self.bodyPart).joined(separator: [UInt8(ascii: "&")]))
+        let method = body != nil && self.method == "GET" ? "POST" : self.method
+        var headers = header.map { field in
+            let parts = field.split(separator: ":", maxSplits: 1)
+            return (String(parts[0]).trimmingCharacters(in: .whitespaces), String(parts.count > 1 ? parts[1] : "").trimmingCharacters(in: .whitespaces))
         }
-        let method = data != nil && self.method == "GET" ? "POST" : self.method
-        var request = SecureRequest(
-            HTTPMethod(rawValue: method),
-            url: target,
-            headers: header.map { field in
-                let parts = field.split(separator: ":", maxSplits: 1)
-                return (String(parts[0]).trimmingCharacters(in: .whitespaces), String(parts.count > 1 ? parts[1] : "").trimmingCharacters(in: .whitespaces))
-            },
-            body: body
-        )
+        if body != nil, !headers.contains(where: { $0.0.lowercased() == "content-type" }) {
+            headers.append(("Content-Type", "application/x-www-form-urlencoded"))
+        }
+        var request = SecureRequest(HTTPMethod(rawValue: method), url: target, headers: headers, body: body)
         request.validation = ResponseValidation.none
         request.maximumResponseBodySize = maxFilesize
         request.timeout = TimeLimit.duration(maxTime)
         return request
+    }
+
+    /// One `-d` argument's bytes: the text itself, or with `@` a file's content (`@-`:
+    /// standard input).
+    private static func bodyPart(_ argument: String) throws -> Data {
+        guard argument.hasPrefix("@") else { return Data(argument.utf8) }
+        let named = String(argument.dropFirst())
+        let path = named == "-" ? "/dev/stdin" : named
+        do {
+            return try InputFile.read(path, limit: 1 << 30)
+        } catch {
+            throw ValidationError("the request body file \(path) cannot be read: \(error)")
+        }
     }
 
     /// The rules of `--config`; every issue found in them goes to stderr.

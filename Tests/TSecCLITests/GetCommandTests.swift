@@ -31,6 +31,12 @@ struct GetCommandTests {
         #expect(included.output.stdout.hasSuffix("\n\nhello"))
         let posted = await get(server.url("/echo"), ["-X", "PUT", "-d", "payload", "-H", "Content-Type: text/x-test"])
         #expect(posted.output.stdout == "payload")
+        // Repeated -d parts are joined with '&' (the last one alone was sent), sent as a form
+        // unless a Content-Type is given.
+        let form = await get(server.url("/echo"), ["-i", "-d", "a=1", "-d", "b=2"])
+        #expect(form.output.stdout.hasSuffix("\n\na=1&b=2"), "\(form.output.stdout)")
+        #expect(form.output.stdout.contains("Content-Type: application/x-www-form-urlencoded\n"))
+        #expect(form.output.stdout.contains("X-Method: POST\n"))
         await server.stop()
     }
 
