@@ -12,7 +12,7 @@ public struct FetchChainCommand: TSecCommand {
         discussion: "Exit status: 0 saved, 2 usage or unwritable output, 3 connection or TLS failure."
     )
 
-    @Argument(help: "The server, HOST:PORT ([IPv6]:PORT for IPv6).")
+    @Argument(help: "The server, HOST:PORT ([IPv6]:PORT for IPv6) or an https:// URL.")
     var server: String
 
     @Option(name: [.customShort("o"), .long], help: "Where to write the chain.")
@@ -27,9 +27,10 @@ public struct FetchChainCommand: TSecCommand {
     /// Creates the command (for ArgumentParser).
     public init() {}
 
-    /// Checks that the server is HOST:PORT and the SNI name, if any, is a host name.
+    /// Checks that the server is HOST:PORT (or an https:// URL) and the SNI name, if any, is a
+    /// host name.
     public func validate() throws {
-        guard Self.split(server) != nil else { throw ValidationError("'\(server)' is not HOST:PORT") }
+        _ = try ServerArgument(server)
         try Self.validate(servername: servername)
     }
 
@@ -42,10 +43,10 @@ public struct FetchChainCommand: TSecCommand {
     }
 
     public func execute(output terminal: CommandOutput) async -> Int32 {
-        guard let (host, port) = Self.split(server) else { return ExitStatus.usageOrInput }
+        guard let target = try? ServerArgument(server) else { return ExitStatus.usageOrInput }
         let chain: [DERCertificate]
         do {
-            chain = try await PeerChainFetcher.fetch(host: host, port: port, serverName: servername)
+            chain = try await PeerChainFetcher.fetch(host: target.host, port: target.port, serverName: servername)
         } catch {
             terminal.error("tsec fetch-chain: \(error)")
             return ExitStatus.connectionFailure
@@ -67,15 +68,5 @@ public struct FetchChainCommand: TSecCommand {
         }
         for certificate in chain { terminal.line("\(certificate.spkiPin)  \(certificate.subjectSummary)") }
         return ExitStatus.success
-    }
-
-    /// `host:port`, `[v6]:port`.
-    static func split(_ text: String) -> (String, Int)? {
-        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port) else {
-            return nil
-        }
-        var host = String(text[..<colon])
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        return host.isEmpty ? nil : (host, port)
     }
 }

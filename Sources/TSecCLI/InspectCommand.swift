@@ -11,12 +11,12 @@ public struct InspectCommand: TSecCommand {
         abstract: "Show every certificate of a file or of a server's chain: names, validity, key, usages, pin, fingerprint.",
         discussion: """
             A path that exists is read as a certificate file (DER, PEM or a PEM bundle); otherwise \
-            HOST:PORT ([IPv6]:PORT) is connected to and its chain shown, without judging it. Exit \
+            HOST:PORT ([IPv6]:PORT, or an https:// URL) is connected to and its chain shown, without judging it. Exit \
             status: 0 shown, 2 unreadable or malformed input, 3 connection or TLS failure.
             """
     )
 
-    @Argument(help: "A certificate file, or a server as HOST:PORT.")
+    @Argument(help: "A certificate file, or a server as HOST:PORT or an https:// URL.")
     var source: String
 
     @Flag(help: "Print the certificates as JSON.")
@@ -49,16 +49,24 @@ public struct InspectCommand: TSecCommand {
                 output.error("tsec inspect: \(error)")
                 return ExitStatus.usageOrInput
             }
-        } else if let (host, port) = FetchChainCommand.split(source) {
+        } else {
+            guard source.contains("://") || !source.contains("/") else {
+                output.error("tsec inspect: \(source): no such file")
+                return ExitStatus.usageOrInput
+            }
+            let target: ServerArgument
             do {
-                certificates = try await PeerChainFetcher.fetch(host: host, port: port, serverName: servername)
+                target = try ServerArgument(source)
+            } catch {
+                output.error("tsec inspect: no file is named '\(source)', and as a server: \(error.message)")
+                return ExitStatus.usageOrInput
+            }
+            do {
+                certificates = try await PeerChainFetcher.fetch(host: target.host, port: target.port, serverName: servername)
             } catch {
                 output.error("tsec inspect: \(error)")
                 return ExitStatus.connectionFailure
             }
-        } else {
-            output.error("tsec inspect: '\(source)' is neither a file nor HOST:PORT")
-            return ExitStatus.usageOrInput
         }
         let now = time.date ?? Date()
         let details = certificates.map { CertificateDetails($0, at: now) }

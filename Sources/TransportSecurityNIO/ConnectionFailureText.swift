@@ -12,7 +12,7 @@ package enum ConnectionFailureText {
             if failure.connectionErrors.isEmpty, let dns = failure.dnsAError ?? failure.dnsAAAAError {
                 return "cannot resolve \(failure.host): \(describe(dns))"
             }
-            guard !failure.connectionErrors.isEmpty else { return "cannot connect to \(failure.host):\(failure.port)" }
+            guard !failure.connectionErrors.isEmpty else { return "cannot connect to \(endpoint(failure.host, failure.port))" }
             return failure.connectionErrors.map { attempt in
                 "\(describe(attempt.error)) at \(address(attempt.target))"
             }.joined(separator: "; ")
@@ -30,6 +30,11 @@ package enum ConnectionFailureText {
     /// `192.0.2.1:443` or `[2001:db8::1]:443`.
     private static func address(_ target: SocketAddress) -> String {
         guard let ip = target.ipAddress, let port = target.port else { return "\(target)" }
-        return ip.contains(":") ? "[\(ip)]:\(port)" : "\(ip):\(port)"
+        return endpoint(ip, port)
+    }
+
+    /// `host:port`, with an IPv6 address in brackets (`[::1]:443`) so the port stands apart.
+    package static func endpoint(_ host: String, _ port: Int) -> String {
+        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 }

@@ -49,13 +49,13 @@ public enum PeerChainFetcher {
                         let handler = try NIOSSLClientHandler(context: context, serverHostname: serverName, customVerificationCallback: callback)
                         try channel.pipeline.syncOperations.addHandler(handler)
                         channel.closeFuture.whenComplete { _ in
-                            promise.fail(Failure(description: "\(host):\(port) closed the connection before presenting a certificate"))
+                            promise.fail(Failure(description: "\(ConnectionFailureText.endpoint(host, port)) closed the connection before presenting a certificate"))
                         }
                         return (channel, promise.futureResult)
                     }
                 }
         } catch {
-            throw Failure(description: "cannot connect to \(host):\(port): \(ConnectionFailureText.describe(error))")
+            throw Failure(description: "cannot connect to \(ConnectionFailureText.endpoint(host, port)): \(ConnectionFailureText.describe(error))")
         }
         let timer = channel.eventLoop.scheduleTask(in: timeout) { channel.close(promise: nil) }
         defer {
@@ -66,7 +66,7 @@ public enum PeerChainFetcher {
         do {
             return try certificates.map { try DERCertificate(derBytes: $0.toDERBytes()) }
         } catch {
-            throw Failure(description: "\(host):\(port) presented a certificate that does not parse: \(error)")
+            throw Failure(description: "\(ConnectionFailureText.endpoint(host, port)) presented a certificate that does not parse: \(error)")
         }
     }
 }

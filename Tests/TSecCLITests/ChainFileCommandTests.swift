@@ -32,6 +32,41 @@ struct ChainFileCommandTests {
         #expect(refused.status == 3)
         #expect(refused.output.stderr == "tsec fetch-chain: cannot connect to 127.0.0.1:\(port): the connection was refused at 127.0.0.1:\(port)\n")
         #expect(await tsec(["fetch-chain", "no-port", "-o", pem]).status == 2)
+        // An https:// URL names the same server (its path ignored).
+        let server2 = try await HTTPTestServer(chain: chain)
+        let byURL = await tsec(["fetch-chain", "https://127.0.0.1:\(server2.port)/some/path?q=1", "-o", pem])
+        #expect(byURL.status == 0, "\(byURL.output.stderr)")
+        #expect(try CertificateLoader.certificates(atPath: pem) == chain.map(\.der))
+        await server2.stop()
+    }
+
+    @Test(
+        "a server argument that is not HOST:PORT or an https:// URL is a usage error that says what to write",
+        arguments: [
+            ("example.com", "'example.com' has no port: write HOST:PORT (example.com:443 for HTTPS)"),
+            ("[::1]", "'[::1]' has no port: write HOST:PORT ([::1]:443 for HTTPS)"),
+            ("example.com:0", "'example.com:0': the port '0' is not a number between 1 and 65535"),
+            ("example.com:99999", "'example.com:99999': the port '99999' is not a number between 1 and 65535"),
+            ("example.com:https", "'example.com:https': the port 'https' is not a number between 1 and 65535"),
+            (":443", "':443' has no host: write HOST:PORT"),
+            ("http://example.com/", "'http://example.com/' is not HOST:PORT or an https:// URL with a host"),
+            ("https://example.com:70000/", "'https://example.com:70000/': the port 70000 is not between 1 and 65535"),
+        ]
+    )
+    func malformedServer(argument: String, message: String) async {
+        let fetched = await tsec(["fetch-chain", argument, "-o", files.path("unused.pem")])
+        #expect(fetched.status == 2)
+        #expect(fetched.output.stderr.contains("Error: \(message)\n"), "\(fetched.output.stderr)")
+        let inspected = await tsec(["inspect", argument])
+        #expect(inspected.status == 2)
+        #expect(inspected.output.stderr == "tsec inspect: no file is named '\(argument)', and as a server: \(message)\n")
+    }
+
+    @Test("a refused IPv6 server is named with brackets, so its port stands apart")
+    func bracketedIPv6() async {
+        let refused = await tsec(["inspect", "[::1]:1"])
+        #expect(refused.status == 3)
+        #expect(refused.output.stderr == "tsec inspect: cannot connect to [::1]:1: the connection was refused at [::1]:1\n")
     }
 
     @Test("--servername sends that name as SNI (openssl s_server picks its certificate by it) for fetch-chain and inspect; an address is refused")

@@ -134,7 +134,7 @@ struct InspectCommandTests {
         }
         let missing = await tsec(["inspect", "/no/such/file.pem"])
         #expect(missing.status == 2)
-        #expect(missing.output.stderr.contains("neither a file nor HOST:PORT"))
+        #expect(missing.output.stderr == "tsec inspect: /no/such/file.pem: no such file\n")
         let closed = await tsec(["inspect", "127.0.0.1:1"])
         #expect(closed.status == 3)
     }
