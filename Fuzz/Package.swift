@@ -12,6 +12,7 @@ let fuzzTargets: [(name: String, products: [String])] = [
     ("FuzzConfiguration", ["TransportSecurity"]),
     ("FuzzPinUpdate", ["TransportSecurity"]),
     ("FuzzHostMatching", ["TransportSecurity"]),
+    ("FuzzCookies", ["SecureSession", "TransportSecurity"]),
 ]
 
 let package = Package(

@@ -201,7 +201,10 @@ public final class SecureSession: Sendable {
             var redirects: [URL] = []
             var authentication = HTTPAuthentication(configuration: self.configuration)
             while true {
-                let (head, connection, heldBody) = try await self.exchange(current, sink: sink, closer: closer, deadline: deadline)
+                let (head, connection, heldBody) = try await self.exchange(
+                    self.withCookies(current), sink: sink, closer: closer, deadline: deadline
+                )
+                self.configuration.cookieJar?.store(setCookieFields: head.headers["Set-Cookie"], from: current.url)
                 if Self.isChallenge(head) {
                     // A handler may take its time: the deadline bounds it.
                     let key = try self.connectionKey(for: current)
@@ -240,6 +243,19 @@ public final class SecureSession: Sendable {
                 )
             }
         }
+    }
+
+    /// `request` with the cookies the jar has for its URL, added to a `Cookie` field of the
+    /// request's own (one field, as RFC 6265 §5.4 asks).
+    private func withCookies(_ request: SecureRequest) -> SecureRequest {
+        guard let field = configuration.cookieJar?.cookieField(for: request.url) else { return request }
+        var sent = request
+        if let index = sent.headers.firstIndex(where: { $0.name.lowercased() == "cookie" }) {
+            sent.headers[index].value += "; " + field
+        } else {
+            sent.headers.append((name: "Cookie", value: field))
+        }
+        return sent
     }
 
     /// One request on one pooled connection. A server may close an idle keep-alive connection

@@ -67,6 +67,10 @@ public struct SecureSessionConfiguration: Sendable {
     /// transparency (`NSRequiresCertificateTransparency`); without them such hosts are refused.
     /// To require it everywhere, wrap ``trustEvaluator`` in a `CertificateTransparencyEvaluator`.
     public var certificateTransparencyLogs: CTLogList?
+    /// Where cookies are kept: the cookies servers set are stored there and sent back with later
+    /// requests (and redirects) they apply to. `nil` (the default) keeps none: a server-side
+    /// client shares no state between requests unless asked to.
+    public var cookieJar: CookieJar?
 
     /// Creates a configuration.
     public init(
@@ -89,7 +93,8 @@ public struct SecureSessionConfiguration: Sendable {
         proxies: HTTPProxySettings = .none,
         addressOverrides: [AddressOverride] = [],
         transportRules: TransportSecurityConfiguration? = nil,
-        pinFailureReporter: PinFailureReporter? = nil
+        pinFailureReporter: PinFailureReporter? = nil,
+        cookieJar: CookieJar? = nil
     ) {
         self.trustEvaluator = AnyServerTrustEvaluator(trustEvaluator)
         self.clientIdentity = clientIdentity
@@ -111,5 +116,6 @@ public struct SecureSessionConfiguration: Sendable {
         self.addressOverrides = addressOverrides
         self.transportRules = transportRules
         self.pinFailureReporter = pinFailureReporter
+        self.cookieJar = cookieJar
     }
 }

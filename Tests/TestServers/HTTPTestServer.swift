@@ -19,7 +19,8 @@ import TransportSecurityNIO
 /// on the connection, then an answer),
 /// `/never` (never answers), `/collect` (keeps posted bodies in ``collected``), `/loop` (redirects to itself), `/basic` and
 /// `/digest?algorithm=MD5|SHA-256` (user alice, password wonderland, realm lab), `/once` (closes a connection
-/// on its second request), `/connection` (an id of the TCP connection), `/headers` (the
+/// on its second request), `/connection` (an id of the TCP connection), `/set-cookie[?to=URL]` (each
+/// `X-Set-Cookie` request field as a `Set-Cookie` field; with `to`, a 302 there), `/headers` (the
 /// request headers as JSON), `/files/NAME` (what ``files`` holds), `POST /ocsp` (``ocspResponder``).
 public final class HTTPTestServer: Sendable {
     public let channel: any Channel
@@ -216,6 +217,14 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
             let fields = Dictionary(head.headers.map { ($0.name.lowercased(), $0.value) }, uniquingKeysWith: { a, _ in a })
             let json = (try? JSONSerialization.data(withJSONObject: fields, options: .sortedKeys)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
             send(context, .ok, json, type: "application/json")
+        case "/set-cookie":
+            // Sets each X-Set-Cookie field of the request as a Set-Cookie field; with `to`, redirects there.
+            let cookies = head.headers["X-Set-Cookie"].map { ("Set-Cookie", $0) }
+            if let target = query["to"] {
+                send(context, .found, "moved", type: "text/plain", extra: cookies + [("Location", target)])
+            } else {
+                send(context, .ok, "set", type: "text/plain", extra: cookies)
+            }
         case "/redirect":
             let status = HTTPResponseStatus(statusCode: Int(query["status"] ?? "302") ?? 302)
             send(context, status, "moved", type: "text/plain", extra: [("Location", query["to"] ?? "/hello")])

@@ -1,0 +1,137 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import TransportSecurity
+
+/// Keeps the cookies servers set and sends them back, as a browser or `URLSession`'s cookie
+/// storage does (RFC 6265, with RFC 6265bis's protections), for a ``SecureSession`` whose
+/// configuration names it.
+///
+/// ```swift
+/// let jar = CookieJar()
+/// let session = SecureSession(configuration: .init(cookieJar: jar))
+/// _ = try await session.post(URL(string: "https://api.example.com/login")!, json: credentials)
+/// let me = try await session.get(URL(string: "https://api.example.com/me")!)  // sends the session cookie
+/// ```
+///
+/// - A cookie goes back only to the host that set it, or with a `Domain` attribute to that
+///   domain and its subdomains; never for a public suffix (`Domain=com`, `Domain=co.uk`: the
+///   public suffix list of Debian's `publicsuffix` package, else every single-label name), and
+///   a host cannot set a cookie for a domain it is not part of.
+/// - Only under its path; `Secure` cookies only over https, and only set over https; an http
+///   response cannot replace a `Secure` cookie; `__Secure-` and `__Host-` prefixes are enforced.
+/// - Expired cookies (`Expires`, `Max-Age`, which wins) are dropped; a persistent cookie lasts
+///   at most 400 days. At most 50 cookies per domain and 3,000 in all: the least recently set go
+///   first.
+/// - Ports are not told apart (cookies never were). Cookie values never appear in logs.
+///
+/// It is safe to share between sessions and tasks.
+public final class CookieJar: Sendable {
+    /// The most cookies kept for one domain.
+    public static let maximumCookiesPerDomain = 50
+    /// The most cookies kept in all.
+    public static let maximumCookies = 3_000
+
+    private let stored = NIOLockedValueBox<[Cookie]>([])
+    private let publicSuffixes: PublicSuffixList?
+    private let clock: @Sendable () -> Date
+    private let logger: Logger
+
+    /// Creates an empty jar.
+    /// - Parameters:
+    ///   - publicSuffixes: The domains no cookie may be set for; Debian's list by default.
+    ///   - logger: Where ignored `Set-Cookie` fields are reported (debug level, never values).
+    ///   - clock: The current time (tests fix it).
+    public init(
+        publicSuffixes: PublicSuffixList? = .system,
+        logger: Logger = Logger(label: "TransportSecurity.CookieJar"),
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.publicSuffixes = publicSuffixes
+        self.logger = logger
+        self.clock = clock
+    }
+
+    /// Every cookie kept and not expired, oldest first.
+    public var cookies: [Cookie] {
+        let now = clock()
+        return stored.withLockedValue { cookies in
+            cookies.removeAll { $0.hasExpired(at: now) }
+            return cookies
+        }
+    }
+
+    /// The cookies a request to `url` carries, in the order they are sent: longer paths first,
+    /// then older first (RFC 6265 §5.4).
+    public func cookies(for url: URL) -> [Cookie] {
+        let host = SetCookie.requestHost(of: url)
+        let path = url.path.isEmpty ? "/" : url.path
+        let secure = url.scheme?.lowercased() == "https"
+        return cookies
+            .filter { $0.matches(host: host, path: path, secure: secure) }
+            .sorted { ($0.path.count, $1.createdAt) > ($1.path.count, $0.createdAt) }
+    }
+
+    /// The `Cookie` field for a request to `url`, or `nil` when no cookie goes with it.
+    public func cookieField(for url: URL) -> String? {
+        let matching = cookies(for: url)
+        return matching.isEmpty ? nil : matching.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
+    }
+
+    /// Stores what the `Set-Cookie` fields of a response to `url` set; a field that sets
+    /// nothing (malformed, for another domain, `Secure` over http…) is ignored, as browsers do,
+    /// and logged with the reason at debug level.
+    public func store(setCookieFields fields: [String], from url: URL) {
+        let now = clock()
+        let isSecureRequest = url.scheme?.lowercased() == "https"
+        for field in fields {
+            do {
+                try store(try SetCookie.cookie(from: field, for: url, at: now, publicSuffixes: publicSuffixes), secureRequest: isSecureRequest, at: now)
+            } catch {
+                logger.debug("Set-Cookie ignored", metadata: ["url": "\(url.redacted)", "name": "\(Self.name(in: field))", "reason": "\(error)"])
+            }
+        }
+    }
+
+    /// Stores `cookie` as it is (a cookie read back from somewhere else, say), replacing the one
+    /// with its name, domain and path; an expired cookie removes that one.
+    public func store(_ cookie: Cookie) {
+        try? store(cookie, secureRequest: true, at: clock())
+    }
+
+    /// Forgets every cookie.
+    public func removeAll() {
+        stored.withLockedValue { $0.removeAll() }
+    }
+
+    private func store(_ cookie: Cookie, secureRequest: Bool, at now: Date) throws(SetCookie.Refusal) {
+        let refusal = stored.withLockedValue { cookies -> SetCookie.Refusal? in
+            cookies.removeAll { $0.hasExpired(at: now) }
+            // An http response must not replace or shadow a Secure cookie (RFC 6265bis §5.7).
+            if !secureRequest, !cookie.isSecure, cookies.contains(where: { existing in
+                existing.isSecure && existing.name == cookie.name
+                    && (CookieMatching.domain(existing.domain, matches: cookie.domain) || CookieMatching.domain(cookie.domain, matches: existing.domain))
+                    && CookieMatching.path(cookie.path, matches: existing.path)
+            }) {
+                return SetCookie.Refusal(description: "an http response cannot replace a Secure cookie")
+            }
+            var created = cookie.createdAt
+            if let index = cookies.firstIndex(where: { $0.isSameSlot(as: cookie) }) {
+                created = min(created, cookies[index].createdAt)
+                cookies.remove(at: index)
+            }
+            guard !cookie.hasExpired(at: now) else { return nil }
+            cookies.append(cookie.created(at: created))
+            let sameDomain = cookies.indices.filter { cookies[$0].domain == cookie.domain }
+            if sameDomain.count > Self.maximumCookiesPerDomain { cookies.remove(at: sameDomain[0]) }
+            if cookies.count > Self.maximumCookies { cookies.removeFirst() }
+            return nil
+        }
+        if let refusal { throw refusal }
+    }
+
+    /// The name a `Set-Cookie` field sets, for logs (never its value).
+    private static func name(in field: String) -> Substring {
+        field.prefix { $0 != "=" && $0 != ";" }.prefix(64)
+    }
+}
