@@ -32,6 +32,19 @@ enum FileWriting {
         }
     }
 
+    /// Replaces `path` with `contents` readable by its owner only: written to a new file of
+    /// mode 0600 beside it, then renamed over it, so that no reader ever sees a partial file
+    /// and no moment exists when others may read it.
+    static func replaceOwnerOnly(_ path: String, contents: Data) throws(FileWriteFailure) {
+        let temporary = path + ".tmp-\(UUID().uuidString.prefix(8))"
+        try OwnerOnlyFile.create(temporary, contents: contents)
+        guard rename(temporary, path) == 0 else {
+            let reason = lastReason
+            unlink(temporary)
+            throw FileWriteFailure(description: "cannot write \(path): \(reason)")
+        }
+    }
+
     /// The system's reason for the last failed call.
     static var lastReason: String { String(cString: strerror(errno)) }
 }

@@ -83,6 +83,12 @@ public struct GetCommand: TSecCommand {
     @Option(help: "Connect to ADDRESS for HOST:PORT instead of asking DNS (curl's HOST:PORT:ADDRESS); the host name is still sent and verified. Repeatable.")
     var resolve: [String] = []
 
+    @Option(name: [.customShort("b"), .long], help: "Cookies to send: 'NAME=VALUE; NAME2=VALUE2' as they are, or a cookie file (curl's Netscape format; a missing file is an empty jar) whose cookies go with the requests they apply to, redirects included.")
+    var cookie: String?
+
+    @Option(name: [.customShort("c"), .customLong("cookie-jar")], help: "Keep the cookies servers set (redirects included) and write them all to this file at the end, in curl's cookie-file format, readable by its owner only.")
+    var cookieJar: String?
+
     /// Creates the command (for ArgumentParser).
     public init() {}
 
@@ -109,10 +115,11 @@ public struct GetCommand: TSecCommand {
 
     public func execute(output terminal: CommandOutput) async -> Int32 {
         let request: SecureRequest
-        let configuration: SecureSessionConfiguration
+        var configuration: SecureSessionConfiguration
         do {
             request = try makeRequest()
             configuration = try makeConfiguration(reportingTo: terminal)
+            configuration.cookieJar = try makeCookieJar()
         } catch {
             terminal.error("tsec get: \(error)")
             return ExitStatus.usageOrInput
@@ -120,7 +127,34 @@ public struct GetCommand: TSecCommand {
         let session = SecureSession(configuration: configuration)
         let status = await fetch(request, with: session, to: terminal)
         await session.shutdown()
+        if let cookieJar, let jar = configuration.cookieJar {
+            do {
+                try FileWriting.replaceOwnerOnly(cookieJar, contents: Data(NetscapeCookieFile.text(of: jar.cookies).utf8))
+            } catch {
+                terminal.error("tsec get: \(error)")
+                return status == ExitStatus.success ? ExitStatus.usageOrInput : status
+            }
+        }
         return status
+    }
+
+    /// The cookie jar of `-b FILE` and `-c FILE`, loaded from `-b`'s file; `nil` without either
+    /// (or with `-b NAME=VALUE`, sent as a header).
+    private func makeCookieJar() throws -> CookieJar? {
+        let file = cookie.flatMap { $0.contains("=") ? nil : $0 }
+        guard file != nil || cookieJar != nil else { return nil }
+        let jar = CookieJar()
+        guard let file, FileManager.default.fileExists(atPath: file) else { return jar }
+        let data: Data
+        do {
+            data = try InputFile.read(file, limit: 16 << 20)
+        } catch {
+            throw ValidationError("the cookie file \(file) cannot be read: \(error)")
+        }
+        for cookie in try NetscapeCookieFile.cookies(in: String(decoding: data, as: UTF8.self), source: file, at: Date()) {
+            jar.store(cookie)
+        }
+        return jar
     }
 
     private func fetch(_ request: SecureRequest, with session: SecureSession, to terminal: CommandOutput) async -> Int32 {
@@ -171,6 +205,7 @@ public struct GetCommand: TSecCommand {
             let parts = field.split(separator: ":", maxSplits: 1)
             return (String(parts[0]).trimmingCharacters(in: .whitespaces), String(parts.count > 1 ? parts[1] : "").trimmingCharacters(in: .whitespaces))
         }
+        if let cookie, cookie.contains("=") { headers.append(("Cookie", cookie)) }
         if body != nil, !headers.contains(where: { $0.0.lowercased() == "content-type" }) {
             headers.append(("Content-Type", "application/x-www-form-urlencoded"))
         }

@@ -40,6 +40,33 @@ struct GetCommandTests {
         await server.stop()
     }
 
+    @Test("cookies: -c keeps what servers set (redirects included) in a curl cookie file of mode 0600, -b sends a file's cookies or NAME=VALUE as it is")
+    func cookies() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let jar = files.path("cookies-\(UUID().uuidString).txt")
+        // -b with a file that does not exist yet starts an empty jar (curl's `-b jar -c jar`).
+        let login = await get(server.url("/set-cookie?to=/headers"), ["-b", jar, "-c", jar, "-H", "X-Set-Cookie: sid=abc; Secure; HttpOnly; Max-Age=3600"])
+        #expect(login.status == 0, "\(login.output.stderr)")
+        #expect(login.output.stdout.contains(#""cookie":"sid=abc""#), "the redirect carried the cookie: \(login.output.stdout)")
+        let written = try String(contentsOfFile: jar, encoding: .utf8)
+        #expect(written.contains("#HttpOnly_127.0.0.1\tFALSE\t/\tTRUE\t"), "\(written)")
+        #expect(written.contains("\tsid\tabc\n"))
+        let mode = try FileManager.default.attributesOfItem(atPath: jar)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        // The file's cookies go with a later request.
+        let again = await get(server.url("/headers"), ["-b", jar])
+        #expect(again.output.stdout.contains(#""cookie":"sid=abc""#), "\(again.output.stdout)")
+        // NAME=VALUE is sent as it is.
+        let literal = await get(server.url("/headers"), ["-b", "a=1; b=2"])
+        #expect(literal.output.stdout.contains(#""cookie":"a=1; b=2""#), "\(literal.output.stdout)")
+        // A cookie file that is not one is refused before anything is sent.
+        try "127.0.0.1\tMAYBE\t/\tFALSE\t0\tname\tvalue\n".write(toFile: jar, atomically: true, encoding: .utf8)
+        let malformed = await get(server.url("/headers"), ["-b", jar])
+        #expect(malformed.status == 2)
+        #expect(malformed.output.stderr == "tsec get: \(jar), line 1: the second and fourth fields must be TRUE or FALSE\n")
+        await server.stop()
+    }
+
     @Test("pins: --mode/--pin and --pin-sha256 accept the legitimate server and reject the proxy with exit 1")
     func pinning() async throws {
         let legitimate = try await HTTPTestServer(chain: lab.loopbackChain())

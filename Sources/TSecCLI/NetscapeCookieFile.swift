@@ -1,0 +1,72 @@
+import Foundation
+import SecureSession
+
+/// The cookie file curl reads with `-b FILE` and writes with `-c FILE` (the Netscape format):
+/// one cookie per line, seven tab-separated fields (domain, subdomains `TRUE`/`FALSE`, path,
+/// secure `TRUE`/`FALSE`, expiry in seconds since 1970 or `0` for a session cookie, name,
+/// value); `#HttpOnly_` before the domain of an HttpOnly cookie; other `#` lines are comments.
+enum NetscapeCookieFile {
+    /// Why a cookie file cannot be read: the file, the line and what is wrong.
+    struct Malformed: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// The cookies of `text` (read from `source`), created at `time`.
+    static func cookies(in text: String, source: String, at time: Date) throws(Malformed) -> [Cookie] {
+        var cookies: [Cookie] = []
+        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            var line = Substring(rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine)
+            var isHTTPOnly = false
+            if line.hasPrefix("#HttpOnly_") {
+                line = line.dropFirst("#HttpOnly_".count)
+                isHTTPOnly = true
+            } else if line.hasPrefix("#") || line.allSatisfy(\.isWhitespace) {
+                continue
+            }
+            func malformed(_ reason: String) -> Malformed { Malformed(description: "\(source), line \(index + 1): \(reason)") }
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+            guard fields.count == 7 else { throw malformed("\(fields.count) tab-separated fields, not 7") }
+            guard let includesSubdomains = flag(fields[1]), let isSecure = flag(fields[3]) else {
+                throw malformed("the second and fourth fields must be TRUE or FALSE")
+            }
+            guard let expiry = Int64(fields[4]), expiry >= 0 else { throw malformed("the expiry '\(fields[4])' is not seconds since 1970") }
+            var domain = fields[0].lowercased()
+            if domain.hasPrefix(".") { domain.removeFirst() }
+            guard !domain.isEmpty, !fields[5].isEmpty, fields[2].hasPrefix("/") else {
+                throw malformed("a cookie needs a domain, a name and a path starting with /")
+            }
+            cookies.append(Cookie(
+                name: String(fields[5]),
+                value: String(fields[6]),
+                domain: domain,
+                isHostOnly: !includesSubdomains,
+                path: String(fields[2]),
+                expiresAt: expiry == 0 ? nil : Date(timeIntervalSince1970: TimeInterval(expiry)),
+                isSecure: isSecure,
+                isHTTPOnly: isHTTPOnly,
+                createdAt: time
+            ))
+        }
+        return cookies
+    }
+
+    /// `cookies` as a cookie file curl reads.
+    static func text(of cookies: [Cookie]) -> String {
+        var text = "# Netscape HTTP Cookie File\n# Written by tsec: curl -b and -c read it.\n\n"
+        for cookie in cookies {
+            let domain = (cookie.isHTTPOnly ? "#HttpOnly_" : "") + (cookie.isHostOnly ? "" : ".") + cookie.domain
+            let expiry = cookie.expiresAt.map { String(Int64($0.timeIntervalSince1970.rounded(.down))) } ?? "0"
+            text += [domain, cookie.isHostOnly ? "FALSE" : "TRUE", cookie.path, cookie.isSecure ? "TRUE" : "FALSE", expiry, cookie.name, cookie.value]
+                .joined(separator: "\t") + "\n"
+        }
+        return text
+    }
+
+    private static func flag(_ text: Substring) -> Bool? {
+        switch text.uppercased() {
+        case "TRUE": return true
+        case "FALSE": return false
+        default: return nil
+        }
+    }
+}
