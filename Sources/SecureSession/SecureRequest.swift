@@ -66,6 +66,19 @@ public struct SecureRequest: Sendable {
         SecureRequest(method, url: url, headers: [("Content-Type", "application/json")], body: try encoder.encode(value))
     }
 
+    /// A request whose body is `fields` form-encoded (``FormURLEncoding``), with
+    /// `Content-Type: application/x-www-form-urlencoded`.
+    public static func form(_ method: HTTPMethod = .post, url: URL, fields: [(name: String, value: String)]) -> SecureRequest {
+        SecureRequest(method, url: url, headers: [("Content-Type", FormURLEncoding.contentType)], body: FormURLEncoding.encode(fields))
+    }
+
+    /// A request whose body is `form` (`multipart/form-data`), with its `Content-Type` and
+    /// boundary.
+    public static func multipart(_ method: HTTPMethod = .post, url: URL, form: MultipartForm) -> SecureRequest {
+        let (contentType, body) = form.encoded()
+        return SecureRequest(method, url: url, headers: [("Content-Type", contentType)], body: body)
+    }
+
     /// The value of the first header field named `name` (case-insensitive).
     public func header(_ name: String) -> String? {
         headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value

@@ -53,6 +53,12 @@ public struct GetCommand: TSecCommand {
     )
     var data: [String] = []
 
+    @Option(
+        name: [.customShort("F"), .long],
+        help: "A multipart/form-data field (a POST unless -X says otherwise), as curl's -F: NAME=VALUE, NAME=@FILE[;type=MEDIA][;filename=NAME] (a file), NAME=<FILE (a file's content as the value). Repeatable; not with -d."
+    )
+    var form: [String] = []
+
     @Option(name: [.customShort("o"), .long], help: "Write the body to this file instead of stdout.")
     var output: String?
 
@@ -105,6 +111,10 @@ public struct GetCommand: TSecCommand {
         }
         try TimeLimit.validate(maxTime)
         if let maxFilesize, maxFilesize < 0 { throw ValidationError("--max-filesize must not be negative") }
+        if !form.isEmpty, !data.isEmpty { throw ValidationError("-F (a multipart form) and -d (a body of its own) cannot go together") }
+        if let malformed = form.first(where: { !$0.contains("=") || $0.hasPrefix("=") }) {
+            throw ValidationError("-F '\(malformed)' is not NAME=VALUE, NAME=@FILE or NAME=<FILE")
+        }
         if let malformed = header.first(where: { !$0.contains(":") }) {
             throw ValidationError("-H '\(malformed)' is not 'Name: value'")
         }
@@ -199,7 +209,11 @@ public struct GetCommand: TSecCommand {
         guard let target = URL(string: url), target.host != nil else {
             throw ValidationError("'\(url)' is not a URL with a host")
         }
-        let body = data.isEmpty ? nil : Data(try data.map(Self.bodyPart).joined(separator: [UInt8(ascii: "&")]))
+        var body = data.isEmpty ? nil : Data(try data.map(Self.bodyPart).joined(separator: [UInt8(ascii: "&")]))
+        var contentType = FormURLEncoding.contentType
+        if !form.isEmpty {
+            (contentType, body) = try MultipartFormArgument.form(form).encoded()
+        }
         let method = body != nil && self.method == "GET" ? "POST" : self.method
         var headers = header.map { field in
             let parts = field.split(separator: ":", maxSplits: 1)
@@ -207,7 +221,7 @@ public struct GetCommand: TSecCommand {
         }
         if let cookie, cookie.contains("=") { headers.append(("Cookie", cookie)) }
         if body != nil, !headers.contains(where: { $0.0.lowercased() == "content-type" }) {
-            headers.append(("Content-Type", "application/x-www-form-urlencoded"))
+            headers.append(("Content-Type", contentType))
         }
         var request = SecureRequest(HTTPMethod(rawValue: method), url: target, headers: headers, body: body)
         request.validation = ResponseValidation.none

@@ -67,6 +67,32 @@ struct GetCommandTests {
         await server.stop()
     }
 
+    @Test("-F sends a multipart form as curl does: text fields, files with a guessed or given type and name, a file's content as a value")
+    func multipartForm() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let report = try files.write("report.csv", "a,b\n1,2\n")
+        let note = try files.write("note.txt", "from a file")
+        let sent = await get(server.url("/echo"), ["-i", "-F", "title=Q3", "-F", "data=@\(report)", "-F", "raw=@\(report);type=text/x-test;filename=renamed.csv", "-F", "note=<\(note)"])
+        #expect(sent.status == 0, "\(sent.output.stderr)")
+        let text = sent.output.stdout
+        #expect(text.contains("X-Method: POST\n"))
+        let boundary = try #require(text.components(separatedBy: "Content-Type: multipart/form-data; boundary=").dropFirst().first?.prefix { !$0.isNewline })
+        #expect(text.contains("--\(boundary)\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nQ3\r\n"), "\(text)")
+        #expect(text.contains("Content-Disposition: form-data; name=\"data\"; filename=\"report.csv\"\r\nContent-Type: text/csv\r\n\r\na,b\n1,2\n\r\n"))
+        #expect(text.contains("Content-Disposition: form-data; name=\"raw\"; filename=\"renamed.csv\"\r\nContent-Type: text/x-test\r\n"))
+        #expect(text.contains("Content-Disposition: form-data; name=\"note\"\r\n\r\nfrom a file\r\n"))
+        #expect(text.hasSuffix("--\(boundary)--\r\n"))
+
+        let both = await get(server.url("/echo"), ["-F", "a=1", "-d", "b=2"])
+        #expect(both.status == 2 && both.output.stderr.contains("-F (a multipart form) and -d (a body of its own) cannot go together"))
+        let missing = await get(server.url("/echo"), ["-F", "file=@/no/such/file"])
+        #expect(missing.status == 2)
+        #expect(missing.output.stderr == "tsec get: -F 'file=@/no/such/file': the file /no/such/file cannot be read: no such file\n")
+        let malformed = await get(server.url("/echo"), ["-F", "novalue"])
+        #expect(malformed.status == 2 && malformed.output.stderr.contains("-F 'novalue' is not NAME=VALUE, NAME=@FILE or NAME=<FILE"))
+        await server.stop()
+    }
+
     @Test("pins: --mode/--pin and --pin-sha256 accept the legitimate server and reject the proxy with exit 1")
     func pinning() async throws {
         let legitimate = try await HTTPTestServer(chain: lab.loopbackChain())
