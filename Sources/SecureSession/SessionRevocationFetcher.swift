@@ -11,12 +11,19 @@ import TransportSecurity
 public final class SessionRevocationFetcher: RevocationFetching {
     /// The session that fetches.
     public let session: SecureSession
+    /// How long one fetch may take. Revocation is checked during the TLS handshake of the
+    /// connection being judged, within that session's `connectTimeout`: a responder that does
+    /// not answer must give up well before, so that soft-fail lets the connection through
+    /// instead of the connection timing out (Firefox waits 2 s for a soft-fail OCSP answer).
+    public let timeout: Duration
     private let clock: @Sendable () -> Date
     private let cache = LockedCache()
 
-    /// A fetcher over `session`; `clock` decides when kept answers expire (the system's by default).
-    public init(session: SecureSession, clock: @escaping @Sendable () -> Date = { Date() }) {
+    /// A fetcher over `session`; each fetch ends after `timeout` (3 s by default); `clock`
+    /// decides when kept answers expire (the system's by default).
+    public init(session: SecureSession, timeout: Duration = .seconds(3), clock: @escaping @Sendable () -> Date = { Date() }) {
         self.session = session
+        self.timeout = timeout
         self.clock = clock
     }
 
@@ -37,6 +44,7 @@ public final class SessionRevocationFetcher: RevocationFetching {
         var ocspRequest = SecureRequest(.post, url: url, headers: [("Content-Type", "application/ocsp-request")], body: Data(request))
         // An OCSP response is a few kilobytes (RFC 6960 responses carry one certificate's status).
         ocspRequest.maximumResponseBodySize = 1 << 20
+        ocspRequest.timeout = timeout
         let response = try await session.send(ocspRequest)
         let bytes = Array(response.body)
         if let lifetime = OCSPMessageSummary.lifetime(ofResponse: bytes), !lifetime.hasNonce, let nextUpdate = lifetime.nextUpdate {
@@ -52,7 +60,9 @@ public final class SessionRevocationFetcher: RevocationFetching {
         guard networkAllowed else { throw RevocationError("no kept CRL and network access is disabled", source: urlText) }
         guard let url = URL(string: urlText) else { throw RevocationError("not a URL", source: urlText) }
         cache.countFetch()
-        let bytes = Array(try await session.get(url).body)
+        var crlRequest = SecureRequest(.get, url: url)
+        crlRequest.timeout = timeout
+        let bytes = Array(try await session.send(crlRequest).body)
         if let nextUpdate = try CertificateRevocationList(bytes: bytes, source: urlText).nextUpdate {
             cache.keep(bytes, for: key, until: nextUpdate)
         }

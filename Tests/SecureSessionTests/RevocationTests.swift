@@ -15,10 +15,10 @@ struct RevocationTests {
     var store: TrustStore { TrustStore(lab.systemRoots.map(\.der), origin: "lab system store") }
 
     /// A cleartext server for `/ocsp` and `/files/…`, and a fetcher going through a session of its own.
-    func responder() async throws -> (HTTPTestServer, SessionRevocationFetcher) {
+    func responder(fetchTimeout: Duration = .seconds(3)) async throws -> (HTTPTestServer, SessionRevocationFetcher) {
         let server = try await HTTPTestServer(chain: nil)
         let session = SecureSession(configuration: SecureSessionConfiguration(decisionCache: nil, connectTimeout: .seconds(5), requestTimeout: .seconds(5)))
-        return (server, SessionRevocationFetcher(session: session, clock: { [lab] in lab.pki.now }))
+        return (server, SessionRevocationFetcher(session: session, timeout: fetchTimeout, clock: { [lab] in lab.pki.now }))
     }
 
     func leaf(ocsp: String? = nil, crl: String? = nil) throws -> IssuedCertificate {
@@ -197,6 +197,22 @@ struct RevocationTests {
         let hard = await evaluate(fine, RevocationPolicy(options: [.ocsp, .leafOnly], failureMode: .hard), fetcher: fetcher)
         #expect(!hard.isTrusted)
         #expect(hard.decidedBy == RevocationEvaluator.decider)
+    }
+
+    @Test("a responder that never answers gives up after the fetcher's timeout: soft-fail lets the server through in time, hard-fail refuses it")
+    func silentResponder() async throws {
+        let (server, fetcher) = try await responder(fetchTimeout: .milliseconds(300))
+        defer { Task { await server.stop() } }
+        let silent = try leaf(ocsp: server.url("/never").absoluteString, crl: server.url("/never").absoluteString)
+        let clock = ContinuousClock()
+        let started = clock.now
+        let soft = await evaluate(silent, RevocationPolicy(options: [.ocsp, .crl, .leafOnly], failureMode: .soft), fetcher: fetcher)
+        #expect(soft.isTrusted, "\(soft.reason)")
+        #expect(soft.checks.last?.detail.contains("no answer, allowed (soft-fail)") == true, "\(soft.checks.last?.detail ?? "")")
+        #expect(clock.now - started < .seconds(3), "two fetches of at most 300 ms each, not the session's 5 s")
+        let hard = await evaluate(silent, RevocationPolicy(options: [.ocsp, .crl, .leafOnly], failureMode: .hard), fetcher: fetcher)
+        #expect(!hard.isTrusted)
+        #expect(hard.reason.contains("timed out"), "\(hard.reason)")
     }
 
     @Test("order: OCSP first by default; preferCRL asks the CRL first")
