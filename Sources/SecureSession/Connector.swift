@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import NIOHTTP2
 import NIOPosix
+import NIOSOCKS
 import NIOSSL
 import NIOTLS
 import TransportSecurity
@@ -76,22 +77,29 @@ enum Connector {
         // The first error the channel meets, to explain a connection that closes right after
         // its handshake (a TLS alert from the server).
         let firstError = NIOLockedValueBox<(any Error)?>(nil)
+        let socksTarget: SOCKSAddress? = if let proxy { try await socksAddress(of: address, port: key.port, through: proxy, key: key) } else { nil }
         do {
             (channel, negotiation, handshake) = try await bootstrap.connect(host: proxy?.host ?? address, port: proxy?.port ?? key.port) { channel in
                 let handshake = channel.eventLoop.makePromise(of: Void.self)
-                guard let sslContext, let verifier else {
-                    // Cleartext: HTTP/1.1, to the server or (absolute-form requests) to the proxy.
-                    handshake.succeed()
-                    return channel.eventLoop.makeCompletedFuture {
-                        let negotiation = channel.eventLoop.makeCompletedFuture { Negotiation.http1_1(try http1Pipeline(on: channel)) }
-                        return (channel, negotiation, handshake.futureResult)
-                    }
-                }
+                // A SOCKS proxy tunnels every connection; an HTTP proxy tunnels TLS (cleartext
+                // requests go to it in absolute form).
                 let tunnel: EventLoopFuture<Void>
                 do {
-                    tunnel = try proxy.map { try openTunnel(on: channel, through: $0, to: address, port: key.port) } ?? channel.eventLoop.makeSucceededVoidFuture()
+                    if let proxy, let socksTarget {
+                        tunnel = try SOCKSTunnel.open(on: channel, through: proxy, to: socksTarget, named: ConnectionFailureText.endpoint(address, key.port))
+                    } else if let proxy, sslContext != nil {
+                        tunnel = try openTunnel(on: channel, through: proxy, to: address, port: key.port)
+                    } else {
+                        tunnel = channel.eventLoop.makeSucceededVoidFuture()
+                    }
                 } catch {
                     return channel.eventLoop.makeFailedFuture(error)
+                }
+                guard let sslContext, let verifier else {
+                    // Cleartext: HTTP/1.1, to the server (through a SOCKS tunnel) or to an HTTP proxy.
+                    let negotiation = tunnel.flatMapThrowing { Negotiation.http1_1(try http1Pipeline(on: channel)) }
+                    handshake.completeWith(negotiation.map { _ in () })
+                    return channel.eventLoop.makeSucceededFuture((channel, negotiation, handshake.futureResult))
                 }
                 let negotiation = tunnel.flatMapThrowing {
                     let tls = try NIOSSLClientHandler(
@@ -155,6 +163,26 @@ enum Connector {
                 idleTimeout: configuration.idleConnectionTimeout,
                 closingError: { firstError.withLockedValue { $0 } }
             )
+        }
+    }
+
+    /// What a SOCKS5 proxy is asked to connect to: an address as it is; for `socks5h` a name as it
+    /// is (the proxy resolves it); for `socks5` a name resolved here first (off the event loops,
+    /// on swift-nio's thread pool). `nil` for an HTTP proxy.
+    private static func socksAddress(of address: String, port: Int, through proxy: HTTPProxy, key: ConnectionKey) async throws -> SOCKSAddress? {
+        guard proxy.kind != .http else { return nil }
+        if let literal = try? SocketAddress(ipAddress: address, port: port) { return .address(literal) }
+        if proxy.kind == .socks5h {
+            // The name travels in one length byte (RFC 1928 §5).
+            guard address.utf8.count <= 255 else {
+                throw SecureSessionError.invalidURL("\(key): a host name longer than 255 bytes cannot go through a SOCKS proxy")
+            }
+            return .domain(address, port: port)
+        }
+        do {
+            return .address(try await NIOThreadPool.singleton.runIfActive { try SocketAddress.makeAddressResolvingHost(address, port: port) })
+        } catch {
+            throw SecureSessionError.connectionFailed("\(key): cannot resolve \(address) for the SOCKS proxy \(proxy): \(ConnectionFailureText.describe(error))")
         }
     }
 

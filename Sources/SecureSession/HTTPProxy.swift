@@ -1,38 +1,64 @@
 import Foundation
 import TransportSecurity
 
-/// An HTTP proxy: `https://` requests reach their server through a `CONNECT` tunnel (TLS, the
-/// trust decision and pins stay end to end: the proxy sees only encrypted bytes), `http://`
-/// requests are sent to the proxy in absolute form.
+/// A proxy. Through an HTTP proxy, `https://` requests reach their server through a `CONNECT`
+/// tunnel (TLS, the trust decision and pins stay end to end: the proxy sees only encrypted
+/// bytes) and `http://` requests are sent to the proxy in absolute form. Through a SOCKS5 proxy
+/// (RFC 1928, swift-nio-extras' client) every request goes through a tunnel.
 public struct HTTPProxy: Sendable, Hashable, CustomStringConvertible {
+    /// How requests go through the proxy.
+    public enum Kind: String, Sendable, Hashable {
+        /// An HTTP proxy (`http://`): `CONNECT` tunnels, absolute-form requests.
+        case http
+        /// A SOCKS5 proxy to which the client gives the server's address, resolved here
+        /// (`socks5://`, as curl reads it).
+        case socks5
+        /// A SOCKS5 proxy to which the client gives the server's name, resolved by the proxy
+        /// (`socks5h://`): nothing about the server is looked up here.
+        case socks5h
+    }
+
     /// The proxy's host name or address.
     public var host: String
     /// The proxy's port.
     public var port: Int
-    /// The user and password sent as `Proxy-Authorization: Basic …`, if the proxy wants them.
+    /// The user and password sent as `Proxy-Authorization: Basic …`, if the proxy wants them
+    /// (HTTP proxies only).
     public var user: String?
     /// The password of ``user``. Never logged nor shown in a description.
     public var password: String?
+    /// HTTP or SOCKS5.
+    public var kind: Kind
 
     /// A proxy at `host:port`, with Basic credentials when `user` is given.
-    public init(host: String, port: Int, user: String? = nil, password: String? = nil) {
+    public init(host: String, port: Int, user: String? = nil, password: String? = nil, kind: Kind = .http) {
         self.host = host
         self.port = port
         self.user = user
         self.password = password
+        self.kind = kind
     }
 
-    /// A proxy from a URL as `HTTPS_PROXY` and curl's `--proxy` write it: `http://[user:password@]host[:port]`
-    /// or `host[:port]` (port 1080 when none is given, as curl assumes).
+    /// A proxy from a URL as `HTTPS_PROXY`, `ALL_PROXY` and curl's `--proxy` write it:
+    /// `http://[user:password@]host[:port]` or `host[:port]`, `socks5://host[:port]`,
+    /// `socks5h://host[:port]` (port 1080 when none is given, as curl assumes).
     /// - Throws: ``SecureSessionError/invalidURL(_:)`` for another scheme (a TLS connection to
-    ///   the proxy itself is not supported), no host, or a port out of range.
+    ///   the proxy itself, SOCKS4), a user for a SOCKS proxy (swift-nio-extras' SOCKS client
+    ///   offers no authentication), no host, or a port out of range.
     public init(url text: String) throws {
         let written = text.contains("://") ? text : "http://" + text
         guard let components = URLComponents(string: written), let host = components.host, !host.isEmpty else {
             throw SecureSessionError.invalidURL("the proxy '\(Self.withoutPassword(text))' is not [http://][user:password@]host[:port]")
         }
-        guard components.scheme?.lowercased() == "http" else {
-            throw SecureSessionError.invalidURL("the proxy '\(Self.withoutPassword(text))' is not an http:// proxy (TLS to the proxy itself is not supported)")
+        guard let kind = components.scheme.flatMap({ Kind(rawValue: $0.lowercased()) }) else {
+            throw SecureSessionError.invalidURL(
+                "the proxy '\(Self.withoutPassword(text))' is not an http://, socks5:// or socks5h:// proxy (TLS to the proxy itself and SOCKS4 are not supported)"
+            )
+        }
+        if kind != .http, components.user != nil {
+            throw SecureSessionError.invalidURL(
+                "the proxy '\(Self.withoutPassword(text))' has a user: SOCKS5 username/password authentication is not supported (swift-nio-extras' SOCKS client offers none)"
+            )
         }
         let port = components.port ?? 1080
         guard (1...65_535).contains(port) else {
@@ -40,7 +66,7 @@ public struct HTTPProxy: Sendable, Hashable, CustomStringConvertible {
         }
         // URLComponents keeps the brackets of an IPv6 literal.
         let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        self.init(host: bare, port: port, user: components.user, password: components.password)
+        self.init(host: bare, port: port, user: components.user, password: components.password, kind: kind)
     }
 
     /// The `Proxy-Authorization` field value, when the proxy has a user.
@@ -49,10 +75,10 @@ public struct HTTPProxy: Sendable, Hashable, CustomStringConvertible {
         return "Basic " + Data("\(user):\(password ?? "")".utf8).base64EncodedString()
     }
 
-    /// `host:port` (and the user, never the password).
+    /// `host:port` (and the user, never the password), `socks5://host:port` for SOCKS.
     public var description: String {
         let shownHost = host.contains(":") ? "[\(host)]" : host
-        return (user.map { "\($0)@" } ?? "") + "\(shownHost):\(port)"
+        return (kind == .http ? "" : "\(kind.rawValue)://") + (user.map { "\($0)@" } ?? "") + "\(shownHost):\(port)"
     }
 
     private static func withoutPassword(_ text: String) -> String {

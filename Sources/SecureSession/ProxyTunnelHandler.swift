@@ -18,10 +18,9 @@ final class ProxyTunnelHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private let target: String
     private let authorization: String?
     private let proxy: String
-    private let tunnel: EventLoopPromise<Void>
+    private let opening: TunnelOpening
     private let codec: [any RemovableChannelHandler]
     private var requested = false
-    private var done = false
 
     /// - Parameters:
     ///   - target: `host:port` of the server.
@@ -34,7 +33,7 @@ final class ProxyTunnelHandler: ChannelDuplexHandler, RemovableChannelHandler {
         self.authorization = authorization
         self.proxy = proxy
         self.codec = codec
-        self.tunnel = tunnel
+        self.opening = TunnelOpening(tunnel)
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -56,45 +55,24 @@ final class ProxyTunnelHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !done, case .head(let head) = unwrapInboundIn(data) else { return }
+        guard !opening.isDone, case .head(let head) = unwrapInboundIn(data) else { return }
         guard (200..<300).contains(head.status.code) else {
-            fail(context: context, "the proxy \(proxy) refused the tunnel to \(target): \(head.status.code) \(head.status.reasonPhrase)")
+            opening.fail(context, "the proxy \(proxy) refused the tunnel to \(target): \(head.status.code) \(head.status.reasonPhrase)")
             return
         }
-        done = true
         // The answer to CONNECT ends with its head: what follows is the server's, through the
         // tunnel. The codec leaves first (the decoder only once its current read is over, so
         // this waits for the removals), then the tunnel is reported open and the TLS handler
         // goes in; the server says nothing before the client's hello meanwhile.
-        let removals = (codec.map { handler in
-            let removed = context.eventLoop.makePromise(of: Void.self)
-            context.pipeline.syncOperations.removeHandler(handler, promise: removed)
-            return removed.futureResult
-        })
-        let tunnel = tunnel
-        let pipeline = context.pipeline
-        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
-        let loop = context.eventLoop
-        EventLoopFuture.andAllSucceed(removals, on: loop).flatMap {
-            let removed = loop.makePromise(of: Void.self)
-            pipeline.syncOperations.removeHandler(handler.value, promise: removed)
-            return removed.futureResult
-        }.cascade(to: tunnel)
+        opening.open(context, removing: codec, thenItself: self)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        fail(context: context, "the proxy \(proxy) closed the connection before opening the tunnel to \(target)")
+        opening.fail(context, "the proxy \(proxy) closed the connection before opening the tunnel to \(target)")
         context.fireChannelInactive()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        fail(context: context, "the proxy \(proxy) did not open the tunnel to \(target): \(error)")
-    }
-
-    private func fail(context: ChannelHandlerContext, _ reason: String) {
-        guard !done else { return }
-        done = true
-        tunnel.fail(Refusal(description: reason))
-        context.close(promise: nil)
+        opening.fail(context, "the proxy \(proxy) did not open the tunnel to \(target): \(error)")
     }
 }

@@ -380,7 +380,7 @@ public final class SecureSession: Sendable {
         var target = request.requestTarget
         // Cleartext through a proxy: the request names its server (absolute form, RFC 9112
         // §3.2.2) and carries the proxy's credentials. (TLS goes through a tunnel instead.)
-        if !key.isSecure, let proxy = key.proxy {
+        if !key.isSecure, let proxy = key.proxy, proxy.kind == .http {
             target = "http://\(authority)\(target)"
             if let authorization = proxy.authorization { headers.replaceOrAdd(name: "Proxy-Authorization", value: authorization) }
         }

@@ -80,7 +80,7 @@ public struct GetCommand: TSecCommand {
     @Option(help: "Transport rules to apply: an Info.plist (XML or binary) with NSAppTransportSecurity, or JSON with the same keys.")
     var config: String?
 
-    @Option(name: [.customShort("x"), .long], help: "Go through this HTTP proxy, [http://][user:password@]host[:port] (https:// URLs through a CONNECT tunnel). Without it, https_proxy/HTTPS_PROXY, http_proxy, ALL_PROXY and NO_PROXY are read, as curl does.")
+    @Option(name: [.customShort("x"), .long], help: "Go through this proxy: HTTP, [http://][user:password@]host[:port] (https:// URLs through a CONNECT tunnel), or SOCKS5, socks5://host[:port] (names resolved here) or socks5h://host[:port] (names resolved by the proxy). Without it, https_proxy/HTTPS_PROXY, http_proxy, ALL_PROXY and NO_PROXY are read, as curl does.")
     var proxy: String?
 
     @Option(help: "Hosts that go direct, comma separated ('*' for every host), as NO_PROXY writes them.")

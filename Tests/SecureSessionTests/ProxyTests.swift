@@ -94,11 +94,61 @@ struct ProxyTests {
         #expect(try HTTPProxy(url: "proxy.example.test") == HTTPProxy(host: "proxy.example.test", port: 1080))
         #expect(try HTTPProxy(url: "http://dave:50%25off@proxy:8080").password == "50%off")
         #expect(try HTTPProxy(url: "[2001:db8::1]:8080").description == "[2001:db8::1]:8080")
-        for bad in ["https://proxy.example.test", "socks5://proxy:1080", "http://:80", "http://proxy:99999", ""] {
+        #expect(try HTTPProxy(url: "socks5h://proxy.example.test") == HTTPProxy(host: "proxy.example.test", port: 1080, kind: .socks5h))
+        #expect(try HTTPProxy(url: "SOCKS5://proxy:9050").description == "socks5://proxy:9050")
+        for bad in ["https://proxy.example.test", "socks4://proxy:1080", "socks5://user:pw@proxy", "http://:80", "http://proxy:99999", ""] {
             #expect(throws: SecureSessionError.self, "\(bad)") { try HTTPProxy(url: bad) }
         }
         let refused = try #require(throws: SecureSessionError.self) { try HTTPProxy(url: "https://carol:hunter2@proxy") }
         #expect(!"\(refused)".contains("hunter2"))
+    }
+
+    @Test("SOCKS5 through microsocks: https end to end (pins, HTTP/2 inside), http in origin form, names resolved here (socks5) or by the proxy (socks5h), refusals in words")
+    func socks() async throws {
+        let proxy = try MicroSocks()
+        defer { proxy.stop() }
+        let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)
+        let impostor = try await HTTPTestServer(chain: lab.loopbackChain(issuedBy: lab.proxyRoot))
+        let cleartext = try await HTTPTestServer(chain: nil)
+        for kind in [HTTPProxy.Kind.socks5, .socks5h] {
+            let session = session(through: HTTPProxy(host: "127.0.0.1", port: proxy.port, kind: kind), SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: [lab.root.der]))
+            let response = try await session.get(server.url("/hello"))
+            #expect(response.text == "hello" && response.httpVersion == "HTTP/2" && response.trustDecision?.isTrusted == true)
+            await #expect {
+                _ = try await session.get(impostor.url("/hello"))
+            } throws: { error in
+                guard case SecureSessionError.trustRejected(let decision) = error else { return false }
+                return decision.pinMismatch != nil
+            }
+            // Cleartext goes through the tunnel in origin form, to a name the proxy or this side resolves.
+            #expect(try await session.get(cleartext.url("/target/a%20b?q=1", host: "localhost")).text == "/target/a%20b?q=1")
+            // A server that refuses: the proxy's reply in words.
+            await #expect {
+                _ = try await session.get(URL(string: "http://127.0.0.1:1/")!)
+            } throws: { error in
+                guard case SecureSessionError.proxyFailure(let detail) = error else { return false }
+                return detail == "the SOCKS proxy \(kind.rawValue)://127.0.0.1:\(proxy.port) did not open the tunnel to 127.0.0.1:1: connection refused by the server"
+            }
+            await session.shutdown()
+        }
+        // A name longer than a SOCKS5 request can carry is refused before anything is sent.
+        let long = String(repeating: "a", count: 63) + "." + String(repeating: "b", count: 63) + "." + String(repeating: "c", count: 63) + "." + String(repeating: "d", count: 63) + ".example"
+        let session = session(through: HTTPProxy(host: "127.0.0.1", port: proxy.port, kind: .socks5h))
+        await #expect {
+            _ = try await session.get(URL(string: "http://\(long)/")!)
+        } throws: { error in
+            guard case SecureSessionError.invalidURL(let detail) = error else { return false }
+            return detail.contains("a host name longer than 255 bytes cannot go through a SOCKS proxy")
+        }
+        await session.shutdown()
+        proxy.stop()
+        // With the proxy gone, the request fails and names it.
+        let stranded = self.session(through: HTTPProxy(host: "127.0.0.1", port: proxy.port, kind: .socks5h))
+        await expectThroughProxy("socks5h://127.0.0.1:\(proxy.port)", server.url("/hello"), on: stranded)
+        await stranded.shutdown()
+        await server.stop()
+        await impostor.stop()
+        await cleartext.stop()
     }
 
     @Test("the environment: https_proxy before HTTPS_PROXY, http_proxy, ALL_PROXY as the fallback, NO_PROXY and loopback go direct")

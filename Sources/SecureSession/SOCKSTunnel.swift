@@ -1,0 +1,75 @@
+import NIOCore
+import NIOSOCKS
+
+/// Opens a tunnel through a SOCKS5 proxy with swift-nio-extras' `SOCKSClientHandler` (no
+/// authentication, `CONNECT`), and takes it out of the pipeline once the proxy has connected, so
+/// that TLS (or cleartext HTTP/1.1) to the server runs through the tunnel. A refusal, an error
+/// or the proxy closing first fails the tunnel with the proxy's reason in words.
+enum SOCKSTunnel {
+    /// Starts the SOCKS handshake on `channel` for `target`; the future succeeds once the tunnel
+    /// is open and the pipeline is clear.
+    static func open(on channel: any Channel, through proxy: HTTPProxy, to target: SOCKSAddress, named targetName: String) throws -> EventLoopFuture<Void> {
+        guard proxy.user == nil else {
+            throw ProxyTunnelHandler.Refusal(description: "the proxy \(proxy) has a user: SOCKS5 authentication is not supported (swift-nio-extras' SOCKS client offers none)")
+        }
+        let tunnel = channel.eventLoop.makePromise(of: Void.self)
+        let client = SOCKSClientHandler(targetAddress: target)
+        try channel.pipeline.syncOperations.addHandler(client)
+        try channel.pipeline.syncOperations.addHandler(Watcher(client: client, proxy: "\(proxy)", target: targetName, opening: TunnelOpening(tunnel)))
+        return tunnel.futureResult
+    }
+
+    /// Waits for the proxy's answer after the SOCKS client handler.
+    private final class Watcher: ChannelInboundHandler, RemovableChannelHandler {
+        typealias InboundIn = ByteBuffer
+
+        private let client: SOCKSClientHandler
+        private let proxy: String
+        private let target: String
+        private let opening: TunnelOpening
+
+        init(client: SOCKSClientHandler, proxy: String, target: String, opening: TunnelOpening) {
+            self.client = client
+            self.proxy = proxy
+            self.target = target
+            self.opening = opening
+        }
+
+        func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+            guard event is SOCKSProxyEstablishedEvent else {
+                context.fireUserInboundEventTriggered(event)
+                return
+            }
+            opening.open(context, removing: [client], thenItself: self)
+        }
+
+        func channelInactive(context: ChannelHandlerContext) {
+            opening.fail(context, "the SOCKS proxy \(proxy) closed the connection before opening the tunnel to \(target)")
+            context.fireChannelInactive()
+        }
+
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            opening.fail(context, "the SOCKS proxy \(proxy) did not open the tunnel to \(target): \(Self.describe(error))")
+        }
+
+        /// A SOCKS error in words: the proxy's reply (RFC 1928 §6), or what was wrong with it.
+        static func describe(_ error: any Error) -> String {
+            switch error {
+            case let failed as SOCKSError.ConnectionFailed:
+                let replies: [SOCKSServerReply: String] = [
+                    .serverFailure: "general SOCKS server failure", .notAllowed: "connection not allowed by its rules",
+                    .networkUnreachable: "network unreachable", .hostUnreachable: "host unreachable",
+                    .refused: "connection refused by the server", .ttlExpired: "TTL expired",
+                    .commandUnsupported: "CONNECT not supported", .addressUnsupported: "address type not supported",
+                ]
+                return replies[failed.reply] ?? "reply \(failed.reply)"
+            case is SOCKSError.NoValidAuthenticationMethod, is SOCKSError.InvalidAuthenticationSelection:
+                return "it requires authentication, which is not supported"
+            case is SOCKSError.InvalidProtocolVersion:
+                return "it did not answer in SOCKS5"
+            default:
+                return "\(error)"
+            }
+        }
+    }
+}

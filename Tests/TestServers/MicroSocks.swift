@@ -1,0 +1,16 @@
+import Foundation
+
+/// microsocks, an independent SOCKS5 server (Debian's `microsocks`), on 127.0.0.1 and a random port.
+public final class MicroSocks: Sendable {
+    private let server: ServerProcess
+
+    public var port: Int { server.port }
+
+    /// Starts the proxy and waits until it accepts connections.
+    public init() throws {
+        server = try ServerProcess("microsocks") { port in ["-i", "127.0.0.1", "-p", String(port)] }
+    }
+
+    /// Stops the proxy.
+    public func stop() { server.stop() }
+}
