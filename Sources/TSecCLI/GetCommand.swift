@@ -137,7 +137,8 @@ public struct GetCommand: TSecCommand {
         let session = SecureSession(configuration: configuration)
         let status = await fetch(request, with: session, to: terminal)
         await session.shutdown()
-        if let cookieJar, let jar = configuration.cookieJar {
+        // As curl, a jar with no cookie leaves the file as it is (a failed request does not empty it).
+        if let cookieJar, let jar = configuration.cookieJar, !jar.cookies.isEmpty {
             do {
                 try FileWriting.replaceOwnerOnly(cookieJar, contents: Data(NetscapeCookieFile.text(of: jar.cookies).utf8))
             } catch {

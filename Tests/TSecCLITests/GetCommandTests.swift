@@ -56,6 +56,10 @@ struct GetCommandTests {
         // The file's cookies go with a later request.
         let again = await get(server.url("/headers"), ["-b", jar])
         #expect(again.output.stdout.contains(#""cookie":"sid=abc""#), "\(again.output.stdout)")
+        // A request that sets no cookie leaves an existing jar file as it is.
+        let refused = await tsec(["get", "https://127.0.0.1:1/", "-c", jar])
+        #expect(refused.status == 3)
+        #expect(try String(contentsOfFile: jar, encoding: .utf8) == written)
         // NAME=VALUE is sent as it is.
         let literal = await get(server.url("/headers"), ["-b", "a=1; b=2"])
         #expect(literal.output.stdout.contains(#""cookie":"a=1; b=2""#), "\(literal.output.stdout)")
