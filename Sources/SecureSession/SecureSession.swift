@@ -68,10 +68,26 @@ public final class SecureSession: Sendable {
     /// The response's ``SecureResponse/body`` is empty. The file is put in place (replacing an
     /// existing file atomically) only after the status is validated; on failure the destination
     /// stays as it was and no partial file is left behind. A directory is never replaced.
-    public func download(_ request: SecureRequest, to path: String) async throws -> SecureResponse {
+    /// `progress`, when given, is told after every part written how many bytes have arrived and
+    /// how many the server announced (AFNetworking's download progress); it runs on the task
+    /// receiving the body, so it must be quick.
+    public func download(
+        _ request: SecureRequest,
+        to path: String,
+        progress: (@Sendable (TransferProgress) -> Void)? = nil
+    ) async throws -> SecureResponse {
         let file = try DownloadFile(destination: path)
+        let received = NIOLockedValueBox<Int64>(0)
         do {
-            let response = try await perform(request) { _, buffer in try file.write(buffer) }
+            let response = try await perform(request) { head, buffer in
+                try file.write(buffer)
+                guard let progress else { return }
+                let total = received.withLockedValue { count in
+                    count += Int64(buffer.readableBytes)
+                    return count
+                }
+                progress(TransferProgress(bytesReceived: total, expectedBytes: head.headers.first(name: "Content-Length").flatMap { Int64($0) }))
+            }
             if let violation = (request.validation ?? configuration.validation).violation(in: response) { throw violation }
             try file.commit()
             return response

@@ -332,11 +332,28 @@ struct SecureSessionTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let file = directory + "/big.bin"
         let size = 8 * 1024 * 1024
-        let response = try await session.download(SecureRequest(url: server.url("/bytes/\(size)")), to: file)
+        let reports = NIOLockedValueBox<[TransferProgress]>([])
+        let response = try await session.download(SecureRequest(url: server.url("/bytes/\(size)")), to: file) { progress in
+            reports.withLockedValue { $0.append(progress) }
+        }
         #expect(response.statusCode == 200)
         #expect(response.body.isEmpty)
         let attributes = try FileManager.default.attributesOfItem(atPath: file)
         #expect((attributes[.size] as? Int) == size)
+        // Progress: rising, the announced length known, ending at the whole body.
+        let seen = reports.withLockedValue { $0 }
+        #expect(seen.count > 10)
+        #expect(zip(seen, seen.dropFirst()).allSatisfy { $0.bytesReceived < $1.bytesReceived })
+        #expect(seen.allSatisfy { $0.expectedBytes == Int64(size) })
+        #expect(seen.last == TransferProgress(bytesReceived: Int64(size), expectedBytes: Int64(size)))
+        #expect(seen.last?.fractionCompleted == 1)
+        // Without a length (chunked), the fraction is unknown.
+        let chunked = NIOLockedValueBox<TransferProgress?>(nil)
+        _ = try await session.download(SecureRequest(url: server.url("/chunked/100000")), to: file) { progress in
+            chunked.withLockedValue { $0 = progress }
+        }
+        #expect(chunked.withLockedValue { $0 } == TransferProgress(bytesReceived: 100_000, expectedBytes: nil))
+        #expect(chunked.withLockedValue { $0 }?.fractionCompleted == nil)
 
         let missing = directory + "/missing.bin"
         await #expect(throws: SecureSessionError.self) {
