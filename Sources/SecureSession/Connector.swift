@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
@@ -144,6 +145,10 @@ enum Connector {
         }
         // A report-only pin set lets the connection through but its failure is reported.
         if let decision = decisions.last { reporter?.submitFailure(of: decision, under: key.rule, host: key.host, port: key.port) }
+        var connected: Logger.Metadata = ["to": "\(key)", "protocol": "\(negotiated.isHTTP2 ? "HTTP/2" : "HTTP/1.1")"]
+        if address != key.host { connected["address"] = "\(address)" }
+        if let proxy { connected["proxy"] = "\(proxy)" }
+        configuration.logger.debug("connected", metadata: connected)
         switch negotiated {
         case .http1_1(let asyncChannel):
             return try await HTTP1Connection.start(
@@ -262,5 +267,13 @@ enum Connector {
         let text = String(describing: error).uppercased()
         return ["UNSUPPORTED_PROTOCOL", "NO_SHARED_CIPHER", "PROTOCOL_VERSION", "WRONG_VERSION_NUMBER", "HANDSHAKE_FAILURE", "NO_CIPHERS_AVAILABLE"]
             .contains { text.contains($0) }
+    }
+}
+
+extension NIONegotiatedHTTPVersion {
+    /// Whether ALPN chose HTTP/2.
+    fileprivate var isHTTP2: Bool {
+        if case .http2 = self { return true }
+        return false
     }
 }

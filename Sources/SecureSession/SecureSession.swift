@@ -220,6 +220,9 @@ public final class SecureSession: Sendable {
                 let (head, connection, heldBody) = try await self.exchange(
                     self.withCookies(current), sink: sink, closer: closer, deadline: deadline
                 )
+                self.configuration.logger.debug("response", metadata: [
+                    "request": "\(current.method.rawValue) \(current.url.redacted)", "status": "\(head.status.code) \(head.status.reasonPhrase)",
+                ])
                 self.configuration.cookieJar?.store(setCookieFields: head.headers["Set-Cookie"], from: current.url)
                 if Self.isChallenge(head) {
                     // A handler may take its time: the deadline bounds it.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import SecureSession
 import TransportSecurity
 import TransportSecurityNIO
@@ -77,6 +78,9 @@ public struct GetCommand: TSecCommand {
     @Flag(help: "Print status, headers, timing and the trust decision as JSON.")
     var json = false
 
+    @Flag(name: [.customShort("v"), .long], help: "Tell on standard error what the session does: connections, trust decisions, redirects, retries, ignored cookies (lines starting with '*').")
+    var verbose = false
+
     @Option(help: "Transport rules to apply: an Info.plist (XML or binary) with NSAppTransportSecurity, or JSON with the same keys.")
     var config: String?
 
@@ -129,7 +133,8 @@ public struct GetCommand: TSecCommand {
         do {
             request = try makeRequest()
             configuration = try makeConfiguration(reportingTo: terminal)
-            configuration.cookieJar = try makeCookieJar()
+            configuration.logger = logger(to: terminal)
+            configuration.cookieJar = try makeCookieJar(logger: configuration.logger)
         } catch {
             terminal.error("tsec get: \(error)")
             return ExitStatus.usageOrInput
@@ -149,12 +154,20 @@ public struct GetCommand: TSecCommand {
         return status
     }
 
+    /// With `-v`, every log line of the session on standard error; otherwise none (the command
+    /// reports the outcome itself).
+    private func logger(to terminal: CommandOutput) -> Logger {
+        Logger(label: "tsec.get") { _ in
+            verbose ? CommandOutputLogHandler(output: terminal, logLevel: .debug) as any LogHandler : SwiftLogNoOpLogHandler()
+        }
+    }
+
     /// The cookie jar of `-b FILE` and `-c FILE`, loaded from `-b`'s file; `nil` without either
     /// (or with `-b NAME=VALUE`, sent as a header).
-    private func makeCookieJar() throws -> CookieJar? {
+    private func makeCookieJar(logger: Logger) throws -> CookieJar? {
         let file = cookie.flatMap { $0.contains("=") ? nil : $0 }
         guard file != nil || cookieJar != nil else { return nil }
-        let jar = CookieJar()
+        let jar = CookieJar(logger: logger)
         guard let file, FileManager.default.fileExists(atPath: file) else { return jar }
         let data: Data
         do {

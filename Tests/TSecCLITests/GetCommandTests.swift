@@ -97,6 +97,23 @@ struct GetCommandTests {
         await server.stop()
     }
 
+    @Test("-v tells on stderr what the session did: the trust decision, the connection, each response, redirects; without it nothing but the outcome")
+    func verbose() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)
+        let told = await get(server.url("/redirect?to=/hello"), ["-v"])
+        #expect(told.status == 0 && told.output.stdout == "hello")
+        let lines = told.output.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.allSatisfy { $0.hasPrefix("* ") }, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("* debug peer trusted decidedBy=SecurityPolicy rule 3") }, "\(lines)")
+        #expect(lines.contains("* debug connected protocol=HTTP/2 to=https://127.0.0.1:\(server.port)"), "\(lines)")
+        #expect(lines.contains("* debug response request=GET https://127.0.0.1:\(server.port)/redirect?to=/hello status=302 Found"), "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("* debug redirect to=https://127.0.0.1:\(server.port)/hello") }, "\(lines)")
+        #expect(lines.contains("* debug response request=GET https://127.0.0.1:\(server.port)/hello status=200 OK"), "\(lines)")
+        let quiet = await get(server.url("/hello"))
+        #expect(quiet.output.stderr.isEmpty)
+        await server.stop()
+    }
+
     @Test("pins: --mode/--pin and --pin-sha256 accept the legitimate server and reject the proxy with exit 1")
     func pinning() async throws {
         let legitimate = try await HTTPTestServer(chain: lab.loopbackChain())
