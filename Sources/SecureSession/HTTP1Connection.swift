@@ -83,7 +83,7 @@ final class HTTP1Connection: PooledConnection, Sendable {
 
     /// Sends a request and reads its response; the body goes to `sink` before this returns.
     /// Only the request that leased the connection calls this, one request at a time.
-    func execute(head: HTTPRequestHead, body: ByteBuffer?, closer: ConnectionCloser, sink: @escaping ResponseBodySink)
+    func execute(head: HTTPRequestHead, body: RequestBodySource?, closer: ConnectionCloser, sink: @escaping ResponseBodySink)
         async throws -> ExchangedResponse
     {
         closer.track(self)
@@ -92,7 +92,7 @@ final class HTTP1Connection: PooledConnection, Sendable {
             throw ResponseReader.failure(SecureSessionError.connectionFailed("\(key): the connection is closed"), on: key, closingError: closingError())
         }
         do {
-            let response = try await exchanger.exchange(ResponseReader.parts(head: head, body: body), into: sink)
+            let response = try await exchanger.exchange(head: head, body: body, into: sink)
             if !response.isKeepAlive { close() }
             return ExchangedResponse(head: response, reusable: response.isKeepAlive)
         } catch {
@@ -156,8 +156,16 @@ private final class Exchanger: @unchecked Sendable {
         self.responses = inbound.makeAsyncIterator()
     }
 
-    /// Sends `parts` and reads the response on this connection's streams.
-    func exchange(_ parts: [HTTPClientRequestPart], into sink: ResponseBodySink) async throws -> HTTPResponseHead {
-        try await ResponseReader.exchange(parts, writer: outbound, responses: &responses, into: sink)
+    /// Sends the request (a file body part by part, each write waiting for the connection to
+    /// take it) and reads the response on this connection's streams.
+    func exchange(head: HTTPRequestHead, body: RequestBodySource?, into sink: ResponseBodySink) async throws -> HTTPResponseHead {
+        guard case .file = body else {
+            // Held in memory: the whole request in one write.
+            return try await ResponseReader.exchange(ResponseReader.parts(head: head, body: body), writer: outbound, responses: &responses, into: sink)
+        }
+        try await outbound.write(.head(head))
+        try await body?.send { part in try await outbound.write(.body(.byteBuffer(part))) }
+        try await outbound.write(.end(nil))
+        return try await ResponseReader.read(from: &responses, into: sink)
     }
 }

@@ -61,7 +61,7 @@ final class HTTP2Connection: PooledConnection, Sendable {
     /// Completes when the connection has closed.
     var closeFuture: EventLoopFuture<Void> { channel.closeFuture }
 
-    func execute(head: HTTPRequestHead, body: ByteBuffer?, closer: ConnectionCloser, sink: @escaping ResponseBodySink)
+    func execute(head: HTTPRequestHead, body: RequestBodySource?, closer: ConnectionCloser, sink: @escaping ResponseBodySink)
         async throws -> ExchangedResponse
     {
         // swift-nio-http2 holds a stream opened after the server's GOAWAY without failing it:
@@ -75,7 +75,11 @@ final class HTTP2Connection: PooledConnection, Sendable {
         defer { streamClosed() }
         let isSecure = key.isSecure
         let bridge = StreamResponseBridge()
-        let request = ResponseReader.parts(head: Self.withoutForbiddenFields(head), body: body)
+        // A body held in memory goes with the head; a file is sent afterwards, part by part.
+        let streamedBody: RequestBodySource? = if case .file = body { body } else { nil }
+        let request: [HTTPClientRequestPart] = streamedBody == nil
+            ? ResponseReader.parts(head: Self.withoutForbiddenFields(head), body: body)
+            : [.head(Self.withoutForbiddenFields(head))]
         let opened = channel.eventLoop.makePromise(of: (any Channel).self)
         // The stream is made, and the request written, on the event loop; the task only waits
         // for the response.
@@ -97,6 +101,12 @@ final class HTTP2Connection: PooledConnection, Sendable {
             handle.close()
         }
         do {
+            if let streamedBody {
+                // Each write waits until the stream has taken the part (HTTP/2 flow control).
+                let stream = try await opened.futureResult.get()
+                try await streamedBody.send { part in try await stream.writeAndFlush(HTTPClientRequestPart.body(.byteBuffer(part))).get() }
+                try await stream.writeAndFlush(HTTPClientRequestPart.end(nil)).get()
+            }
             var responses = bridge
             return ExchangedResponse(head: try await ResponseReader.read(from: &responses, into: sink), reusable: true)
         } catch {

@@ -25,6 +25,6 @@ protocol PooledConnection: ClosableConnection {
     /// Sends a request and reads its response, the body into `sink`, before returning. What the
     /// request occupies (the connection for HTTP/1.1, its stream for HTTP/2) is tracked by
     /// `closer` meanwhile, so that the request's deadline closes it and nothing else.
-    func execute(head: HTTPRequestHead, body: ByteBuffer?, closer: ConnectionCloser, sink: @escaping ResponseBodySink)
+    func execute(head: HTTPRequestHead, body: RequestBodySource?, closer: ConnectionCloser, sink: @escaping ResponseBodySink)
         async throws -> ExchangedResponse
 }

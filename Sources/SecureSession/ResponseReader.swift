@@ -41,10 +41,11 @@ enum ResponseReader {
         throw SecureSessionError.connectionFailed("the server closed the connection before the response ended")
     }
 
-    /// The request parts of `head` and `body`.
-    static func parts(head: HTTPRequestHead, body: ByteBuffer?) -> [HTTPClientRequestPart] {
+    /// The request parts of `head` and a body held in memory (a file body is sent apart, part
+    /// by part).
+    static func parts(head: HTTPRequestHead, body: RequestBodySource?) -> [HTTPClientRequestPart] {
         var parts: [HTTPClientRequestPart] = [.head(head)]
-        if let body { parts.append(.body(.byteBuffer(body))) }
+        if case .bytes(let buffer)? = body { parts.append(.body(.byteBuffer(buffer))) }
         parts.append(.end(nil))
         return parts
     }

@@ -11,6 +11,11 @@ public struct SecureRequest: Sendable {
     public var headers: [(name: String, value: String)]
     /// The body, if any.
     public var body: Data?
+    /// A file sent as the body, read part by part as it is sent and never held in memory (a
+    /// large upload); its length, measured when the request is sent, is the `Content-Length`.
+    /// Sent again from its start when a retry, a 307/308 redirect or an answered challenge
+    /// needs it. Not with ``body``.
+    public var bodyFile: String?
     /// How long the whole request may take; `nil` uses the session's. Zero or less fails the
     /// request with ``SecureSessionError/timeout(_:)`` before anything is sent.
     public var timeout: Duration?
@@ -48,6 +53,7 @@ public struct SecureRequest: Sendable {
         self.url = Self.url(url, appending: queryItems)
         self.headers = headers
         self.body = body
+        self.bodyFile = nil
         self.timeout = nil
         self.validation = nil
         self.maximumResponseBodySize = nil
@@ -77,6 +83,14 @@ public struct SecureRequest: Sendable {
     public static func multipart(_ method: HTTPMethod = .post, url: URL, form: MultipartForm) -> SecureRequest {
         let (contentType, body) = form.encoded()
         return SecureRequest(method, url: url, headers: [("Content-Type", contentType)], body: body)
+    }
+
+    /// A request whose body is the file at `path`, streamed (``bodyFile``), with
+    /// `Content-Type: contentType`; a PUT unless said otherwise (curl's `-T`).
+    public static func upload(_ method: HTTPMethod = .put, url: URL, fromFile path: String, contentType: String = "application/octet-stream") -> SecureRequest {
+        var request = SecureRequest(method, url: url, headers: [("Content-Type", contentType)])
+        request.bodyFile = path
+        return request
     }
 
     /// The value of the first header field named `name` (case-insensitive).

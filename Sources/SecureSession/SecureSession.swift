@@ -292,6 +292,8 @@ public final class SecureSession: Sendable {
         let group = group
         let reporter = reporter
         let tlsContext = try tlsContexts.context(for: key.rule)
+        // An upload file that cannot be sent is refused before any connection is made.
+        _ = try RequestBodySource.of(request)
         var attempt = 0
         while true {
             attempt += 1
@@ -308,9 +310,10 @@ public final class SecureSession: Sendable {
             let held = BodyCollector(limit: memoryLimit(of: request))
             do {
                 let followsRedirects = request.followsRedirects
+                let body = try RequestBodySource.of(request)
                 let response = try await connection.execute(
-                    head: requestHead(request, key: key),
-                    body: request.body.map { ByteBuffer(bytes: $0) },
+                    head: requestHead(request, key: key, bodyLength: body?.length),
+                    body: body,
                     closer: closer
                 ) { head, buffer in
                     received.set()
@@ -390,7 +393,7 @@ public final class SecureSession: Sendable {
         )
     }
 
-    private func requestHead(_ request: SecureRequest, key: ConnectionKey) -> HTTPRequestHead {
+    private func requestHead(_ request: SecureRequest, key: ConnectionKey, bodyLength: Int64?) -> HTTPRequestHead {
         var headers = HTTPHeaders(request.headers.map { ($0.name, $0.value) })
         let defaultPort = key.isSecure ? 443 : 80
         let hostField = ServerHost(key.host).isIPAddress && key.host.contains(":") ? "[\(key.host)]" : key.host
@@ -403,8 +406,8 @@ public final class SecureSession: Sendable {
             target = "http://\(authority)\(target)"
             if let authorization = proxy.authorization { headers.replaceOrAdd(name: "Proxy-Authorization", value: authorization) }
         }
-        if let body = request.body {
-            headers.replaceOrAdd(name: "Content-Length", value: String(body.count))
+        if let bodyLength {
+            headers.replaceOrAdd(name: "Content-Length", value: String(bodyLength))
         } else if [.post, .put, .patch].contains(request.method) {
             headers.replaceOrAdd(name: "Content-Length", value: "0")
         }
@@ -425,6 +428,7 @@ public final class SecureSession: Sendable {
         if status == 303 || ([301, 302].contains(status) && request.method == .post) {
             next.method = .get
             next.body = nil
+            next.bodyFile = nil
             next.headers.removeAll { ["content-type", "content-length"].contains($0.name.lowercased()) }
         }
         // Credentials and cookies stay with their origin: not carried to another host, nor to

@@ -50,6 +50,9 @@ public enum SecureSessionError: Error, Sendable, CustomStringConvertible {
     case sessionShutDown
     /// A download's destination could not be written.
     case fileError(String)
+    /// The file of an upload (``SecureRequest/bodyFile``) could not be read, or changed while
+    /// it was sent.
+    case unreadableUpload(String)
 
     /// A sentence saying what went wrong.
     public var description: String {
@@ -76,6 +79,7 @@ public enum SecureSessionError: Error, Sendable, CustomStringConvertible {
         case .refusedByTransportRules(let host, let reason): return "refused by the transport rules for \(host): \(reason)"
         case .sessionShutDown: return "the session is shut down"
         case .fileError(let detail): return "cannot write the download: \(detail)"
+        case .unreadableUpload(let detail): return "cannot send the upload file: \(detail)"
         }
     }
 }

@@ -60,6 +60,12 @@ public struct GetCommand: TSecCommand {
     )
     var form: [String] = []
 
+    @Option(
+        name: [.customShort("T"), .customLong("upload-file")],
+        help: "Send this file as the body, read part by part as it is sent (never held in memory), as curl's -T: a PUT unless -X says otherwise. Not with -d or -F."
+    )
+    var uploadFile: String?
+
     @Option(name: [.customShort("o"), .long], help: "Write the body to this file instead of stdout.")
     var output: String?
 
@@ -116,6 +122,7 @@ public struct GetCommand: TSecCommand {
         try TimeLimit.validate(maxTime)
         if let maxFilesize, maxFilesize < 0 { throw ValidationError("--max-filesize must not be negative") }
         if !form.isEmpty, !data.isEmpty { throw ValidationError("-F (a multipart form) and -d (a body of its own) cannot go together") }
+        if uploadFile != nil, !form.isEmpty || !data.isEmpty { throw ValidationError("-T (a file as the body) goes with neither -d nor -F") }
         if let malformed = form.first(where: { !$0.contains("=") || $0.hasPrefix("=") }) {
             throw ValidationError("-F '\(malformed)' is not NAME=VALUE, NAME=@FILE or NAME=<FILE")
         }
@@ -208,7 +215,7 @@ public struct GetCommand: TSecCommand {
                 return decision.decidedBy == TransportRuleEvaluator.decider ? ExitStatus.refusedByTransportRules : ExitStatus.rejected
             case .refusedByTransportRules:
                 return ExitStatus.refusedByTransportRules
-            case .invalidURL, .invalidRequest, .fileError:
+            case .invalidURL, .invalidRequest, .fileError, .unreadableUpload:
                 return ExitStatus.usageOrInput
             default:
                 return ExitStatus.connectionFailure
@@ -228,7 +235,7 @@ public struct GetCommand: TSecCommand {
         if !form.isEmpty {
             (contentType, body) = try MultipartFormArgument.form(form).encoded()
         }
-        let method = body != nil && self.method == "GET" ? "POST" : self.method
+        let method = uploadFile != nil && self.method == "GET" ? "PUT" : body != nil && self.method == "GET" ? "POST" : self.method
         var headers = header.map { field in
             let parts = field.split(separator: ":", maxSplits: 1)
             return (String(parts[0]).trimmingCharacters(in: .whitespaces), String(parts.count > 1 ? parts[1] : "").trimmingCharacters(in: .whitespaces))
@@ -238,6 +245,7 @@ public struct GetCommand: TSecCommand {
             headers.append(("Content-Type", contentType))
         }
         var request = SecureRequest(HTTPMethod(rawValue: method), url: target, headers: headers, body: body)
+        request.bodyFile = uploadFile
         request.validation = ResponseValidation.none
         request.maximumResponseBodySize = maxFilesize
         request.timeout = TimeLimit.duration(maxTime)

@@ -323,6 +323,59 @@ struct SecureSessionTests {
         }
     }
 
+    @Test("uploads stream from a file over HTTP/1.1 and HTTP/2, are sent again after a 307, and refuse a file that cannot be sent before connecting")
+    func upload() async throws {
+        let directory = NSTemporaryDirectory() + "tsec-upload-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = directory + "/payload.bin"
+        // Letters (the test server echoes text) in a sequence no 64 KiB part repeats.
+        let payload = Data((0..<(3 * 1024 * 1024 + 17)).map { (index: Int) -> UInt8 in UInt8(65 + (index / 7 + index / 65_536) % 26) })
+        try payload.write(to: URL(fileURLWithPath: file))
+        for http2 in [false, true] {
+            let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: http2)
+            let session = session()
+            let echoed = try await session.send(.upload(url: server.url("/echo"), fromFile: file, contentType: "application/x-test"))
+            #expect(echoed.httpVersion == (http2 ? "HTTP/2" : "HTTP/1.1"))
+            #expect(echoed.header("X-Method") == "PUT" && echoed.header("Content-Type") == "application/x-test")
+            #expect(echoed.body == payload, "the whole file, in order")
+            // A 307 keeps the method and sends the file again from its start.
+            var posted = SecureRequest.upload(.post, url: server.url("/redirect?status=307&to=/echo"), fromFile: file)
+            posted.maximumResponseBodySize = 8 << 20
+            let again = try await session.send(posted)
+            #expect(again.redirects.count == 1 && again.header("X-Method") == "POST" && again.body == payload)
+            await session.shutdown()
+            await server.stop()
+        }
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let session = session()
+        let fifo = directory + "/fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let refusals: [(SecureRequest, String)] = [
+            (.upload(url: server.url("/echo"), fromFile: directory + "/missing.bin"), "cannot send the upload file: \(directory)/missing.bin: No such file or directory"),
+            (.upload(url: server.url("/echo"), fromFile: fifo), "cannot send the upload file: \(fifo): not a regular file (its length must be known before sending)"),
+        ]
+        for (request, message) in refusals {
+            await #expect("\(message)") {
+                _ = try await session.send(request)
+            } throws: { error in
+                guard case SecureSessionError.unreadableUpload = error else { return false }
+                return "\(error)" == message
+            }
+        }
+        var both = SecureRequest.upload(url: server.url("/echo"), fromFile: file)
+        both.body = Data("x".utf8)
+        await #expect {
+            _ = try await session.send(both)
+        } throws: { error in
+            guard case SecureSessionError.invalidRequest(let detail) = error else { return false }
+            return detail == "a request has a body or a body file, not both"
+        }
+        #expect(server.connections.total == 0, "nothing was sent")
+        await session.shutdown()
+        await server.stop()
+    }
+
     @Test("downloads stream to a file; a failed download leaves no file")
     func download() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())

@@ -97,6 +97,24 @@ struct GetCommandTests {
         await server.stop()
     }
 
+    @Test("-T sends a file as the body, streamed, as a PUT unless -X says otherwise; it goes with neither -d nor -F")
+    func uploadFile() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let file = try files.write("upload.txt", String(repeating: "line of an upload\n", count: 20_000))
+        let put = await get(server.url("/echo"), ["-i", "-T", file, "-H", "Content-Type: text/plain"])
+        #expect(put.status == 0, "\(put.output.stderr)")
+        #expect(put.output.stdout.contains("X-Method: PUT\n"))
+        #expect(put.output.stdout.hasSuffix("\n\n" + String(repeating: "line of an upload\n", count: 20_000)))
+        let post = await get(server.url("/echo"), ["-i", "-T", file, "-X", "POST"])
+        #expect(post.output.stdout.contains("X-Method: POST\n"))
+        let both = await get(server.url("/echo"), ["-T", file, "-d", "x"])
+        #expect(both.status == 2 && both.output.stderr.contains("-T (a file as the body) goes with neither -d nor -F"))
+        let missing = await get(server.url("/echo"), ["-T", "/no/such/upload"])
+        #expect(missing.status == 2)
+        #expect(missing.output.stderr == "tsec get: cannot send the upload file: /no/such/upload: No such file or directory\n")
+        await server.stop()
+    }
+
     @Test("-v tells on stderr what the session did: the trust decision, the connection, each response, redirects; without it nothing but the outcome")
     func verbose() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)
