@@ -92,9 +92,10 @@ final class HTTP1Connection: PooledConnection, Sendable {
             throw ResponseReader.failure(SecureSessionError.connectionFailed("\(key): the connection is closed"), on: key, closingError: closingError())
         }
         do {
-            let response = try await exchanger.exchange(head: head, body: body, into: sink)
-            if !response.isKeepAlive { close() }
-            return ExchangedResponse(head: response, reusable: response.isKeepAlive)
+            let (response, bodySent) = try await exchanger.exchange(head: head, body: body, into: sink)
+            let reusable = response.isKeepAlive && bodySent
+            if !reusable { close() }
+            return ExchangedResponse(head: response, reusable: reusable)
         } catch {
             close()
             throw ResponseReader.failure(error, on: key, closingError: closingError())
@@ -157,15 +158,25 @@ private final class Exchanger: @unchecked Sendable {
     }
 
     /// Sends the request (a file body part by part, each write waiting for the connection to
-    /// take it) and reads the response on this connection's streams.
-    func exchange(head: HTTPRequestHead, body: RequestBodySource?, into sink: ResponseBodySink) async throws -> HTTPResponseHead {
+    /// take it) and reads the response on this connection's streams; says whether the whole body
+    /// was sent (a server may answer, a 413 or a 401, and close before taking all of it: that
+    /// answer is the outcome, and the connection cannot be used again).
+    func exchange(head: HTTPRequestHead, body: RequestBodySource?, into sink: ResponseBodySink) async throws -> (HTTPResponseHead, bodySent: Bool) {
         guard case .file = body else {
             // Held in memory: the whole request in one write.
-            return try await ResponseReader.exchange(ResponseReader.parts(head: head, body: body), writer: outbound, responses: &responses, into: sink)
+            let response = try await ResponseReader.exchange(ResponseReader.parts(head: head, body: body), writer: outbound, responses: &responses, into: sink)
+            return (response, true)
         }
-        try await outbound.write(.head(head))
-        try await body?.send { part in try await outbound.write(.body(.byteBuffer(part))) }
-        try await outbound.write(.end(nil))
-        return try await ResponseReader.read(from: &responses, into: sink)
+        do {
+            try await outbound.write(.head(head))
+            try await body?.send { part in try await outbound.write(.body(.byteBuffer(part))) }
+            try await outbound.write(.end(nil))
+        } catch SecureSessionError.unreadableUpload(let detail) {
+            throw SecureSessionError.unreadableUpload(detail)
+        } catch {
+            guard let early = try? await ResponseReader.read(from: &responses, into: sink) else { throw error }
+            return (early, false)
+        }
+        return (try await ResponseReader.read(from: &responses, into: sink), true)
     }
 }

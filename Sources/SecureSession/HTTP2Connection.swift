@@ -101,13 +101,22 @@ final class HTTP2Connection: PooledConnection, Sendable {
             handle.close()
         }
         do {
-            if let streamedBody {
-                // Each write waits until the stream has taken the part (HTTP/2 flow control).
-                let stream = try await opened.futureResult.get()
-                try await streamedBody.send { part in try await stream.writeAndFlush(HTTPClientRequestPart.body(.byteBuffer(part))).get() }
-                try await stream.writeAndFlush(HTTPClientRequestPart.end(nil)).get()
-            }
             var responses = bridge
+            if let streamedBody {
+                // Each write waits until the stream has taken the part (HTTP/2 flow control). A
+                // server may answer (a 413, a 401) and end the stream before taking all of it:
+                // that answer is the outcome.
+                do {
+                    let stream = try await opened.futureResult.get()
+                    try await streamedBody.send { part in try await stream.writeAndFlush(HTTPClientRequestPart.body(.byteBuffer(part))).get() }
+                    try await stream.writeAndFlush(HTTPClientRequestPart.end(nil)).get()
+                } catch SecureSessionError.unreadableUpload(let detail) {
+                    throw SecureSessionError.unreadableUpload(detail)
+                } catch {
+                    guard let early = try? await ResponseReader.read(from: &responses, into: sink) else { throw error }
+                    return ExchangedResponse(head: early, reusable: true)
+                }
+            }
             return ExchangedResponse(head: try await ResponseReader.read(from: &responses, into: sink), reusable: true)
         } catch {
             throw ResponseReader.failure(Self.streamFailure(error), on: key, closingError: closingError())

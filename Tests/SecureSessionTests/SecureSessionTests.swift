@@ -344,6 +344,12 @@ struct SecureSessionTests {
             posted.maximumResponseBodySize = 8 << 20
             let again = try await session.send(posted)
             #expect(again.redirects.count == 1 && again.header("X-Method") == "POST" && again.body == payload)
+            // A server that answers before taking the body: its answer is the outcome, not the broken write.
+            var refused = SecureRequest.upload(url: server.url("/refuse-upload"), fromFile: file)
+            refused.validation = ResponseValidation.none
+            let early = try await session.send(refused)
+            #expect(early.statusCode == 413 && early.text == "too large")
+            #expect(try await session.get(server.url("/hello")).text == "hello", "the session goes on")
             await session.shutdown()
             await server.stop()
         }

@@ -20,7 +20,8 @@ import TransportSecurityNIO
 /// `/never` (never answers), `/collect` (keeps posted bodies in ``collected``), `/loop` (redirects to itself), `/basic` and
 /// `/digest?algorithm=MD5|SHA-256` (user alice, password wonderland, realm lab), `/once` (closes a connection
 /// on its second request), `/connection` (an id of the TCP connection), `/set-cookie[?to=URL]` (each
-/// `X-Set-Cookie` request field as a `Set-Cookie` field; with `to`, a 302 there), `/headers` (the
+/// `X-Set-Cookie` request field as a `Set-Cookie` field; with `to`, a 302 there),
+/// `/refuse-upload` (a 413 as soon as the head arrives, then the connection or stream closed), `/headers` (the
 /// request headers as JSON), `/files/NAME` (what ``files`` holds), `POST /ocsp` (``ocspResponder``).
 public final class HTTPTestServer: Sendable {
     public let channel: any Channel
@@ -172,6 +173,16 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
         case .head(let head):
             self.head = head
             body.clear()
+            if head.uri == "/refuse-upload" {
+                // Answers before reading the body, then closes once the answer is out (HTTP/2:
+                // resets the stream).
+                let headers = HTTPHeaders([("Content-Type", "text/plain"), ("Content-Length", "9"), ("Connection", "close")])
+                context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .payloadTooLarge, headers: headers))), promise: nil)
+                context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: "too large")))), promise: nil)
+                let channel = context.channel
+                context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
+                self.head = nil
+            }
         case .body(var chunk):
             body.writeBuffer(&chunk)
         case .end:
