@@ -162,18 +162,18 @@ private final class Exchanger: @unchecked Sendable {
     /// was sent (a server may answer, a 413 or a 401, and close before taking all of it: that
     /// answer is the outcome, and the connection cannot be used again).
     func exchange(head: HTTPRequestHead, body: RequestBodySource?, into sink: ResponseBodySink) async throws -> (HTTPResponseHead, bodySent: Bool) {
-        guard case .file = body else {
-            // Held in memory: the whole request in one write.
-            let response = try await ResponseReader.exchange(ResponseReader.parts(head: head, body: body), writer: outbound, responses: &responses, into: sink)
-            return (response, true)
-        }
         do {
-            try await outbound.write(.head(head))
-            try await body?.send { part in try await outbound.write(.body(.byteBuffer(part))) }
-            try await outbound.write(.end(nil))
+            if case .file = body {
+                try await outbound.write(.head(head))
+                try await body?.send { part in try await outbound.write(.body(.byteBuffer(part))) }
+                try await outbound.write(.end(nil))
+            } else {
+                // Held in memory: the whole request in one write.
+                try await outbound.write(contentsOf: ResponseReader.parts(head: head, body: body))
+            }
         } catch SecureSessionError.unreadableUpload(let detail) {
             throw SecureSessionError.unreadableUpload(detail)
-        } catch {
+        } catch let error where !(error is CancellationError) {
             guard let early = try? await ResponseReader.read(from: &responses, into: sink) else { throw error }
             return (early, false)
         }

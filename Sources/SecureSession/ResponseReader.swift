@@ -6,18 +6,6 @@ import TransportSecurityNIO
 /// Writes one request to a channel's outbound side and reads its response from the inbound side:
 /// the same for an HTTP/1.1 connection and for an HTTP/2 stream (translated to HTTP/1 parts).
 enum ResponseReader {
-    /// Sends `parts` (one request, in one write) and reads its response: its head, and its body
-    /// into `sink`. 1xx responses (100 Continue, 103 Early Hints) that precede it are passed over.
-    static func exchange(
-        _ parts: [HTTPClientRequestPart],
-        writer: NIOAsyncChannelOutboundWriter<HTTPClientRequestPart>,
-        responses: inout NIOAsyncChannelInboundStream<HTTPClientResponsePart>.AsyncIterator,
-        into sink: ResponseBodySink
-    ) async throws -> HTTPResponseHead {
-        try await writer.write(contentsOf: parts)
-        return try await read(from: &responses, into: sink)
-    }
-
     /// Reads one response: its head, and its body into `sink`. 1xx responses (100 Continue,
     /// 103 Early Hints) that precede it are passed over.
     static func read<Responses: AsyncIteratorProtocol>(

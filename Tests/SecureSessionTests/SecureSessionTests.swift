@@ -323,7 +323,7 @@ struct SecureSessionTests {
         }
     }
 
-    @Test("uploads stream from a file over HTTP/1.1 and HTTP/2, are sent again after a 307, and refuse a file that cannot be sent before connecting")
+    @Test("uploads stream from a file over HTTP/1.1 and HTTP/2, are sent again after a 307, meet an early answer (413) as the response, and refuse a file that cannot be sent before connecting")
     func upload() async throws {
         let directory = NSTemporaryDirectory() + "tsec-upload-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -349,6 +349,9 @@ struct SecureSessionTests {
             refused.validation = ResponseValidation.none
             let early = try await session.send(refused)
             #expect(early.statusCode == 413 && early.text == "too large")
+            var refusedInMemory = SecureRequest(.post, url: server.url("/refuse-upload"), body: payload)
+            refusedInMemory.validation = ResponseValidation.none
+            #expect(try await session.send(refusedInMemory).statusCode == 413, "a body held in memory too")
             #expect(try await session.get(server.url("/hello")).text == "hello", "the session goes on")
             await session.shutdown()
             await server.stop()
