@@ -78,6 +78,7 @@ enum Connector {
         // The first error the channel meets, to explain a connection that closes right after
         // its handshake (a TLS alert from the server).
         let firstError = NIOLockedValueBox<(any Error)?>(nil)
+        let decompression = configuration.decompression
         let socksTarget: SOCKSAddress? = if let proxy { try await socksAddress(of: address, port: key.port, through: proxy, key: key) } else { nil }
         do {
             (channel, negotiation, handshake) = try await bootstrap.connect(host: proxy?.host ?? address, port: proxy?.port ?? key.port) { channel in
@@ -98,7 +99,7 @@ enum Connector {
                 }
                 guard let sslContext, let verifier else {
                     // Cleartext: HTTP/1.1, to the server (through a SOCKS tunnel) or to an HTTP proxy.
-                    let negotiation = tunnel.flatMapThrowing { Negotiation.http1_1(try http1Pipeline(on: channel)) }
+                    let negotiation = tunnel.flatMapThrowing { Negotiation.http1_1(try http1Pipeline(on: channel, decompression: decompression)) }
                     handshake.completeWith(negotiation.map { _ in () })
                     return channel.eventLoop.makeSucceededFuture((channel, negotiation, handshake.futureResult))
                 }
@@ -112,7 +113,7 @@ enum Connector {
                     try channel.pipeline.syncOperations.addHandler(HandshakeWatcher(promise: handshake, firstError: firstError))
                 }.flatMap {
                     channel.configureHTTP2AsyncSecureUpgrade(
-                        http1ConnectionInitializer: { channel in channel.eventLoop.makeCompletedFuture { try http1Pipeline(on: channel) } },
+                        http1ConnectionInitializer: { channel in channel.eventLoop.makeCompletedFuture { try http1Pipeline(on: channel, decompression: decompression) } },
                         http2ConnectionInitializer: { channel in http2Pipeline(on: channel) }
                     )
                 }.flatMap { $0 }
@@ -166,6 +167,7 @@ enum Connector {
                 goingAway: http2.goingAway,
                 trustDecision: decisions.last,
                 idleTimeout: configuration.idleConnectionTimeout,
+                decompression: decompression,
                 closingError: { firstError.withLockedValue { $0 } }
             )
         }
@@ -207,8 +209,9 @@ enum Connector {
     }
 
     /// HTTP/1.1 over `channel`, seen from async code.
-    private static func http1Pipeline(on channel: any Channel) throws -> NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart> {
+    private static func http1Pipeline(on channel: any Channel, decompression: ResponseDecompression) throws -> NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart> {
         try channel.pipeline.syncOperations.addHTTPClientHandlers()
+        try decompression.install(in: channel.pipeline.syncOperations)
         return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
     }
 

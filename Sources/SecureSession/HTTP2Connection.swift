@@ -25,6 +25,8 @@ final class HTTP2Connection: PooledConnection, Sendable {
     /// The first error the channel met: why it closed, when it closed on its own.
     private let closingError: @Sendable () -> (any Error)?
     private let idleTimeout: Duration
+    /// Whether each stream asks for and decodes compressed responses.
+    private let decompression: ResponseDecompression
     private let activity = NIOLockedValueBox(Activity())
 
     private struct Activity {
@@ -42,6 +44,7 @@ final class HTTP2Connection: PooledConnection, Sendable {
         goingAway: LockedFlag,
         trustDecision: TrustDecision?,
         idleTimeout: Duration,
+        decompression: ResponseDecompression,
         closingError: @escaping @Sendable () -> (any Error)?
     ) {
         self.closingError = closingError
@@ -52,6 +55,7 @@ final class HTTP2Connection: PooledConnection, Sendable {
         self.goingAway = goingAway
         self.trustDecision = trustDecision
         self.idleTimeout = idleTimeout
+        self.decompression = decompression
         armIdleTimer(in: .nanoseconds(idleTimeout.nanoseconds))
     }
 
@@ -74,6 +78,7 @@ final class HTTP2Connection: PooledConnection, Sendable {
         streamOpened()
         defer { streamClosed() }
         let isSecure = key.isSecure
+        let decompression = decompression
         let bridge = StreamResponseBridge()
         // A body held in memory goes with the head; a file is sent afterwards, part by part.
         let streamedBody: RequestBodySource? = if case .file = body { body } else { nil }
@@ -86,6 +91,7 @@ final class HTTP2Connection: PooledConnection, Sendable {
         multiplexer.createStreamChannel(promise: opened) { stream in
             stream.eventLoop.makeCompletedFuture {
                 try stream.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTP1ClientCodec(httpProtocol: isSecure ? .https : .http))
+                try decompression.install(in: stream.pipeline.syncOperations)
                 try stream.pipeline.syncOperations.addHandler(StreamExchangeHandler(request: request, bridge: bridge))
             }
         }

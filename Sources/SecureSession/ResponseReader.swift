@@ -1,6 +1,7 @@
 import NIOCore
-import NIOSSL
 import NIOHTTP1
+import NIOHTTPCompression
+import NIOSSL
 import TransportSecurityNIO
 
 /// Writes one request to a channel's outbound side and reads its response from the inbound side:
@@ -61,6 +62,13 @@ enum ResponseReader {
         case let error as HTTPParserError:
             // The server answered, but not in HTTP: not a network failure, and not retried.
             return SecureSessionError.invalidResponse("\(key): \(error) (\(explanation(of: error)))")
+        case NIOHTTPDecompression.DecompressionError.limit:
+            return SecureSessionError.invalidResponse("\(key): the compressed body inflates beyond the session's decompression limit (a decompression bomb?)")
+        case NIOHTTPDecompression.DecompressionError.inflationError(let code):
+            return SecureSessionError.invalidResponse("\(key): the compressed body is malformed (zlib error \(code))")
+        case let error as NIOHTTPDecompression.ExtraDecompressionError:
+            let what = error == .truncatedData ? "ends before the compressed data does" : "has data after the end of the compressed data"
+            return SecureSessionError.invalidResponse("\(key): the compressed body \(what)")
         default:
             // A TLS alert after the handshake: the server refused the client certificate (TLS
             // 1.3 refuses it only after the client's side of the handshake has completed).

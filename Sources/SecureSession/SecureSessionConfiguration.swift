@@ -71,6 +71,9 @@ public struct SecureSessionConfiguration: Sendable {
     /// requests (and redirects) they apply to. `nil` (the default) keeps none: a server-side
     /// client shares no state between requests unless asked to.
     public var cookieJar: CookieJar?
+    /// Whether compressed responses are asked for and decoded (`.disabled` by default: a body
+    /// arrives as the server sent it).
+    public var decompression: ResponseDecompression
 
     /// Creates a configuration.
     public init(
@@ -94,7 +97,8 @@ public struct SecureSessionConfiguration: Sendable {
         addressOverrides: [AddressOverride] = [],
         transportRules: TransportSecurityConfiguration? = nil,
         pinFailureReporter: PinFailureReporter? = nil,
-        cookieJar: CookieJar? = nil
+        cookieJar: CookieJar? = nil,
+        decompression: ResponseDecompression = .disabled
     ) {
         self.trustEvaluator = AnyServerTrustEvaluator(trustEvaluator)
         self.clientIdentity = clientIdentity
@@ -117,5 +121,6 @@ public struct SecureSessionConfiguration: Sendable {
         self.transportRules = transportRules
         self.pinFailureReporter = pinFailureReporter
         self.cookieJar = cookieJar
+        self.decompression = decompression
     }
 }

@@ -72,6 +72,9 @@ public struct GetCommand: TSecCommand {
     @Option(help: "The longest body accepted, in bytes: printed as it arrives to stdout (no limit unless given), held for -i or --json (64 MiB unless given); --output streams to its file without this limit.")
     var maxFilesize: Int?
 
+    @Flag(help: "Ask for a compressed response (Accept-Encoding: deflate, gzip) and print it decoded, as curl's --compressed.")
+    var compressed = false
+
     @Flag(name: .customLong("http1.1"), help: "Offer HTTP/1.1 only (by default HTTP/2 is offered through ALPN and used when the server agrees).")
     var http1Only = false
 
@@ -141,6 +144,7 @@ public struct GetCommand: TSecCommand {
             request = try makeRequest()
             configuration = try makeConfiguration(reportingTo: terminal)
             configuration.logger = logger(to: terminal)
+            configuration.decompression = compressed ? .enabled() : .disabled
             configuration.cookieJar = try makeCookieJar(logger: configuration.logger)
         } catch {
             terminal.error("tsec get: \(error)")

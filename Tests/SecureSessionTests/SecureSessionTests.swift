@@ -385,6 +385,37 @@ struct SecureSessionTests {
         await server.stop()
     }
 
+    @Test("decompression: asked for and decoded over HTTP/1.1 and HTTP/2 when enabled (the head then describes the decoded body), a truncated or over-inflating body is an invalid response, nothing asked for when disabled")
+    func decompression() async throws {
+        let expected = String(repeating: "hello, compressed world\n", count: 100)
+        for http2 in [false, true] {
+            let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: http2)
+            let session = session { $0.decompression = .enabled() }
+            let response = try await session.get(server.url("/gzipped"))
+            #expect(response.text == expected)
+            #expect(response.header("X-Accept-Encoding") == "deflate, gzip")
+            #expect(response.header("Content-Encoding") == nil && response.header("Content-Length") == nil)
+            await #expect {
+                _ = try await session.get(server.url("/gzipped-truncated"))
+            } throws: { error in
+                guard case SecureSessionError.invalidResponse(let detail) = error else { return false }
+                return detail.hasSuffix("the compressed body ends before the compressed data does")
+            }
+            let strict = self.session { $0.decompression = .enabled(maximumRatio: 10) }
+            await #expect {
+                _ = try await strict.get(server.url("/gzipped"))
+            } throws: { error in
+                guard case SecureSessionError.invalidResponse(let detail) = error else { return false }
+                return detail.hasSuffix("the compressed body inflates beyond the session's decompression limit (a decompression bomb?)")
+            }
+            let plain = self.session()
+            let raw = try await plain.get(server.url("/gzipped"))
+            #expect(raw.header("X-Accept-Encoding") == "none" && raw.body.count == 65 && raw.header("Content-Encoding") == "gzip")
+            for done in [session, strict, plain] { await done.shutdown() }
+            await server.stop()
+        }
+    }
+
     @Test("downloads stream to a file; a failed download leaves no file")
     func download() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())

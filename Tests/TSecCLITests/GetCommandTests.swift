@@ -115,6 +115,16 @@ struct GetCommandTests {
         await server.stop()
     }
 
+    @Test("--compressed asks for a compressed body and prints it decoded; without it the bytes come as sent")
+    func compressed() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let decoded = await get(server.url("/gzipped"), ["--compressed"])
+        #expect(decoded.status == 0 && decoded.output.stdout == String(repeating: "hello, compressed world\n", count: 100))
+        let raw = await get(server.url("/gzipped"), ["-i"])
+        #expect(raw.output.stdout.contains("Content-Encoding: gzip\n") && raw.output.stdout.contains("X-Accept-Encoding: none\n"))
+        await server.stop()
+    }
+
     @Test("-v tells on stderr what the session did: the trust decision, the connection, each response, redirects; without it nothing but the outcome")
     func verbose() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)

@@ -21,7 +21,8 @@ import TransportSecurityNIO
 /// `/digest?algorithm=MD5|SHA-256` (user alice, password wonderland, realm lab), `/once` (closes a connection
 /// on its second request), `/connection` (an id of the TCP connection), `/set-cookie[?to=URL]` (each
 /// `X-Set-Cookie` request field as a `Set-Cookie` field; with `to`, a 302 there),
-/// `/refuse-upload` (a 413 as soon as the head arrives, then the connection or stream closed), `/headers` (the
+/// `/refuse-upload` (a 413 as soon as the head arrives, then the connection or stream closed),
+/// `/gzipped` and `/gzipped-truncated` (a gzip body, whole or cut short), `/headers` (the
 /// request headers as JSON), `/files/NAME` (what ``files`` holds), `POST /ocsp` (``ocspResponder``).
 public final class HTTPTestServer: Sendable {
     public let channel: any Channel
@@ -228,6 +229,16 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
             let fields = Dictionary(head.headers.map { ($0.name.lowercased(), $0.value) }, uniquingKeysWith: { a, _ in a })
             let json = (try? JSONSerialization.data(withJSONObject: fields, options: .sortedKeys)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
             send(context, .ok, json, type: "application/json")
+        case "/gzipped", "/gzipped-truncated":
+            // "hello, compressed world\n" 100 times, gzipped by Python (65 bytes); truncated: the first 40.
+            let bytes = Self.gzippedHello.prefix(path == "/gzipped" ? 65 : 40)
+            let headers = HTTPHeaders([
+                ("Content-Type", "text/plain"), ("Content-Encoding", "gzip"), ("Content-Length", String(bytes.count)),
+                ("X-Accept-Encoding", head.headers.first(name: "Accept-Encoding") ?? "none"),
+            ])
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+            context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: bytes)))), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         case "/set-cookie":
             // Sets each X-Set-Cookie field of the request as a Set-Cookie field; with `to`, redirects there.
             let cookies = head.headers["X-Set-Cookie"].map { ("Set-Cookie", $0) }
@@ -297,6 +308,14 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
             }
         }
     }
+
+    /// `gzip.compress(b"hello, compressed world\n" * 100, mtime=0)` in Python.
+    static let gzippedHello: [UInt8] = [
+        0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x03, 0xcb, 0x48, 0xcd, 0xc9, 0xc9, 0xd7, 0x51, 0x48, 0xce, 0xcf, 0x2d,
+        0x28, 0x4a, 0x2d, 0x2e, 0x4e, 0x4d, 0x51, 0x28, 0xcf, 0x2f, 0xca, 0x49, 0xe1, 0xca, 0x18, 0x15, 0x1f, 0x15, 0x1f, 0x15, 0x1f,
+        0x15, 0x1f, 0x15, 0x1f, 0x15, 0x1f, 0x15, 0x1f, 0x15, 0x1f, 0x15, 0x27, 0x4b, 0x1c, 0x00, 0xe8, 0x8b, 0x00, 0x59, 0x60, 0x09,
+        0x00, 0x00,
+    ]
 
     private func sendBytes(_ context: ChannelHandlerContext, _ bytes: [UInt8], type: String) {
         let headers = HTTPHeaders([("Content-Type", type), ("Content-Length", String(bytes.count))])
