@@ -43,7 +43,7 @@ final class HTTP1Connection: PooledConnection, Sendable {
         self.channel = channel
         self.trustDecision = trustDecision
         self.closingError = closingError
-        self.exchanger = Exchanger(inbound: inbound, outbound: outbound)
+        self.exchanger = Exchanger(inbound: inbound, outbound: outbound, channel: channel)
     }
 
     /// Whether the connection can take another request.
@@ -151,10 +151,12 @@ final class HTTP1Connection: PooledConnection, Sendable {
 private final class Exchanger: @unchecked Sendable {
     private let outbound: NIOAsyncChannelOutboundWriter<HTTPClientRequestPart>
     private var responses: NIOAsyncChannelInboundStream<HTTPClientResponsePart>.AsyncIterator
+    private let channel: any Channel
 
-    init(inbound: NIOAsyncChannelInboundStream<HTTPClientResponsePart>, outbound: NIOAsyncChannelOutboundWriter<HTTPClientRequestPart>) {
+    init(inbound: NIOAsyncChannelInboundStream<HTTPClientResponsePart>, outbound: NIOAsyncChannelOutboundWriter<HTTPClientRequestPart>, channel: any Channel) {
         self.outbound = outbound
         self.responses = inbound.makeAsyncIterator()
+        self.channel = channel
     }
 
     /// Sends the request (a file body part by part, each write waiting for the connection to
@@ -173,7 +175,9 @@ private final class Exchanger: @unchecked Sendable {
             }
         } catch SecureSessionError.unreadableUpload(let detail) {
             throw SecureSessionError.unreadableUpload(detail)
-        } catch let error where !(error is CancellationError) {
+        } catch let error where !(error is CancellationError) && !channel.isActive {
+            // The server closed the connection while the request was written: what it said
+            // before closing, if anything, is the answer.
             guard let early = try? await ResponseReader.read(from: &responses, into: sink) else { throw error }
             return (early, false)
         }
