@@ -157,4 +157,19 @@ struct CookieJarTests {
         await plain.shutdown()
         await server.stop()
     }
+
+    @Test("over HTTP/2 too: set-cookie fields (lower-case there) are stored, and the cookie goes back in one field")
+    func http2() async throws {
+        let lab = try TrustLab()
+        let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)
+        let jar = CookieJar()
+        let session = lab.session { $0.cookieJar = jar }
+        let set = try await session.get(server.url("/set-cookie"), headers: [("X-Set-Cookie", "sid=abc; Secure"), ("X-Set-Cookie", "lang=en")])
+        #expect(set.httpVersion == "HTTP/2")
+        #expect(jar.cookies.map(\.name) == ["sid", "lang"])
+        let seen = try await session.get(server.url("/headers")).decode([String: String].self)
+        #expect(seen["cookie"] == "sid=abc; lang=en")
+        await session.shutdown()
+        await server.stop()
+    }
 }
