@@ -71,6 +71,20 @@ struct GetCommandTests {
         await server.stop()
     }
 
+    @Test("cookie files are curl's: curl sends what tsec get -c wrote, and tsec get -b sends what curl -c wrote")
+    func cookieFilesWithCurl() async throws {
+        let server = try await HTTPTestServer(chain: nil)
+        let ours = files.path("ours-\(UUID().uuidString).txt")
+        _ = await tsec(["get", server.url("/set-cookie").absoluteString, "-c", ours, "-H", "X-Set-Cookie: from=tsec; Path=/", "-H", "X-Set-Cookie: kept=1; Max-Age=600"])
+        let curlSent = try shell("curl -s -b '\(ours)' '\(server.url("/headers"))'")
+        #expect(curlSent.contains(#""cookie":"from=tsec; kept=1""#) || curlSent.contains(#""cookie":"kept=1; from=tsec""#), "\(curlSent)")
+        let theirs = files.path("theirs-\(UUID().uuidString).txt")
+        _ = try shell("curl -s -c '\(theirs)' -H 'X-Set-Cookie: from=curl; Path=/' '\(server.url("/set-cookie"))'")
+        let ourSent = await tsec(["get", server.url("/headers").absoluteString, "-b", theirs])
+        #expect(ourSent.output.stdout.contains(#""cookie":"from=curl""#), "\(ourSent.output.stdout)")
+        await server.stop()
+    }
+
     @Test("-F sends a multipart form as curl does: text fields, files with a guessed or given type and name, a file's content as a value")
     func multipartForm() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
