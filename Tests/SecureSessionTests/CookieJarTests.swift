@@ -80,8 +80,12 @@ struct CookieJarTests {
         cookies.set("token=forged", from: "http://example.com/")
         #expect(cookies.field("https://example.com/") == "token=s3cret", "an http response cannot shadow a Secure cookie")
 
+        // A loopback host is a secure context over http too (RFC 6265bis, as browsers and curl).
+        cookies.set("local=1; Secure", from: "http://localhost:8080/")
+        cookies.set("loop=1; Secure", from: "http://127.0.0.1/")
+        #expect(cookies.field("http://localhost:8080/") == "local=1" && cookies.field("http://127.0.0.1/") == "loop=1")
         cookies.set("__Secure-a=1", "__Secure-b=2; Secure", "__Host-c=3; Secure; Path=/", "__Host-d=4; Secure; Path=/; Domain=example.com", "__host-e=5; Secure", from: "https://example.com/x/y")
-        #expect(cookies.jar.cookies.map(\.name).sorted() == ["__Host-c", "__Secure-b", "token"])
+        #expect(cookies.jar.cookies.map(\.name).sorted() == ["__Host-c", "__Secure-b", "local", "loop", "token"])
     }
 
     @Test("expiry: Max-Age wins over Expires, zero or past deletes, cookie dates in their many forms, 400 days at most")

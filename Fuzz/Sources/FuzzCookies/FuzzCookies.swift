@@ -9,7 +9,8 @@ private let origins = [
 ]
 
 /// `Set-Cookie` fields, one per line, the first byte choosing the response's origin: whatever a
-/// server sends, the jar keeps only cookies the origin may set, and the `Cookie` field it makes
+/// server sends, the jar keeps only cookies the origin may set (`Secure` ones over https or to a
+/// loopback host), and the `Cookie` field it makes
 /// for that origin holds no line break or control character.
 func fuzzCookies(_ input: UnsafeRawBufferPointer) {
     guard let first = input.first else { return }
@@ -22,7 +23,7 @@ func fuzzCookies(_ input: UnsafeRawBufferPointer) {
     for cookie in jar.cookies {
         precondition(cookie.domain == host || host.hasSuffix("." + cookie.domain), "a cookie for a domain the host is not part of")
         precondition(cookie.isHostOnly || !publicSuffixes.isPublicSuffix(cookie.domain), "a cookie for a public suffix")
-        precondition(!cookie.isSecure || origin.scheme == "https", "a Secure cookie set over http")
+        precondition(!cookie.isSecure || origin.scheme == "https" || host == "127.0.0.1", "a Secure cookie set over http to a host that is not loopback")
         precondition(cookie.path.hasPrefix("/"), "a path that does not start with /")
     }
     if let field = jar.cookieField(for: origin) {

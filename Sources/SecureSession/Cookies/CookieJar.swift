@@ -18,8 +18,8 @@ import TransportSecurity
 ///   domain and its subdomains; never for a public suffix (`Domain=com`, `Domain=co.uk`: the
 ///   public suffix list of Debian's `publicsuffix` package, else every single-label name), and
 ///   a host cannot set a cookie for a domain it is not part of.
-/// - Only under its path; `Secure` cookies only over https, and only set over https; an http
-///   response cannot replace a `Secure` cookie; `__Secure-` and `__Host-` prefixes are enforced.
+/// - Only under its path; `Secure` cookies only over https (or to a loopback host), and only
+///   set over https (or by a loopback host); an http response cannot replace a `Secure` cookie; `__Secure-` and `__Host-` prefixes are enforced.
 /// - Expired cookies (`Expires`, `Max-Age`, which wins) are dropped; a persistent cookie lasts
 ///   at most 400 days. At most 50 cookies per domain and 3,000 in all: the least recently set go
 ///   first.
@@ -66,7 +66,7 @@ public final class CookieJar: Sendable {
     public func cookies(for url: URL) -> [Cookie] {
         let host = SetCookie.requestHost(of: url)
         let path = url.path.isEmpty ? "/" : url.path
-        let secure = url.scheme?.lowercased() == "https"
+        let secure = CookieMatching.isSecureContext(url)
         return cookies
             .filter { $0.matches(host: host, path: path, secure: secure) }
             .sorted { ($0.path.count, $1.createdAt) > ($1.path.count, $0.createdAt) }
@@ -83,7 +83,7 @@ public final class CookieJar: Sendable {
     /// and logged with the reason at debug level.
     public func store(setCookieFields fields: [String], from url: URL) {
         let now = clock()
-        let isSecureRequest = url.scheme?.lowercased() == "https"
+        let isSecureRequest = CookieMatching.isSecureContext(url)
         for field in fields {
             do {
                 try store(try SetCookie.cookie(from: field, for: url, at: now, publicSuffixes: publicSuffixes), secureRequest: isSecureRequest, at: now)

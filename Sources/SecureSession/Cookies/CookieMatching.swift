@@ -23,6 +23,18 @@ enum CookieMatching {
         return String(requestPath[..<last])
     }
 
+    /// Whether a request to `url` counts as secure for `Secure` cookies (RFC 6265bis §5.8.3's
+    /// "potentially trustworthy" origins, as browsers and curl have it): https, or a loopback
+    /// host (`localhost` and its subdomains, `127.0.0.0/8`, `::1`), whose traffic never leaves
+    /// the machine.
+    static func isSecureContext(_ url: URL) -> Bool {
+        if url.scheme?.lowercased() == "https" { return true }
+        let host = SetCookie.requestHost(of: url)
+        if host == "localhost" || host.hasSuffix(".localhost") { return true }
+        guard let bytes = ServerHost(host).addressBytes else { return false }
+        return bytes.count == 4 ? bytes[0] == 127 : bytes == Array(repeating: 0, count: 15) + [1]
+    }
+
     /// Whether `host` is an IPv4 or IPv6 literal.
     static func isIPAddress(_ host: String) -> Bool { ServerHost(host).isIPAddress }
 }

@@ -66,7 +66,7 @@ struct SetCookie {
         }
 
         let host = requestHost(of: url)
-        let isSecureRequest = url.scheme?.lowercased() == "https"
+        let isSecureRequest = CookieMatching.isSecureContext(url)
         var domain = host
         var isHostOnly = true
         if var attribute = domainAttribute {
