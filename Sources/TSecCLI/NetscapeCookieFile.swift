@@ -1,5 +1,6 @@
 import Foundation
 import SecureSession
+import TransportSecurity
 
 /// The cookie file curl reads with `-b FILE` and writes with `-c FILE` (the Netscape format):
 /// one cookie per line, seven tab-separated fields (domain, subdomains `TRUE`/`FALSE`, path,
@@ -11,8 +12,9 @@ enum NetscapeCookieFile {
         let description: String
     }
 
-    /// The cookies of `text` (read from `source`), created at `time`.
-    static func cookies(in text: String, source: String, at time: Date) throws(Malformed) -> [Cookie] {
+    /// The cookies of `text` (read from `source`), created at `time`; a cookie for every domain
+    /// under one of `publicSuffixes` goes to that name alone, as the jar has it from a server.
+    static func cookies(in text: String, source: String, at time: Date, publicSuffixes: PublicSuffixList? = .system) throws(Malformed) -> [Cookie] {
         var cookies: [Cookie] = []
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             var line = Substring(rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine)
@@ -35,11 +37,15 @@ enum NetscapeCookieFile {
             guard !domain.isEmpty, !fields[5].isEmpty, fields[2].hasPrefix("/") else {
                 throw malformed("a cookie needs a domain, a name and a path starting with /")
             }
+            // As for a server's Set-Cookie: never a cookie for every domain under a public suffix
+            // (curl writes `.localhost TRUE` for `Domain=localhost`): such a cookie goes to that
+            // name alone.
+            let isPublicSuffix = publicSuffixes.map { $0.isPublicSuffix(domain) } ?? !domain.contains(".")
             cookies.append(Cookie(
                 name: String(fields[5]),
                 value: String(fields[6]),
                 domain: domain,
-                isHostOnly: !includesSubdomains,
+                isHostOnly: !includesSubdomains || isPublicSuffix,
                 path: String(fields[2]),
                 expiresAt: expiry == 0 ? nil : Date(timeIntervalSince1970: TimeInterval(expiry)),
                 isSecure: isSecure,

@@ -68,6 +68,13 @@ struct GetCommandTests {
         let malformed = await get(server.url("/headers"), ["-b", jar])
         #expect(malformed.status == 2)
         #expect(malformed.output.stderr == "tsec get: \(jar), line 1: the second and fourth fields must be TRUE or FALSE\n")
+        // A cookie for every domain under a public suffix (".com", or curl's ".localhost") goes to that name alone.
+        try "# a comment\n\n.com\tTRUE\t/\tFALSE\t0\tname\tvalue\n.localhost\tTRUE\t/\tFALSE\t0\tlocal\t1\n".write(toFile: jar, atomically: true, encoding: .utf8)
+        let suffix = await get(server.url("/headers", host: "localhost"), ["-b", jar, "-c", jar, "--no-domain-validation"])
+        #expect(suffix.status == 0, "\(suffix.output.stderr)")
+        #expect(suffix.output.stdout.contains(#""cookie":"local=1""#), "\(suffix.output.stdout)")
+        let rewritten = try String(contentsOfFile: jar, encoding: .utf8)
+        #expect(rewritten.contains("\ncom\tFALSE\t/\tFALSE\t0\tname\tvalue\n") && rewritten.contains("\nlocalhost\tFALSE\t/"), "\(rewritten)")
         await server.stop()
     }
 
