@@ -239,7 +239,13 @@ public struct GetCommand: TSecCommand {
         if !form.isEmpty {
             (contentType, body) = try MultipartFormArgument.form(form).encoded()
         }
-        let method = uploadFile != nil && self.method == "GET" ? "PUT" : body != nil && self.method == "GET" ? "POST" : self.method
+        // A body changes the default method as curl's options do: -T a PUT, -d and -F a POST.
+        var method = self.method
+        if method == "GET", uploadFile != nil {
+            method = "PUT"
+        } else if method == "GET", body != nil {
+            method = "POST"
+        }
         var headers = header.map { field in
             let parts = field.split(separator: ":", maxSplits: 1)
             return (String(parts[0]).trimmingCharacters(in: .whitespaces), String(parts.count > 1 ? parts[1] : "").trimmingCharacters(in: .whitespaces))
