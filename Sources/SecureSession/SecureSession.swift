@@ -106,18 +106,38 @@ public final class SecureSession: Sendable {
     /// thrown by `consume` ends the request, closing its connection, and is rethrown. The
     /// response's ``SecureResponse/body`` is empty.
     public func stream(_ request: SecureRequest, into consume: @escaping @Sendable (Data) async throws -> Void) async throws -> SecureResponse {
+        try await stream(request, head: { _ in }, into: consume)
+    }
+
+    /// ``stream(_:into:)``, with the response's head handed to `head` first: before the first
+    /// part of the body, or once the response is over when it has none (a printer of status line
+    /// and headers, then the body as it arrives: `tsec get -i`). Only an acceptable response
+    /// reaches `head`; an error it throws ends the request and is rethrown.
+    public func stream(
+        _ request: SecureRequest,
+        head onHead: @escaping @Sendable (ResponseHead) async throws -> Void,
+        into consume: @escaping @Sendable (Data) async throws -> Void
+    ) async throws -> SecureResponse {
         let validation = request.validation ?? configuration.validation
         let refused = BodyCollector(limit: memoryLimit(of: request))
         let verdict = NIOLockedValueBox<Bool?>(nil)
+        let headHandedOver = LockedFlag()
         let response: SecureResponse
         do {
             response = try await perform(request) { head, buffer in
-                try await Self.deliver(head, buffer, validation: validation, verdict: verdict, refused: refused, to: consume)
+                try await Self.deliver(head, buffer, validation: validation, verdict: verdict, refused: refused) { part in
+                    if !headHandedOver.isSet {
+                        headHandedOver.set()
+                        try await onHead(ResponseHead(head))
+                    }
+                    try await consume(part)
+                }
             }
         } catch let failure as ConsumerError {
             throw failure.error
         }
         if let violation = validation.violation(in: response.with(body: refused.data)) { throw violation }
+        if !headHandedOver.isSet { try await onHead(ResponseHead(response)) }
         return response
     }
 
@@ -252,7 +272,7 @@ public final class SecureSession: Sendable {
                 return SecureResponse(
                     statusCode: Int(head.status.code),
                     reasonPhrase: head.status.reasonPhrase,
-                    httpVersion: head.version.major >= 2 ? "HTTP/\(head.version.major)" : "HTTP/\(head.version.major).\(head.version.minor)",
+                    httpVersion: ResponseHead.text(of: head.version),
                     headers: head.headers.map { ($0.name, $0.value) },
                     body: Data(),
                     url: current.url,

@@ -69,7 +69,7 @@ public struct GetCommand: TSecCommand {
     @Option(name: [.customShort("o"), .long], help: "Write the body to this file instead of stdout.")
     var output: String?
 
-    @Option(help: "The longest body accepted, in bytes: printed as it arrives to stdout (no limit unless given), held for -i or --json (64 MiB unless given); --output streams to its file without this limit.")
+    @Option(help: "The longest body accepted, in bytes: printed as it arrives to stdout (no limit unless given), held for --json (64 MiB unless given); --output streams to its file without this limit.")
     var maxFilesize: Int?
 
     @Flag(help: "Ask for a compressed response (Accept-Encoding: deflate, gzip) and print it decoded, as curl's --compressed.")
@@ -198,10 +198,14 @@ public struct GetCommand: TSecCommand {
             var printed = false
             if let output {
                 response = try await session.download(request, to: output)
-            } else if !json, !include {
-                // Printed as it arrives, never held whole; --max-filesize, when given, still ends it.
+            } else if !json {
+                // Printed as it arrives (after the status line and headers with -i), never held
+                // whole; --max-filesize, when given, still ends it.
                 let counter = PrintedBytes(limit: maxFilesize)
-                response = try await session.stream(request) { part in
+                let include = include
+                response = try await session.stream(request) { head in
+                    if include { Self.print(head, to: terminal) }
+                } into: { part in
                     try counter.add(part.count)
                     terminal.bytes(part)
                 }
@@ -361,12 +365,15 @@ public struct GetCommand: TSecCommand {
             terminal.line(JSONOutput.encode(GetReport(response, bodyIncluded: output == nil)))
             return
         }
-        if include {
-            terminal.line("\(response.httpVersion) \(response.statusCode) \(response.reasonPhrase)")
-            for field in response.headers { terminal.line("\(field.name): \(field.value)") }
-            terminal.line("")
-        }
+        if include, !bodyPrinted { Self.print(ResponseHead(response), to: terminal) }
         if output == nil, !bodyPrinted { terminal.bytes(response.body) }
+    }
+
+    /// `-i`: the status line, the header fields and an empty line.
+    private static func print(_ head: ResponseHead, to terminal: CommandOutput) {
+        terminal.line("\(head.httpVersion) \(head.statusCode) \(head.reasonPhrase)")
+        for field in head.headers { terminal.line("\(field.name): \(field.value)") }
+        terminal.line("")
     }
 }
 

@@ -548,6 +548,28 @@ struct SecureSessionTests {
             }
         }
         #expect(try await session.get(server.url("/hello")).text == "hello")
+
+        // With a head handler: the head comes first, once; with no body, once the response is over;
+        // an unacceptable response never reaches it.
+        let events = NIOLockedValueBox<[String]>([])
+        _ = try await session.stream(SecureRequest(url: server.url("/bytes/200000"))) { head in
+            events.withLockedValue { $0.append("head \(head.statusCode) \(head.httpVersion) \(head.header("Content-Length") ?? "-")") }
+        } into: { _ in
+            events.withLockedValue { if $0.last != "part" { $0.append("part") } }
+        }
+        #expect(events.withLockedValue { $0 } == ["head 200 \(http2 ? "HTTP/2" : "HTTP/1.1") 200000", "part"])
+        events.withLockedValue { $0 = [] }
+        var head = SecureRequest(.head, url: server.url("/hello"))
+        head.validation = ResponseValidation.none
+        _ = try await session.stream(head) { head in events.withLockedValue { $0.append("head \(head.statusCode)") } } into: { _ in
+            events.withLockedValue { $0.append("part") }
+        }
+        #expect(events.withLockedValue { $0 } == ["head 200"])
+        events.withLockedValue { $0 = [] }
+        await #expect(throws: SecureSessionError.self) {
+            _ = try await session.stream(SecureRequest(url: server.url("/status/404"))) { _ in events.withLockedValue { $0.append("head") } } into: { _ in }
+        }
+        #expect(events.withLockedValue { $0 }.isEmpty)
         await session.shutdown()
         await server.stop()
     }

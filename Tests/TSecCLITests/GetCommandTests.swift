@@ -265,12 +265,17 @@ struct GetCommandTests {
         #expect(tooLong.output.stderr.contains("longer than 4 bytes"))
         #expect(await get(server.url("/hello"), ["--max-filesize", "-1"]).status == 2)
         // The body is printed as it arrives, not held: an endless one shows its first megabyte
-        // before --max-filesize ends it; with -i (or --json) it is held, and nothing is printed.
+        // before --max-filesize ends it, after the status line and headers with -i; with --json
+        // it is held, and nothing is printed.
         let endless = await get(server.url("/endless"), ["--max-filesize", "1000000"])
         #expect(endless.status == 3)
         #expect(endless.output.stdout.utf8.count > 500_000)
         #expect(endless.output.stderr.contains("longer than 1000000 bytes"))
-        let held = await get(server.url("/endless"), ["--max-filesize", "1000000", "-i"])
+        let included = await get(server.url("/endless"), ["--max-filesize", "1000000", "-i"])
+        #expect(included.status == 3)
+        #expect(included.output.stdout.hasPrefix("HTTP/1.1 200 OK\n"))
+        #expect(included.output.stdout.utf8.count > 500_000)
+        let held = await get(server.url("/endless"), ["--max-filesize", "1000000", "--json"])
         #expect(held.status == 3)
         #expect(held.output.stdout.isEmpty)
         let malformed = await get(server.url("/hello"), ["-H", "Bad Name: v"])
