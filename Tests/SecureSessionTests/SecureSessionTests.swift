@@ -408,6 +408,10 @@ struct SecureSessionTests {
                 guard case SecureSessionError.invalidResponse(let detail) = error else { return false }
                 return detail.hasSuffix("the compressed body inflates beyond the session's decompression limit (a decompression bomb?)")
             }
+            // A HEAD answer (no body) of a compressed resource is no truncated body.
+            let head = try await session.head(server.url("/gzipped"))
+            #expect(head.statusCode == 200 && head.body.isEmpty && head.header("Content-Encoding") == "gzip", "the head as the server sent it")
+            #expect(try await session.get(server.url("/gzipped")).text == expected, "the connection goes on")
             let plain = self.session()
             let raw = try await plain.get(server.url("/gzipped"))
             #expect(raw.header("X-Accept-Encoding") == "none" && raw.body.count == 65 && raw.header("Content-Encoding") == "gzip")
