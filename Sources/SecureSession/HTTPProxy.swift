@@ -138,8 +138,8 @@ public struct HTTPProxySettings: Sendable, Hashable {
     /// set) goes through, or `nil` for a direct connection.
     func proxy(isSecure: Bool, host: String, address: @autoclosure () -> String) -> HTTPProxy? {
         guard let proxy = isSecure ? https : http else { return nil }
-        if bypassesLoopback, Self.isLoopback(host) || Self.isLoopback(address()) { return nil }
         let target = ServerHost(host)
+        if bypassesLoopback, target.isLoopback || ServerHost(address()).isLoopback { return nil }
         for entry in bypass {
             if entry == "*" { return nil }
             if entry.contains("/") {
@@ -170,10 +170,5 @@ public struct HTTPProxySettings: Sendable, Hashable {
             if network[index] & mask != address[index] & mask { return false }
         }
         return true
-    }
-
-    private static func isLoopback(_ host: String) -> Bool {
-        let name = ServerHost(host).name
-        return name == "localhost" || name.hasSuffix(".localhost") || name == "::1" || name.hasPrefix("127.") && ServerHost(name).isIPAddress
     }
 }

@@ -28,11 +28,7 @@ enum CookieMatching {
     /// host (`localhost` and its subdomains, `127.0.0.0/8`, `::1`), whose traffic never leaves
     /// the machine.
     static func isSecureContext(_ url: URL) -> Bool {
-        if url.scheme?.lowercased() == "https" { return true }
-        let host = SetCookie.requestHost(of: url)
-        if host == "localhost" || host.hasSuffix(".localhost") { return true }
-        guard let bytes = ServerHost(host).addressBytes else { return false }
-        return bytes.count == 4 ? bytes[0] == 127 : bytes == Array(repeating: 0, count: 15) + [1]
+        url.scheme?.lowercased() == "https" || ServerHost(url.host ?? "").isLoopback
     }
 
     /// Whether `host` is an IPv4 or IPv6 literal.

@@ -108,13 +108,9 @@ struct SetCookie {
         )
     }
 
-    /// The host a cookie is set for and sent to: lowercased, without brackets or a trailing dot.
-    static func requestHost(of url: URL) -> String {
-        var host = (url.host ?? "").lowercased()
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        if host.hasSuffix(".") { host.removeLast() }
-        return host
-    }
+    /// The host a cookie is set for and sent to: lowercased, without brackets or a trailing dot
+    /// (an address in its canonical form).
+    static func requestHost(of url: URL) -> String { ServerHost(url.host ?? "").name }
 
     /// A Max-Age value: an optional `-` and digits (anything else ignores the attribute);
     /// saturated rather than overflowing.
