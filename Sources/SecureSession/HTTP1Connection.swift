@@ -173,13 +173,11 @@ private final class Exchanger: @unchecked Sendable {
                 // Held in memory: the whole request in one write.
                 try await outbound.write(contentsOf: ResponseReader.parts(head: head, body: body))
             }
-        } catch SecureSessionError.unreadableUpload(let detail) {
-            throw SecureSessionError.unreadableUpload(detail)
-        } catch let error where !(error is CancellationError) && !channel.isActive {
-            // The server closed the connection while the request was written: what it said
-            // before closing, if anything, is the answer.
-            guard let early = try? await ResponseReader.read(from: &responses, into: sink) else { throw error }
-            return (early, false)
+        } catch {
+            // Only when the server closed the connection under the write can an answer be
+            // waiting; a write that fails on an open connection would wait for none.
+            guard !channel.isActive else { throw error }
+            return (try await ResponseReader.answer(sentBefore: error, from: &responses, into: sink), false)
         }
         return (try await ResponseReader.read(from: &responses, into: sink), true)
     }

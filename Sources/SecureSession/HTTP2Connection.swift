@@ -109,18 +109,13 @@ final class HTTP2Connection: PooledConnection, Sendable {
         do {
             var responses = bridge
             if let streamedBody {
-                // Each write waits until the stream has taken the part (HTTP/2 flow control). A
-                // server may answer (a 413, a 401) and end the stream before taking all of it:
-                // that answer is the outcome.
+                // Each write waits until the stream has taken the part (HTTP/2 flow control).
                 do {
                     let stream = try await opened.futureResult.get()
                     try await streamedBody.send { part in try await stream.writeAndFlush(HTTPClientRequestPart.body(.byteBuffer(part))).get() }
                     try await stream.writeAndFlush(HTTPClientRequestPart.end(nil)).get()
-                } catch SecureSessionError.unreadableUpload(let detail) {
-                    throw SecureSessionError.unreadableUpload(detail)
                 } catch {
-                    guard let early = try? await ResponseReader.read(from: &responses, into: sink) else { throw error }
-                    return ExchangedResponse(head: early, reusable: true)
+                    return ExchangedResponse(head: try await ResponseReader.answer(sentBefore: error, from: &responses, into: sink), reusable: true)
                 }
             }
             return ExchangedResponse(head: try await ResponseReader.read(from: &responses, into: sink), reusable: true)

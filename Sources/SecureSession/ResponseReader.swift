@@ -30,6 +30,21 @@ enum ResponseReader {
         throw SecureSessionError.connectionFailed("the server closed the connection before the response ended")
     }
 
+    /// What the server answered before the request was written whole, when writing it failed
+    /// with `writeError` (a server may answer a 413 or a 401 and close before taking all of the
+    /// body: that answer is the outcome); else `writeError` itself. An upload file that could not
+    /// be read, or a cancelled task, is the outcome as it is.
+    static func answer<Responses: AsyncIteratorProtocol>(
+        sentBefore writeError: any Error,
+        from responses: inout Responses,
+        into sink: ResponseBodySink
+    ) async throws -> HTTPResponseHead where Responses.Element == HTTPClientResponsePart {
+        if case SecureSessionError.unreadableUpload = writeError { throw writeError }
+        if writeError is CancellationError { throw writeError }
+        guard let early = try? await read(from: &responses, into: sink) else { throw writeError }
+        return early
+    }
+
     /// The request parts of `head` and a body held in memory (a file body is sent apart, part
     /// by part).
     static func parts(head: HTTPRequestHead, body: RequestBodySource?) -> [HTTPClientRequestPart] {

@@ -312,8 +312,9 @@ public final class SecureSession: Sendable {
         let group = group
         let reporter = reporter
         let tlsContext = try tlsContexts.context(for: key.rule)
-        // An upload file that cannot be sent is refused before any connection is made.
-        _ = try RequestBodySource.of(request)
+        // Measured once, before any connection is made: an upload file that cannot be sent is
+        // refused first; a retry sends the same body again (a file from its start).
+        let body = try RequestBodySource.of(request)
         var attempt = 0
         while true {
             attempt += 1
@@ -330,7 +331,6 @@ public final class SecureSession: Sendable {
             let held = BodyCollector(limit: memoryLimit(of: request))
             do {
                 let followsRedirects = request.followsRedirects
-                let body = try RequestBodySource.of(request)
                 let response = try await connection.execute(
                     head: requestHead(request, key: key, bodyLength: body?.length),
                     body: body,
