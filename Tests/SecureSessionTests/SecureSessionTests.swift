@@ -510,9 +510,28 @@ struct SecureSessionTests {
         let readEnd = open(pipe, O_RDONLY | O_NONBLOCK)
         #expect(readEnd >= 0)
         _ = fcntl(readEnd, F_SETFL, fcntl(readEnd, F_GETFL) & ~O_NONBLOCK)
-        let reader = Task.detached { String(decoding: try FileHandle(fileDescriptor: readEnd, closeOnDealloc: true).readToEnd() ?? Data(), as: UTF8.self) }
+        // The read end stays open until the body has come: a FIFO reads as ended (0) while no
+        // writer has it open, and closing the read end then would leave the download no reader.
+        let reader = Task.detached { () -> String in
+            defer { close(readEnd) }
+            var collected: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = read(readEnd, &buffer, buffer.count)
+                if count > 0 {
+                    collected += buffer[0..<count]
+                } else if count == 0, !collected.isEmpty {
+                    break
+                } else if count < 0, errno != EINTR {
+                    break
+                } else {
+                    usleep(1_000)
+                }
+            }
+            return String(decoding: collected, as: UTF8.self)
+        }
         _ = try await session.download(SecureRequest(url: server.url("/hello")), to: pipe)
-        #expect(try await reader.value == "hello")
+        #expect(await reader.value == "hello")
         #expect(stat(pipe, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO)
         await session.shutdown()
         await server.stop()
