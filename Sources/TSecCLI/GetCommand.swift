@@ -271,11 +271,10 @@ public struct GetCommand: TSecCommand {
     private static func bodyPart(_ argument: String) throws -> Data {
         guard argument.hasPrefix("@") else { return Data(argument.utf8) }
         let named = String(argument.dropFirst())
-        let path = named == "-" ? "/dev/stdin" : named
         do {
-            return try InputFile.read(path, limit: 1 << 30)
+            return try RequestBodyFile.read(named)
         } catch {
-            throw ValidationError("the request body file \(path) cannot be read: \(error)")
+            throw ValidationError("the request body file \(named == "-" ? "/dev/stdin" : named) cannot be read: \(error)")
         }
     }
 

@@ -42,7 +42,7 @@ enum MultipartFormArgument {
 
     private static func read(_ path: String, for argument: String) throws -> Data {
         do {
-            return try InputFile.read(path == "-" ? "/dev/stdin" : path, limit: 1 << 30)
+            return try RequestBodyFile.read(path)
         } catch {
             throw ValidationError("-F '\(argument)': the file \(path) cannot be read: \(error)")
         }
