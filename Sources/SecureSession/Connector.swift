@@ -146,10 +146,13 @@ enum Connector {
         }
         // A report-only pin set lets the connection through but its failure is reported.
         if let decision = decisions.last { reporter?.submitFailure(of: decision, under: key.rule, host: key.host, port: key.port) }
-        var connected: Logger.Metadata = ["to": "\(key)", "protocol": "\(negotiated.isHTTP2 ? "HTTP/2" : "HTTP/1.1")"]
-        if address != key.host { connected["address"] = "\(address)" }
-        if let proxy { connected["proxy"] = "\(proxy)" }
-        configuration.logger.debug("connected", metadata: connected)
+        // Built only when debug logging is on (the metadata is an autoclosure).
+        configuration.logger.debug("connected", metadata: {
+            var connected: Logger.Metadata = ["to": "\(key)", "protocol": "\(negotiated.isHTTP2 ? "HTTP/2" : "HTTP/1.1")"]
+            if address != key.host { connected["address"] = "\(address)" }
+            if let proxy { connected["proxy"] = "\(proxy)" }
+            return connected
+        }())
         switch negotiated {
         case .http1_1(let asyncChannel):
             return try await HTTP1Connection.start(
