@@ -66,6 +66,16 @@ final class DownloadFile: @unchecked Sendable {
         }
     }
 
+    /// Empties the temporary file for the body of another attempt; `false` when the destination
+    /// is written directly (a pipe or device cannot take back what it was given).
+    func startOver() -> Bool {
+        guard temporary != nil else { return false }
+        return lock.withLock {
+            guard !isClosed, (try? handle.truncate(atOffset: 0)) != nil else { return false }
+            return true
+        }
+    }
+
     /// Puts the finished file in place of the destination.
     func commit() throws {
         try close()

@@ -17,6 +17,14 @@ public struct ResponseHead: Sendable {
         headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
     }
 
+    /// Creates a head (for an interceptor's tests).
+    public init(statusCode: Int, reasonPhrase: String = "", httpVersion: String = "HTTP/1.1", headers: [(name: String, value: String)] = []) {
+        self.statusCode = statusCode
+        self.reasonPhrase = reasonPhrase
+        self.httpVersion = httpVersion
+        self.headers = headers
+    }
+
     init(_ head: HTTPResponseHead) {
         statusCode = Int(head.status.code)
         reasonPhrase = head.status.reasonPhrase

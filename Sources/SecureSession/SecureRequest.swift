@@ -33,6 +33,9 @@ public struct SecureRequest: Sendable {
     /// (URLSession's `waitsForConnectivity`). Nothing of the request was sent, so any method may
     /// be retried. `nil` (the default) fails at once.
     public var waitsForConnectivity: Duration?
+    /// Adapts every attempt of this request and decides on retries (a ``RetryPolicy``), instead
+    /// of the session's ``SecureSessionConfiguration/interceptor``.
+    public var interceptor: (any RequestInterceptor)?
 
     /// Creates a request.
     /// - Parameters:
@@ -60,6 +63,7 @@ public struct SecureRequest: Sendable {
         self.followsRedirects = true
         self.challengeHandler = nil
         self.waitsForConnectivity = nil
+        self.interceptor = nil
     }
 
     /// A request whose body is `value` encoded as JSON, with `Content-Type: application/json`.

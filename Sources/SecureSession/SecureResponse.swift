@@ -12,15 +12,18 @@ public struct SecureResponse: Sendable {
     /// Header fields, in order.
     public let headers: [(name: String, value: String)]
     /// The body (empty for a download, whose body went to a file).
-    public let body: Data
+    public internal(set) var body: Data
     /// The URL that answered (after redirects).
     public let url: URL
     /// The trust decision of the connection that answered (`nil` for cleartext).
     public let trustDecision: TrustDecision?
     /// The redirects followed, in order.
     public let redirects: [URL]
-    /// How long the request took, from the first connection attempt to the end of the body.
-    public let duration: Duration
+    /// How long the request took, from the first connection attempt to the end of the body
+    /// (every attempt and the waits between them included).
+    public internal(set) var duration: Duration
+    /// How many times the request was sent: 1, plus the retries a ``RequestInterceptor`` asked for.
+    public internal(set) var attempts: Int = 1
 
     /// The value of the first header field named `name` (case-insensitive).
     public func header(_ name: String) -> String? {

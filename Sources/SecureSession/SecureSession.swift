@@ -58,7 +58,9 @@ public final class SecureSession: Sendable {
     /// Sends `request` and returns the whole response, validated.
     public func send(_ request: SecureRequest) async throws -> SecureResponse {
         let body = BodyCollector(limit: memoryLimit(of: request))
-        var response = try await perform(request) { head, buffer in try body.append(buffer, of: head) }
+        var response = try await perform(request, startingOver: { body.reset(); return true }) { head, buffer in
+            try body.append(buffer, of: head)
+        }
         response = response.with(body: body.data)
         if let violation = (request.validation ?? configuration.validation).violation(in: response) { throw violation }
         return response
@@ -79,7 +81,11 @@ public final class SecureSession: Sendable {
         let file = try DownloadFile(destination: path)
         let received = NIOLockedValueBox<Int64>(0)
         do {
-            let response = try await perform(request) { head, buffer in
+            let startOver: @Sendable () -> Bool = {
+                received.withLockedValue { $0 = 0 }
+                return file.startOver()
+            }
+            let response = try await perform(request, startingOver: startOver) { head, buffer in
                 try file.write(buffer)
                 guard let progress else { return }
                 let total = received.withLockedValue { count in
@@ -197,30 +203,28 @@ public final class SecureSession: Sendable {
         request.maximumResponseBodySize ?? configuration.maximumResponseBodySize
     }
 
-    /// Performs a request; when the connection cannot be made and the request waits for
-    /// connectivity, waits for the host to become reachable and tries once more.
-    private func perform(_ request: SecureRequest, sink: @escaping ResponseBodySink) async throws -> SecureResponse {
+    /// One attempt of a request; when the connection cannot be made and the request waits for
+    /// connectivity, waits for the host to become reachable and tries once more. A connection
+    /// that could not be made is thrown as ``ConnectionNotEstablished``, for the retry loop to
+    /// know that nothing was sent.
+    func performWaitingForConnectivity(_ request: SecureRequest, sink: @escaping ResponseBodySink) async throws -> SecureResponse {
         do {
             return try await performOnce(request, sink: sink)
         } catch let failure as ConnectionNotEstablished {
-            guard let patience = request.waitsForConnectivity else { throw failure.error }
+            guard let patience = request.waitsForConnectivity else { throw failure }
             let target = try reachabilityTarget(for: request.url)
-            guard (try? ReachabilityMonitor.currentStatus(of: target))?.isReachable != true else { throw failure.error }
+            guard (try? ReachabilityMonitor.currentStatus(of: target))?.isReachable != true else { throw failure }
             configuration.logger.info("waiting for connectivity", metadata: ["host": "\(target)", "for": "\(patience)"])
             let monitor = ReachabilityMonitor(target: target)
             do {
                 try monitor.startMonitoring()
             } catch {
-                throw failure.error
+                throw failure
             }
             defer { monitor.stopMonitoring() }
-            guard let status = await monitor.waitUntilReachable(timeout: patience) else { throw failure.error }
+            guard let status = await monitor.waitUntilReachable(timeout: patience) else { throw failure }
             configuration.logger.info("reachable again, retrying", metadata: ["host": "\(target)", "via": "\(status)"])
-            do {
-                return try await performOnce(request, sink: sink)
-            } catch let again as ConnectionNotEstablished {
-                throw again.error
-            }
+            return try await performOnce(request, sink: sink)
         }
     }
 
@@ -470,17 +474,9 @@ public final class SecureSession: Sendable {
 
 extension SecureResponse {
     func with(body: Data) -> SecureResponse {
-        SecureResponse(
-            statusCode: statusCode,
-            reasonPhrase: reasonPhrase,
-            httpVersion: httpVersion,
-            headers: headers,
-            body: body,
-            url: url,
-            trustDecision: trustDecision,
-            redirects: redirects,
-            duration: duration
-        )
+        var response = self
+        response.body = body
+        return response
     }
 }
 
@@ -505,6 +501,9 @@ final class BodyCollector: @unchecked Sendable {
     }
 
     var data: Data { lock.withLock { collected } }
+
+    /// Forgets what was collected (the body of an attempt that will be made again).
+    func reset() { lock.withLock { collected = Data() } }
 }
 
 /// A connection that could not be made: nothing of the request was sent, so it may be retried.

@@ -74,6 +74,11 @@ public struct SecureSessionConfiguration: Sendable {
     /// Whether compressed responses are asked for and decoded (`.disabled` by default: a body
     /// arrives as the server sent it).
     public var decompression: ResponseDecompression
+    /// Adapts every attempt of a request and decides on retries (a ``RetryPolicy``, a
+    /// ``ChainedInterceptor``), unless the request has its own; `nil` (the default): every
+    /// request is sent once (a request that fails on a reused keep-alive connection before any
+    /// answer is still sent again once, on a new connection).
+    public var interceptor: (any RequestInterceptor)?
 
     /// Creates a configuration.
     public init(
@@ -98,7 +103,8 @@ public struct SecureSessionConfiguration: Sendable {
         transportRules: TransportSecurityConfiguration? = nil,
         pinFailureReporter: PinFailureReporter? = nil,
         cookieJar: CookieJar? = nil,
-        decompression: ResponseDecompression = .disabled
+        decompression: ResponseDecompression = .disabled,
+        interceptor: (any RequestInterceptor)? = nil
     ) {
         self.trustEvaluator = AnyServerTrustEvaluator(trustEvaluator)
         self.clientIdentity = clientIdentity
@@ -122,5 +128,6 @@ public struct SecureSessionConfiguration: Sendable {
         self.pinFailureReporter = pinFailureReporter
         self.cookieJar = cookieJar
         self.decompression = decompression
+        self.interceptor = interceptor
     }
 }

@@ -81,8 +81,10 @@ public struct GetCommand: TSecCommand {
     @Flag(name: [.customShort("i"), .long], help: "Print the status line and headers before the body.")
     var include = false
 
-    @Option(help: "The most seconds the whole request may take.")
+    @Option(help: "The most seconds the whole request may take (each attempt, with --retry).")
     var maxTime: Double = 60
+
+    @OptionGroup var retrying: RetryOptions
 
     @Flag(help: "Print status, headers, timing and the trust decision as JSON.")
     var json = false
@@ -146,6 +148,7 @@ public struct GetCommand: TSecCommand {
             configuration.logger = logger(to: terminal)
             configuration.decompression = compressed ? .enabled() : .disabled
             configuration.cookieJar = try makeCookieJar(logger: configuration.logger)
+            configuration.interceptor = retrying.makePolicy()
         } catch {
             terminal.error("tsec get: \(error)")
             return ExitStatus.usageOrInput
@@ -406,6 +409,7 @@ struct GetReport: Encodable {
     let redirects: [String]
     let headers: [Field]
     let timeMilliseconds: Double
+    let attempts: Int
     let trust: TrustDecision?
     let bodyBytes: Int
     let body: String?
@@ -418,6 +422,7 @@ struct GetReport: Encodable {
         headers = response.headers.map { Field(name: $0.name, value: $0.value) }
         let (seconds, attoseconds) = response.duration.components
         timeMilliseconds = Double(seconds) * 1000 + Double(attoseconds) / 1e15
+        attempts = response.attempts
         trust = response.trustDecision
         bodyBytes = response.body.count
         body = bodyIncluded ? String(validating: response.body, as: UTF8.self) : nil

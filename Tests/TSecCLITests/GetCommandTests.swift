@@ -253,6 +253,36 @@ struct GetCommandTests {
         await server.stop()
     }
 
+    @Test("--retry tries transient failures again (--retry-delay, --retry-max-time as curl's); --json counts the attempts; -v tells why")
+    func retries() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        defer { Task { await server.stop() } }
+        func flaky(_ query: String) -> URL { server.url("/flaky?key=\(UUID().uuidString)&\(query)") }
+        let recovered = await get(flaky("failures=2"), ["--retry", "3", "--retry-delay", "0.01", "-v"])
+        #expect(recovered.status == 0)
+        #expect(recovered.output.stdout == "recovered on request 3, X-Attempt none")
+        #expect(recovered.output.stderr.contains("retrying"), "\(recovered.output.stderr)")
+        #expect(recovered.output.stderr.contains("status 503"))
+        let counted = await get(flaky("failures=1&status=429"), ["--retry", "1", "--retry-delay", "0", "--json"])
+        let report = try JSONSerialization.jsonObject(with: Data(counted.output.stdout.utf8)) as? [String: Any]
+        #expect(report?["attempts"] as? Int == 2)
+        #expect(report?["status"] as? Int == 200)
+        // Out of retries, or a wait that would end past --retry-max-time: the failure's answer is printed.
+        let exhausted = await get(flaky("failures=5"), ["--retry", "1", "--retry-delay", "0"])
+        #expect(exhausted.status == 0)
+        #expect(exhausted.output.stdout == "failure on request 2")
+        let bounded = await get(flaky("failures=1"), ["--retry", "3", "--retry-delay", "2", "--retry-max-time", "1"])
+        #expect(bounded.output.stdout == "failure on request 1")
+        // A POST that reached the server is not sent twice.
+        let posted = await get(flaky("failures=1"), ["--retry", "3", "--retry-delay", "0", "-d", "x=1"])
+        #expect(posted.output.stdout == "failure on request 1")
+        for bad in [["--retry", "-1"], ["--retry-delay", "1"], ["--retry", "2", "--retry-delay", "nan"], ["--retry", "2", "--retry-max-time", "0"]] {
+            let refused = await get(server.url("/hello"), bad)
+            #expect(refused.status == 2, "\(bad)")
+            #expect(refused.output.stderr.contains("--retry"), "\(bad): \(refused.output.stderr)")
+        }
+    }
+
     @Test("timeouts, refused connections and bodies over --max-filesize exit 3; bad input exits 2")
     func failures() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())

@@ -23,7 +23,10 @@ import TransportSecurityNIO
 /// `X-Set-Cookie` request field as a `Set-Cookie` field; with `to`, a 302 there),
 /// `/refuse-upload` (a 413 as soon as the head arrives, then the connection or stream closed),
 /// `/gzipped` and `/gzipped-truncated` (a gzip body, whole or cut short), `/headers` (the
-/// request headers as JSON), `/files/NAME` (what ``files`` holds), `POST /ocsp` (``ocspResponder``).
+/// request headers as JSON), `/files/NAME` (what ``files`` holds), `POST /ocsp` (``ocspResponder``),
+/// `/flaky?key=K&failures=N[&status=S][&retry-after=V][&drop=1]` (the first N requests with key K
+/// answered with status S, 503 by default, and `Retry-After: V`, or with the connection closed
+/// unanswered, or with `cut=1` a 200 closed after 10 of its 100 bytes; later ones with 200 `recovered on request M, X-Attempt A`; counts in ``tally``).
 public final class HTTPTestServer: Sendable {
     public let channel: any Channel
     public let isSecure: Bool
@@ -34,6 +37,8 @@ public final class HTTPTestServer: Sendable {
     public let files = ServedFiles()
     /// Answers `POST /ocsp` with the DER response for the DER request (500 when unset).
     public let ocspResponder = OCSPResponderBox()
+    /// How many requests `/flaky` received per key.
+    public let tally = RequestTally()
 
     public var port: Int { channel.localAddress?.port ?? 0 }
 
@@ -58,6 +63,7 @@ public final class HTTPTestServer: Sendable {
         let collected = collected
         let files = files
         let responder = ocspResponder
+        let tally = tally
         let contexts = currentContext
         let offersHTTP2 = offersHTTP2
         let streams = http2Streams
@@ -66,7 +72,7 @@ public final class HTTPTestServer: Sendable {
             .childChannelInitializer { channel in
                 let connection = counter.next()
                 @Sendable func routes() -> RouteHandler {
-                    RouteHandler(connection: connection, collected: collected, files: files, responder: responder)
+                    RouteHandler(connection: connection, collected: collected, files: files, responder: responder, tally: tally)
                 }
                 return channel.eventLoop.makeCompletedFuture {
                     if let context = contexts.get() {
@@ -143,6 +149,15 @@ public final class ServedFiles: @unchecked Sendable {
 }
 
 /// Counts the TCP connections a test server accepted.
+/// Requests counted per key.
+public final class RequestTally: @unchecked Sendable {
+    private let lock = NSLock()
+    private var counts: [String: Int] = [:]
+    func next(_ key: String) -> Int { lock.withLock { counts[key, default: 0] += 1; return counts[key]! } }
+    /// The requests counted for `key`.
+    public func count(_ key: String) -> Int { lock.withLock { counts[key] ?? 0 } }
+}
+
 public final class ConnectionCounter: @unchecked Sendable {
     private let lock = NSLock()
     private var count = 0
@@ -158,12 +173,14 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
     let collected: CollectedBodies
     let files: ServedFiles
     let responder: OCSPResponderBox
+    let tally: RequestTally
     private var head: HTTPRequestHead?
     private var requestsOnThisConnection = 0
     private var body = ByteBuffer()
 
-    init(connection: Int, collected: CollectedBodies, files: ServedFiles, responder: OCSPResponderBox) {
+    init(connection: Int, collected: CollectedBodies, files: ServedFiles, responder: OCSPResponderBox, tally: RequestTally) {
         self.connection = connection
+        self.tally = tally
         self.collected = collected
         self.files = files
         self.responder = responder
@@ -286,6 +303,15 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
                 connection.writeAndFlush(goAway, promise: nil)
             }
             send(context, .ok, "going away", type: "text/plain")
+        case "/flaky":
+            let count = tally.next(query["key"] ?? "")
+            guard count > Int(query["failures"] ?? "0") ?? 0 else {
+                if query["drop"] == "1" { return context.close(promise: nil) }
+                if query["cut"] == "1" { return cutShort(context) }
+                let status = HTTPResponseStatus(statusCode: Int(query["status"] ?? "503") ?? 503)
+                return send(context, status, "failure on request \(count)", type: "text/plain", extra: query["retry-after"].map { [("Retry-After", $0)] } ?? [])
+            }
+            send(context, .ok, "recovered on request \(count), X-Attempt \(head.headers.first(name: "X-Attempt") ?? "none")", type: "text/plain")
         case "/loop":
             send(context, .found, "again", type: "text/plain", extra: [("Location", "/loop")])
         default:
@@ -316,6 +342,15 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
         0x15, 0x1f, 0x15, 0x1f, 0x15, 0x1f, 0x15, 0x1f, 0x15, 0x1f, 0x15, 0x27, 0x4b, 0x1c, 0x00, 0xe8, 0x8b, 0x00, 0x59, 0x60, 0x09,
         0x00, 0x00,
     ]
+
+    /// A 200 that announces 100 bytes, sends 10 (`partial…`) and closes the connection.
+    private func cutShort(_ context: ChannelHandlerContext) {
+        let headers = HTTPHeaders([("Content-Type", "text/plain"), ("Content-Length", "100")])
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: "partial...")))))
+            .whenComplete { _ in channel.close(promise: nil) }
+    }
 
     private func sendBytes(_ context: ChannelHandlerContext, _ bytes: [UInt8], type: String) {
         let headers = HTTPHeaders([("Content-Type", type), ("Content-Length", String(bytes.count))])

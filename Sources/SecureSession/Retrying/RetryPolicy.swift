@@ -1,0 +1,134 @@
+import Foundation
+
+/// Tries a request again, with exponential backoff, after an answer or a failure that is worth
+/// repeating: a server overloaded or restarting (503, 502, 504, 500), rate limiting (429), a
+/// request timeout (408), a connection refused or reset, a timeout. Set it as
+/// ``SecureSessionConfiguration/interceptor`` or ``SecureRequest/interceptor``.
+///
+/// What is never repeated: a request that is not idempotent (`POST`, `PATCH`) once it may have
+/// reached the server (it is repeated only when no connection could be made); a rejected
+/// server certificate, a TLS failure, a refusal by the transport rules, an invalid URL or
+/// response (repeating changes nothing, and a security decision is not put to chance twice).
+///
+/// Delays: the first retry waits ``initialDelay``, each next one ``multiplier`` times longer, at
+/// most ``maximumDelay``; ``jitter`` shortens each delay by up to that fraction at random, so that
+/// clients turned away together do not come back together. A `Retry-After` field (seconds or an
+/// HTTP date) on the answer is obeyed when it asks for longer; one asking for more than
+/// ``maximumDelay`` ends the retries, and the answer goes to the caller.
+public struct RetryPolicy: RequestInterceptor, Hashable {
+    /// A kind of failure that may be worth repeating.
+    public enum RetryableFailure: Sendable, Hashable, CaseIterable {
+        /// The connection could not be made, or broke (``SecureSessionError/connectionFailed(_:)``).
+        case connectionFailure
+        /// The attempt took longer than the request timeout (``SecureSessionError/timeout(_:)``).
+        case timeout
+    }
+
+    /// The methods whose requests are repeated after they may have reached the server: the
+    /// idempotent ones of RFC 9110 §9.2.2.
+    public static let idempotentMethods: Set<HTTPMethod> = [.get, .head, .put, .delete, .options, "TRACE"]
+    /// The statuses repeated by default: 408, 429, 500, 502, 503, 504 (curl's `--retry`).
+    public static let transientStatusCodes: Set<Int> = [408, 429, 500, 502, 503, 504]
+
+    /// The most retries after the first attempt.
+    public var maximumRetries: Int
+    /// The wait before the first retry.
+    public var initialDelay: Duration
+    /// How much longer each next wait is than the one before (1: always ``initialDelay``).
+    public var multiplier: Double
+    /// The longest wait, and the longest `Retry-After` obeyed.
+    public var maximumDelay: Duration
+    /// The fraction (0...1) by which each backoff wait may be shortened at random; 0 waits
+    /// exactly.
+    public var jitter: Double
+    /// Requests of these methods are repeated after they may have reached the server; others
+    /// only when no connection could be made.
+    public var retryableMethods: Set<HTTPMethod>
+    /// The answers repeated.
+    public var retryableStatusCodes: Set<Int>
+    /// The failures repeated.
+    public var retryableFailures: Set<RetryableFailure>
+    /// No retry is begun when its wait would end later than this after the first attempt began
+    /// (curl's `--retry-max-time`); `nil`: no such bound.
+    public var maximumElapsed: Duration?
+    /// Whether a `Retry-After` field on a retried answer is obeyed.
+    public var honorsRetryAfter: Bool
+
+    /// Creates a policy. The defaults: two retries, after 0.5 s and 1 s (less up to 20 %), for
+    /// idempotent requests, on the transient statuses, connection failures and timeouts.
+    public init(
+        maximumRetries: Int = 2,
+        initialDelay: Duration = .milliseconds(500),
+        multiplier: Double = 2,
+        maximumDelay: Duration = .seconds(30),
+        jitter: Double = 0.2,
+        retryableMethods: Set<HTTPMethod> = RetryPolicy.idempotentMethods,
+        retryableStatusCodes: Set<Int> = RetryPolicy.transientStatusCodes,
+        retryableFailures: Set<RetryableFailure> = Set(RetryableFailure.allCases),
+        maximumElapsed: Duration? = nil,
+        honorsRetryAfter: Bool = true
+    ) {
+        self.maximumRetries = maximumRetries
+        self.initialDelay = initialDelay
+        self.multiplier = multiplier
+        self.maximumDelay = maximumDelay
+        self.jitter = jitter
+        self.retryableMethods = retryableMethods
+        self.retryableStatusCodes = retryableStatusCodes
+        self.retryableFailures = retryableFailures
+        self.maximumElapsed = maximumElapsed
+        self.honorsRetryAfter = honorsRetryAfter
+    }
+
+    /// Retries as the policy says.
+    public func retry(_ request: SecureRequest, after outcome: AttemptOutcome, attempt: RequestAttempt) async -> RetryDecision {
+        decision(for: request.method, after: outcome, attempt: attempt)
+    }
+
+    /// The decision for a request of `method` after `outcome`, with `now` for a `Retry-After`
+    /// date.
+    public func decision(for method: HTTPMethod, after outcome: AttemptOutcome, attempt: RequestAttempt, now: Date = Date()) -> RetryDecision {
+        guard attempt.retriesSoFar < maximumRetries, isRepeatable(outcome, method: method) else { return .doNotRetry }
+        var wait = backoff(afterRetries: attempt.retriesSoFar)
+        if honorsRetryAfter, case .response(let head) = outcome, let asked = RetryAfter.delay(in: head, now: now) {
+            guard asked <= maximumDelay else { return .doNotRetry }
+            wait = max(wait, asked)
+        }
+        if let maximumElapsed, attempt.elapsed + wait > maximumElapsed { return .doNotRetry }
+        return .retry(after: wait)
+    }
+
+    private func isRepeatable(_ outcome: AttemptOutcome, method: HTTPMethod) -> Bool {
+        switch outcome {
+        case .response(let head):
+            return retryableStatusCodes.contains(head.statusCode) && retryableMethods.contains(method)
+        case .failure(let error, let requestSent):
+            guard let kind = Self.kind(of: error), retryableFailures.contains(kind) else { return false }
+            return !requestSent || retryableMethods.contains(method)
+        }
+    }
+
+    private static func kind(of error: SecureSessionError) -> RetryableFailure? {
+        switch error {
+        case .connectionFailed: return .connectionFailure
+        case .timeout: return .timeout
+        default: return nil
+        }
+    }
+
+    /// The wait before retry number `retries + 1`: ``initialDelay`` × ``multiplier``^`retries`,
+    /// at most ``maximumDelay``, shortened by the jitter.
+    func backoff(afterRetries retries: Int) -> Duration {
+        let ceiling = Self.seconds(maximumDelay)
+        let grown = Self.seconds(initialDelay) * pow(max(multiplier, 1), Double(retries))
+        let capped = grown.isFinite ? min(grown, ceiling) : ceiling
+        let shortening = jitter.isFinite ? min(max(jitter, 0), 1) : 0
+        let seconds = shortening > 0 ? capped * Double.random(in: (1 - shortening)...1) : capped
+        return .nanoseconds(Int64(max(seconds, 0) * 1e9))
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,113 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+
+extension SecureSession {
+    /// Performs a request: once, or attempt after attempt as its interceptor (the request's, else
+    /// the session's) asks. An attempt that fails after part of its answer reached `sink` is
+    /// made again only when `startingOver` can take that part back (it answers whether it could).
+    func perform(
+        _ request: SecureRequest,
+        startingOver: (@Sendable () -> Bool)? = nil,
+        sink: @escaping ResponseBodySink
+    ) async throws -> SecureResponse {
+        guard let interceptor = request.interceptor ?? configuration.interceptor else {
+            do {
+                return try await performWaitingForConnectivity(request, sink: sink)
+            } catch let failure as ConnectionNotEstablished {
+                throw failure.error
+            }
+        }
+        let clock = ContinuousClock()
+        let started = clock.now
+        var number = 1
+        while true {
+            let attempt = RequestAttempt(number: number, elapsed: clock.now - started)
+            let sent = try await interceptor.adapt(request, attempt: attempt)
+            let gate = RetryGate { head in await interceptor.retry(sent, after: .response(head), attempt: attempt) }
+            let wait: Duration
+            let reason: String
+            do {
+                var response = try await performWaitingForConnectivity(sent) { head, buffer in
+                    try await gate.pass(head, buffer, to: sink)
+                }
+                guard case .retry(let after) = await gate.decision(for: { ResponseHead(response) }) else {
+                    response.attempts = number
+                    response.duration = clock.now - started
+                    return response
+                }
+                (wait, reason) = (after, "status \(response.statusCode)")
+            } catch {
+                let (failure, requestSent) = Self.failure(of: error)
+                guard let failure else { throw error }
+                // An answer already judged worth retrying that broke off while its body was read
+                // and dropped is retried as decided; other failures are put to the interceptor.
+                var decision = gate.decided ?? .doNotRetry
+                if decision == .doNotRetry {
+                    decision = await interceptor.retry(sent, after: .failure(failure, requestSent: requestSent), attempt: attempt)
+                }
+                guard case .retry(let after) = decision else { throw failure }
+                // Part of the answer that reached the caller must be taken back first.
+                if gate.hasHandedOver, startingOver?() != true { throw failure }
+                (wait, reason) = (after, failure.description)
+            }
+            configuration.logger.debug("retrying", metadata: [
+                "url": "\(request.url.redacted)", "attempt": "\(number + 1)", "after": "\(wait)", "because": "\(reason)",
+            ])
+            try await Self.pause(wait)
+            number += 1
+        }
+    }
+
+    /// The session's error in `error`, and whether the request may have been sent.
+    private static func failure(of error: any Error) -> (SecureSessionError?, requestSent: Bool) {
+        switch error {
+        case let failure as ConnectionNotEstablished: return (failure.error, false)
+        case let failure as SecureSessionError: return (failure, true)
+        default: return (nil, true)
+        }
+    }
+
+    /// Waits between attempts; a cancelled task ends the request.
+    private static func pause(_ wait: Duration) async throws {
+        do {
+            if wait > .zero { try await Task.sleep(for: wait) }
+            try Task.checkCancellation()
+        } catch {
+            throw SecureSessionError.cancelled
+        }
+    }
+}
+
+/// An attempt's answer on its way to the caller: the interceptor is asked once, when the head
+/// arrives, whether to retry; a retried answer's body is dropped, never handed over.
+final class RetryGate: Sendable {
+    private let ask: @Sendable (ResponseHead) async -> RetryDecision
+    private let verdict = NIOLockedValueBox<RetryDecision?>(nil)
+    private let handedOver = LockedFlag()
+
+    init(asking ask: @escaping @Sendable (ResponseHead) async -> RetryDecision) {
+        self.ask = ask
+    }
+
+    /// The decision on the answer whose head `head` makes, asked for the first time only.
+    func decision(for head: () -> ResponseHead) async -> RetryDecision {
+        if let decided { return decided }
+        let decision = await ask(head())
+        verdict.withLockedValue { $0 = decision }
+        return decision
+    }
+
+    /// A part of the answer: to `sink` unless the answer is to be retried.
+    func pass(_ head: HTTPResponseHead, _ buffer: ByteBuffer, to sink: ResponseBodySink) async throws {
+        guard await decision(for: { ResponseHead(head) }) == .doNotRetry else { return }
+        handedOver.set()
+        try await sink(head, buffer)
+    }
+
+    /// The decision, once asked.
+    var decided: RetryDecision? { verdict.withLockedValue { $0 } }
+
+    /// Whether part of the answer reached the caller (it can then no longer be retried).
+    var hasHandedOver: Bool { handedOver.isSet }
+}

@@ -1,0 +1,49 @@
+import ArgumentParser
+import SecureSession
+
+/// `tsec get`'s `--retry`, `--retry-delay` and `--retry-max-time`, as curl's, made into a
+/// ``RetryPolicy``.
+struct RetryOptions: ParsableArguments {
+    /// The longest wait between attempts, as curl's backoff.
+    static let longestWait: Duration = .seconds(600)
+
+    @Option(name: .customLong("retry"), help: ArgumentHelp(
+        "Try again, up to N times, after a transient failure: HTTP 408, 429, 500, 502, 503 or 504, a connection refused or broken, a timeout (curl's --retry). Waits 1 s, then twice as long each time up to 10 minutes, or longer when the server's Retry-After asks. A request that is not idempotent (POST, PATCH) is tried again only when no connection could be made; a body already printed is never printed twice (-o files start over).",
+        valueName: "N"
+    ))
+    var retries: Int = 0
+
+    @Option(name: .customLong("retry-delay"), help: ArgumentHelp("Wait this many seconds before every retry instead of the doubling backoff.", valueName: "SECONDS"))
+    var delay: Double?
+
+    @Option(name: .customLong("retry-max-time"), help: ArgumentHelp("Begin no retry whose wait would end later than this many seconds after the first attempt began.", valueName: "SECONDS"))
+    var maximumTime: Double?
+
+    /// Refuses counts and times that cannot be meant.
+    func validate() throws {
+        guard (0...1_000).contains(retries) else { throw ValidationError("--retry must be a count from 0 to 1000, not \(retries)") }
+        if let delay {
+            guard delay.isFinite, delay >= 0, delay <= TimeLimit.maximumSeconds else {
+                throw ValidationError("--retry-delay must be a number of seconds from 0 to \(Int(TimeLimit.maximumSeconds)) (a day), not \(delay)")
+            }
+        }
+        if let maximumTime { try TimeLimit.validate(maximumTime, option: "--retry-max-time") }
+        if retries == 0, delay != nil || maximumTime != nil {
+            throw ValidationError("--retry-delay and --retry-max-time need --retry N")
+        }
+    }
+
+    /// The policy, or `nil` without `--retry`.
+    func makePolicy() -> RetryPolicy? {
+        guard retries > 0 else { return nil }
+        let fixed = delay.map { Duration.milliseconds(Int64(($0 * 1000).rounded(.up))) }
+        return RetryPolicy(
+            maximumRetries: retries,
+            initialDelay: fixed ?? .seconds(1),
+            multiplier: fixed == nil ? 2 : 1,
+            maximumDelay: max(fixed ?? .zero, Self.longestWait),
+            jitter: 0,
+            maximumElapsed: maximumTime.map(TimeLimit.duration)
+        )
+    }
+}
