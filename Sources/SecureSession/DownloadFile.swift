@@ -66,10 +66,13 @@ final class DownloadFile: @unchecked Sendable {
         }
     }
 
-    /// Empties the temporary file for the body of another attempt; `false` when the destination
-    /// is written directly (a pipe or device cannot take back what it was given).
+    /// Whether what was written can be taken back: `false` when the destination is written
+    /// directly (a pipe or device cannot take back what it was given).
+    var canStartOver: Bool { temporary != nil }
+
+    /// Empties the temporary file for the body of another attempt; `false` when it cannot.
     func startOver() -> Bool {
-        guard temporary != nil else { return false }
+        guard canStartOver else { return false }
         return lock.withLock {
             guard !isClosed, (try? handle.truncate(atOffset: 0)) != nil else { return false }
             return true

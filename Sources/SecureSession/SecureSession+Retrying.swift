@@ -4,8 +4,11 @@ import NIOHTTP1
 
 extension SecureSession {
     /// Performs a request: once, or attempt after attempt as its interceptor (the request's, else
-    /// the session's) asks. An attempt that fails after part of its answer reached `sink` is
-    /// made again only when `startingOver` can take that part back (it answers whether it could).
+    /// the session's) asks. With `startingOver` (a body held in memory, a download's temporary
+    /// file), every answer goes to `sink` as it comes and the interceptor is asked once it is
+    /// complete and its connection given back; a retry then takes it back through
+    /// `startingOver` (which answers whether it could). Without it (a stream), the interceptor
+    /// is asked when the head arrives, and a retried answer's body is read and dropped.
     func perform(
         _ request: SecureRequest,
         startingOver: (@Sendable () -> Bool)? = nil,
@@ -24,14 +27,18 @@ extension SecureSession {
         while true {
             let attempt = RequestAttempt(number: number, elapsed: clock.now - started)
             let sent = try await interceptor.adapt(request, attempt: attempt)
-            let gate = RetryGate { head in await interceptor.retry(sent, after: .response(head), attempt: attempt) }
+            let gate = RetryGate(decidingAtHead: startingOver == nil) { head in
+                await interceptor.retry(sent, after: .response(head), attempt: attempt)
+            }
             let wait: Duration
             let reason: String
             do {
                 var response = try await performWaitingForConnectivity(sent) { head, buffer in
                     try await gate.pass(head, buffer, to: sink)
                 }
-                guard case .retry(let after) = await gate.decision(for: { ResponseHead(response) }) else {
+                guard case .retry(let after) = await gate.decision(for: { ResponseHead(response) }),
+                    !gate.hasHandedOver || startingOver?() == true
+                else {
                     response.attempts = number
                     response.duration = clock.now - started
                     return response
@@ -79,14 +86,17 @@ extension SecureSession {
     }
 }
 
-/// An attempt's answer on its way to the caller: the interceptor is asked once, when the head
-/// arrives, whether to retry; a retried answer's body is dropped, never handed over.
+/// An attempt's answer on its way to the caller. Deciding at the head, the interceptor is asked
+/// once, when the head arrives, whether to retry, and a retried answer's body is dropped, never
+/// handed over; otherwise every part is handed over and the decision waits for the whole answer.
 final class RetryGate: Sendable {
     private let ask: @Sendable (ResponseHead) async -> RetryDecision
+    private let decidesAtHead: Bool
     private let verdict = NIOLockedValueBox<RetryDecision?>(nil)
     private let handedOver = LockedFlag()
 
-    init(asking ask: @escaping @Sendable (ResponseHead) async -> RetryDecision) {
+    init(decidingAtHead: Bool, asking ask: @escaping @Sendable (ResponseHead) async -> RetryDecision) {
+        self.decidesAtHead = decidingAtHead
         self.ask = ask
     }
 
@@ -98,9 +108,9 @@ final class RetryGate: Sendable {
         return decision
     }
 
-    /// A part of the answer: to `sink` unless the answer is to be retried.
+    /// A part of the answer: to `sink`, unless the answer is to be retried.
     func pass(_ head: HTTPResponseHead, _ buffer: ByteBuffer, to sink: ResponseBodySink) async throws {
-        guard await decision(for: { ResponseHead(head) }) == .doNotRetry else { return }
+        if decidesAtHead, await decision(for: { ResponseHead(head) }) != .doNotRetry { return }
         handedOver.set()
         try await sink(head, buffer)
     }
@@ -108,6 +118,6 @@ final class RetryGate: Sendable {
     /// The decision, once asked.
     var decided: RetryDecision? { verdict.withLockedValue { $0 } }
 
-    /// Whether part of the answer reached the caller (it can then no longer be retried).
+    /// Whether part of the answer reached the caller (it must be taken back before a retry).
     var hasHandedOver: Bool { handedOver.isSet }
 }

@@ -81,10 +81,11 @@ public final class SecureSession: Sendable {
         let file = try DownloadFile(destination: path)
         let received = NIOLockedValueBox<Int64>(0)
         do {
-            let startOver: @Sendable () -> Bool = {
+            // A file can be emptied for another attempt; a pipe or device cannot.
+            let startOver: (@Sendable () -> Bool)? = file.canStartOver ? { @Sendable () -> Bool in
                 received.withLockedValue { $0 = 0 }
                 return file.startOver()
-            }
+            } : nil
             let response = try await perform(request, startingOver: startOver) { head, buffer in
                 try file.write(buffer)
                 guard let progress else { return }

@@ -256,6 +256,44 @@ struct RetryTests {
         #expect(server.connections.total == 1)
     }
 
+    @Test("deciding on a complete answer, an interceptor may refresh a token through the same session, even with one connection per host")
+    func refreshThroughTheSession() async throws {
+        /// Sends `X-Attempt: <token>`; after a 503 fetches a new token from `/hello` first.
+        final class Refreshing: RequestInterceptor, @unchecked Sendable {
+            let lock = NSLock()
+            var token = "stale"
+            let tokenURL: URL
+            var session: SecureSession?
+            init(tokenURL: URL) { self.tokenURL = tokenURL }
+            func adapt(_ request: SecureRequest, attempt: RequestAttempt) async throws -> SecureRequest {
+                var request = request
+                request.headers.append((name: "X-Attempt", value: lock.withLock { token }))
+                return request
+            }
+            func retry(_ request: SecureRequest, after outcome: AttemptOutcome, attempt: RequestAttempt) async -> RetryDecision {
+                guard outcome.statusCode == 503, attempt.number == 1, let session = lock.withLock({ session }) else { return .doNotRetry }
+                var refresh = SecureRequest(url: tokenURL)
+                refresh.interceptor = RequestAdapter { request, _ in request }
+                guard let fresh = try? await session.send(refresh).text else { return .doNotRetry }
+                lock.withLock { token = fresh }
+                return .retry(after: .zero)
+            }
+        }
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        defer { Task { await server.stop() } }
+        let refreshing = Refreshing(tokenURL: server.url("/hello"))
+        let session = lab.session {
+            $0.interceptor = refreshing
+            $0.maximumConnectionsPerHost = 1
+            $0.requestTimeout = .seconds(5)
+        }
+        refreshing.lock.withLock { refreshing.session = session }
+        defer { Task { await session.shutdown() } }
+        let (url, _) = Self.flaky(server, "failures=1")
+        #expect(try await session.get(url).text == "recovered on request 2, X-Attempt hello")
+        #expect(server.connections.total == 1)
+    }
+
     @Test("chained interceptors adapt in order; the first that wants a retry decides; an adapter's error reaches the caller")
     func chained() async throws {
         struct Refused: Error {}

@@ -3,12 +3,15 @@
 /// fresh on every attempt, for refreshing it after a 401, and for a ``RetryPolicy``.
 ///
 /// The session asks ``retry(_:after:attempt:)`` about the final answer of an attempt (after its
-/// redirects and HTTP authentication challenges) as soon as its head arrives, before any of its
-/// body is handed over: a retried answer never reaches the caller, its body is read and dropped.
-/// A failed attempt is put to it only when nothing of its response was handed over yet (a body
-/// already partly written to a file or a stream cannot be taken back). Between attempts the
-/// session waits the delay asked for (cancelled with the task); each attempt has the whole
-/// request timeout.
+/// redirects and HTTP authentication challenges). For ``SecureSession/send(_:)`` and a download
+/// to a file it asks once the answer is complete and its connection given back (so `retry` may
+/// itself send requests, a token refresh, through the same session), and a retry starts the body
+/// over. For ``SecureSession/stream(_:head:into:)`` and a download to a pipe or device, whose
+/// consumer cannot take a body back, it asks when the head arrives, before any of the body is
+/// handed over, while the connection waits: a retried answer never reaches the consumer, its
+/// body is read and dropped. A failed attempt is put to it unless part of its answer already
+/// reached such a consumer. Between attempts the session waits the delay asked for (cancelled
+/// with the task); each attempt has the whole request timeout.
 ///
 /// ```swift
 /// struct BearerToken: RequestInterceptor {
