@@ -36,6 +36,7 @@ enum Connector {
         key: ConnectionKey,
         configuration: SecureSessionConfiguration,
         tlsContext: NIOSSLContext,
+        proxyTLSContext: NIOSSLContext?,
         group: any EventLoopGroup,
         deadline: Deadline,
         reporter: PinFailureReporter?
@@ -80,19 +81,25 @@ enum Connector {
         let firstError = NIOLockedValueBox<(any Error)?>(nil)
         let decompression = configuration.decompression
         let socksTarget: SOCKSAddress? = if let proxy { try await socksAddress(of: address, port: key.port, through: proxy, key: key) } else { nil }
+        let proxyTLS = proxy.flatMap { $0.kind == .https ? ProxyTLS(proxy: $0, configuration: configuration) : nil }
         do {
             (channel, negotiation, handshake) = try await bootstrap.connect(host: proxy?.host ?? address, port: proxy?.port ?? key.port) { channel in
                 let handshake = channel.eventLoop.makePromise(of: Void.self)
                 // A SOCKS proxy tunnels every connection; an HTTP proxy tunnels TLS (cleartext
-                // requests go to it in absolute form).
+                // requests go to it in absolute form); an HTTPS proxy does the same inside TLS
+                // of its own, which comes first.
                 let tunnel: EventLoopFuture<Void>
                 do {
+                    let proxyReady = try proxyTLS.map { proxyTLS in
+                        guard let proxyTLSContext else { throw SecureSessionError.tlsFailure("no TLS context for the proxy \(proxyTLS.proxy)") }
+                        return try proxyTLS.install(on: channel, context: proxyTLSContext, firstError: firstError)
+                    } ?? channel.eventLoop.makeSucceededVoidFuture()
                     if let proxy, let socksTarget {
                         tunnel = try SOCKSTunnel.open(on: channel, through: proxy, to: socksTarget, named: ConnectionFailureText.endpoint(address, key.port))
                     } else if let proxy, sslContext != nil {
                         tunnel = try openTunnel(on: channel, through: proxy, to: address, port: key.port)
                     } else {
-                        tunnel = channel.eventLoop.makeSucceededVoidFuture()
+                        tunnel = proxyReady
                     }
                 } catch {
                     return channel.eventLoop.makeFailedFuture(error)
@@ -142,6 +149,9 @@ enum Connector {
             if case .http1_1(let asyncChannel)? = try? await negotiation.get() {
                 try? await asyncChannel.executeThenClose { _, _ in }
             }
+            // A timeout stays a timeout; anything else before TLS with an HTTPS proxy was
+            // established is the proxy's failure.
+            if !(error is SecureSessionError), let failure = proxyTLS?.failure(error) { throw failure }
             try throwHandshakeFailure(error, key: key, decisions: decisions, certificateChallenge: certificateChallenge, reporter: reporter)
         }
         // A report-only pin set lets the connection through but its failure is reported.
@@ -180,7 +190,7 @@ enum Connector {
     /// is (the proxy resolves it); for `socks5` a name resolved here first (off the event loops,
     /// on swift-nio's thread pool). `nil` for an HTTP proxy.
     private static func socksAddress(of address: String, port: Int, through proxy: HTTPProxy, key: ConnectionKey) async throws -> SOCKSAddress? {
-        guard proxy.kind != .http else { return nil }
+        guard !proxy.speaksHTTP else { return nil }
         if let literal = try? SocketAddress(ipAddress: address, port: port) { return .address(literal) }
         if proxy.kind == .socks5h {
             // The name travels in one length byte (RFC 1928 §5).

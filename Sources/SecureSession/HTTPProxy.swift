@@ -3,13 +3,18 @@ import TransportSecurity
 
 /// A proxy. Through an HTTP proxy, `https://` requests reach their server through a `CONNECT`
 /// tunnel (TLS, the trust decision and pins stay end to end: the proxy sees only encrypted
-/// bytes) and `http://` requests are sent to the proxy in absolute form. Through a SOCKS5 proxy
+/// bytes) and `http://` requests are sent to the proxy in absolute form. An HTTPS proxy is the
+/// same reached over TLS of its own (the proxy's certificate judged by ``trustEvaluator``), so
+/// that nothing, not even the proxy's credentials or the names of the servers, crosses the
+/// network in the clear; the server's TLS then runs inside the proxy's. Through a SOCKS5 proxy
 /// (RFC 1928, swift-nio-extras' client) every request goes through a tunnel.
 public struct HTTPProxy: Sendable, Hashable, CustomStringConvertible {
     /// How requests go through the proxy.
     public enum Kind: String, Sendable, Hashable {
         /// An HTTP proxy (`http://`): `CONNECT` tunnels, absolute-form requests.
         case http
+        /// An HTTP proxy reached over TLS (`https://`, as curl reads it).
+        case https
         /// A SOCKS5 proxy to which the client gives the server's address, resolved here
         /// (`socks5://`, as curl reads it).
         case socks5
@@ -27,46 +32,65 @@ public struct HTTPProxy: Sendable, Hashable, CustomStringConvertible {
     public var user: String?
     /// The password of ``user``. Never logged nor shown in a description.
     public var password: String?
-    /// HTTP or SOCKS5.
+    /// HTTP, HTTPS or SOCKS5.
     public var kind: Kind
+    /// Judges the certificate of an HTTPS proxy, for the proxy's host name (curl's
+    /// `--proxy-pinnedpubkey` is a ``PublicKeysTrustEvaluator`` here); `nil`: the default policy
+    /// (a chain to the session's system store, the proxy's name) with the session's system store
+    /// and evaluation time. A request through a proxy of another kind that has one fails with
+    /// ``SecureSessionError/invalidURL(_:)``: pins for a proxy without TLS are never ignored.
+    public var trustEvaluator: AnyServerTrustEvaluator?
 
     /// A proxy at `host:port`, with Basic credentials when `user` is given.
-    public init(host: String, port: Int, user: String? = nil, password: String? = nil, kind: Kind = .http) {
+    public init(
+        host: String,
+        port: Int,
+        user: String? = nil,
+        password: String? = nil,
+        kind: Kind = .http,
+        trustEvaluator: (any ServerTrustEvaluating)? = nil
+    ) {
         self.host = host
         self.port = port
         self.user = user
         self.password = password
         self.kind = kind
+        self.trustEvaluator = trustEvaluator.map(AnyServerTrustEvaluator.init)
     }
 
+    /// Whether requests reach the proxy's server through `CONNECT` tunnels and absolute-form
+    /// requests (HTTP and HTTPS proxies), not SOCKS.
+    var speaksHTTP: Bool { kind == .http || kind == .https }
+
     /// A proxy from a URL as `HTTPS_PROXY`, `ALL_PROXY` and curl's `--proxy` write it:
-    /// `http://[user:password@]host[:port]` or `host[:port]`, `socks5://host[:port]`,
-    /// `socks5h://host[:port]` (port 1080 when none is given, as curl assumes).
-    /// - Throws: ``SecureSessionError/invalidURL(_:)`` for another scheme (a TLS connection to
-    ///   the proxy itself, SOCKS4), a user for a SOCKS proxy (swift-nio-extras' SOCKS client
-    ///   offers no authentication), no host, or a port out of range.
-    public init(url text: String) throws {
+    /// `http://[user:password@]host[:port]` or `host[:port]`, `https://[user:password@]host[:port]`,
+    /// `socks5://host[:port]`, `socks5h://host[:port]` (port 443 for `https://`, else 1080, when
+    /// none is given, as curl assumes).
+    /// - Throws: ``SecureSessionError/invalidURL(_:)`` for another scheme (SOCKS4), a user for a
+    ///   SOCKS proxy (swift-nio-extras' SOCKS client offers no authentication), no host, or a
+    ///   port out of range.
+    public init(url text: String, trustEvaluator: (any ServerTrustEvaluating)? = nil) throws {
         let written = text.contains("://") ? text : "http://" + text
         guard let components = URLComponents(string: written), let host = components.host, !host.isEmpty else {
             throw SecureSessionError.invalidURL("the proxy '\(Self.withoutPassword(text))' is not [http://][user:password@]host[:port]")
         }
         guard let kind = components.scheme.flatMap({ Kind(rawValue: $0.lowercased()) }) else {
             throw SecureSessionError.invalidURL(
-                "the proxy '\(Self.withoutPassword(text))' is not an http://, socks5:// or socks5h:// proxy (TLS to the proxy itself and SOCKS4 are not supported)"
+                "the proxy '\(Self.withoutPassword(text))' is not an http://, https://, socks5:// or socks5h:// proxy (SOCKS4 is not supported)"
             )
         }
-        if kind != .http, components.user != nil {
+        if kind == .socks5 || kind == .socks5h, components.user != nil {
             throw SecureSessionError.invalidURL(
                 "the proxy '\(Self.withoutPassword(text))' has a user: SOCKS5 username/password authentication is not supported (swift-nio-extras' SOCKS client offers none)"
             )
         }
-        let port = components.port ?? 1080
+        let port = components.port ?? (kind == .https ? 443 : 1080)
         guard (1...65_535).contains(port) else {
             throw SecureSessionError.invalidURL("the proxy's port \(port) is not between 1 and 65535")
         }
         // URLComponents keeps the brackets of an IPv6 literal.
         let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        self.init(host: bare, port: port, user: components.user, password: components.password, kind: kind)
+        self.init(host: bare, port: port, user: components.user, password: components.password, kind: kind, trustEvaluator: trustEvaluator)
     }
 
     /// The `Proxy-Authorization` field value, when the proxy has a user.
@@ -75,7 +99,8 @@ public struct HTTPProxy: Sendable, Hashable, CustomStringConvertible {
         return "Basic " + Data("\(user):\(password ?? "")".utf8).base64EncodedString()
     }
 
-    /// `host:port` (and the user, never the password), `socks5://host:port` for SOCKS.
+    /// `host:port` (and the user, never the password), `https://host:port` for HTTPS,
+    /// `socks5://host:port` for SOCKS.
     public var description: String {
         let shownHost = host.contains(":") ? "[\(host)]" : host
         return (kind == .http ? "" : "\(kind.rawValue)://") + (user.map { "\($0)@" } ?? "") + "\(shownHost):\(port)"
@@ -124,11 +149,11 @@ public struct HTTPProxySettings: Sendable, Hashable {
         func value(_ names: String...) -> String? {
             names.lazy.compactMap { environment[$0] }.first { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
         }
-        let all = try value("all_proxy", "ALL_PROXY").map(HTTPProxy.init(url:))
+        let all = try value("all_proxy", "ALL_PROXY").map { try HTTPProxy(url: $0) }
         let bypass = (value("no_proxy", "NO_PROXY") ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         return HTTPProxySettings(
-            https: try value("https_proxy", "HTTPS_PROXY").map(HTTPProxy.init(url:)) ?? all,
-            http: try value("http_proxy").map(HTTPProxy.init(url:)) ?? all,
+            https: try value("https_proxy", "HTTPS_PROXY").map { try HTTPProxy(url: $0) } ?? all,
+            http: try value("http_proxy").map { try HTTPProxy(url: $0) } ?? all,
             bypass: bypass,
             bypassesLoopback: true
         )

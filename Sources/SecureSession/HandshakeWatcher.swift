@@ -10,18 +10,24 @@ final class HandshakeWatcher: ChannelInboundHandler, RemovableChannelHandler, Se
     typealias InboundIn = NIOAny
     private let promise: EventLoopPromise<Void>
     private let firstError: NIOLockedValueBox<(any Error)?>
+    private let passesCompletionOn: Bool
 
     /// - Parameters:
     ///   - promise: Completed by the handshake.
     ///   - firstError: Where the first error the channel meets is kept.
-    init(promise: EventLoopPromise<Void>, firstError: NIOLockedValueBox<(any Error)?>) {
+    ///   - passesCompletionOn: Whether the handshake's completion goes on down the pipeline
+    ///     (`false` for an HTTPS proxy's TLS, whose completion is nobody else's: the server's
+    ///     ALPN handler must see its own).
+    init(promise: EventLoopPromise<Void>, firstError: NIOLockedValueBox<(any Error)?>, passesCompletionOn: Bool = true) {
         self.promise = promise
         self.firstError = firstError
+        self.passesCompletionOn = passesCompletionOn
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if case TLSUserEvent.handshakeCompleted = event {
             promise.succeed()
+            if !passesCompletionOn { return }
         }
         context.fireUserInboundEventTriggered(event)
     }

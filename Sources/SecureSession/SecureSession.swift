@@ -317,6 +317,7 @@ public final class SecureSession: Sendable {
         let group = group
         let reporter = reporter
         let tlsContext = try tlsContexts.context(for: key.rule)
+        let proxyTLSContext = key.proxy?.kind == .https ? try tlsContexts.proxyContext() : nil
         // Measured once, before any connection is made: an upload file that cannot be sent is
         // refused first; a retry sends the same body again (a file from its start).
         let body = try RequestBodySource.of(request)
@@ -326,7 +327,15 @@ public final class SecureSession: Sendable {
             let (connection, reused): (any PooledConnection, Bool)
             do {
                 (connection, reused) = try await pool.lease(key, deadline: deadline) {
-                    try await Connector.connect(key: key, configuration: configuration, tlsContext: tlsContext, group: group, deadline: deadline, reporter: reporter)
+                    try await Connector.connect(
+                        key: key,
+                        configuration: configuration,
+                        tlsContext: tlsContext,
+                        proxyTLSContext: proxyTLSContext,
+                        group: group,
+                        deadline: deadline,
+                        reporter: reporter
+                    )
                 }
             } catch SecureSessionError.connectionFailed(let detail) {
                 // Nothing of this request was sent: it may be tried again once the host is reachable.
@@ -397,6 +406,16 @@ public final class SecureSession: Sendable {
             evaluator = AnyServerTrustEvaluator(PinSetEvaluator(evaluator, pinSet: set, origin: registry.source.description))
         }
         let name = ServerHost(host).name
+        let proxy = configuration.proxies.proxy(
+            isSecure: isSecure,
+            host: name,
+            address: configuration.addressOverrides.address(host: name, port: port) ?? name
+        )
+        // A proxy given a policy for its certificate must have one to judge: failing open
+        // would pass through a proxy the caller meant to pin.
+        if let proxy, proxy.trustEvaluator != nil, proxy.kind != .https {
+            throw SecureSessionError.invalidURL("the proxy \(proxy) has a trust evaluator but no TLS to judge it by (an https:// proxy has)")
+        }
         return ConnectionKey(
             isSecure: isSecure,
             host: name,
@@ -410,11 +429,7 @@ public final class SecureSession: Sendable {
             handler: handler,
             isSingleUse: request.challengeHandler != nil,
             rule: rule,
-            proxy: configuration.proxies.proxy(
-                isSecure: isSecure,
-                host: name,
-                address: configuration.addressOverrides.address(host: name, port: port) ?? name
-            )
+            proxy: proxy
         )
     }
 
@@ -427,7 +442,7 @@ public final class SecureSession: Sendable {
         var target = request.requestTarget
         // Cleartext through a proxy: the request names its server (absolute form, RFC 9112
         // §3.2.2) and carries the proxy's credentials. (TLS goes through a tunnel instead.)
-        if !key.isSecure, let proxy = key.proxy, proxy.kind == .http {
+        if !key.isSecure, let proxy = key.proxy, proxy.speaksHTTP {
             target = "http://\(authority)\(target)"
             if let authorization = proxy.authorization { headers.replaceOrAdd(name: "Proxy-Authorization", value: authorization) }
         }

@@ -24,6 +24,9 @@ final class TLSContextCache: @unchecked Sendable {
     private let lock = NSLock()
     private var contexts: [Settings?: NIOSSLContext] = [:]
 
+    /// The context of TLS with HTTPS proxies, made when first needed.
+    private var proxyContextMade: NIOSSLContext?
+
     init(identity: ClientIdentity?, httpVersions: HTTPVersionPolicy) {
         self.identity = identity
         self.httpVersions = httpVersions
@@ -43,6 +46,23 @@ final class TLSContextCache: @unchecked Sendable {
                 return context
             } catch {
                 throw SecureSessionError.tlsFailure("cannot create the TLS context: \(error)")
+            }
+        }
+    }
+
+    /// The context for TLS with an HTTPS proxy: no client certificate (the session's identity is
+    /// for its servers), HTTP/1.1 offered through ALPN (requests to a proxy are HTTP/1.1).
+    func proxyContext() throws -> NIOSSLContext {
+        try lock.withLock {
+            if let proxyContextMade { return proxyContextMade }
+            var configuration = TLSConfiguration.transportSecurityClient(identity: nil)
+            configuration.applicationProtocols = ["http/1.1"]
+            do {
+                let context = try NIOSSLContext(configuration: configuration)
+                proxyContextMade = context
+                return context
+            } catch {
+                throw SecureSessionError.tlsFailure("cannot create the TLS context for proxies: \(error)")
             }
         }
     }

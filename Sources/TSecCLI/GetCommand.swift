@@ -95,8 +95,11 @@ public struct GetCommand: TSecCommand {
     @Option(help: "Transport rules to apply: an Info.plist (XML or binary) with NSAppTransportSecurity, or JSON with the same keys.")
     var config: String?
 
-    @Option(name: [.customShort("x"), .long], help: "Go through this proxy: HTTP, [http://][user:password@]host[:port] (https:// URLs through a CONNECT tunnel), or SOCKS5, socks5://host[:port] (names resolved here) or socks5h://host[:port] (names resolved by the proxy). Without it, https_proxy/HTTPS_PROXY, http_proxy, ALL_PROXY and NO_PROXY are read, as curl does.")
+    @Option(name: [.customShort("x"), .long], help: "Go through this proxy: HTTP, [http://][user:password@]host[:port] (https:// URLs through a CONNECT tunnel), HTTPS, https://[user:password@]host[:port] (the same over TLS with the proxy, port 443 by default), or SOCKS5, socks5://host[:port] (names resolved here) or socks5h://host[:port] (names resolved by the proxy). Without it, https_proxy/HTTPS_PROXY, http_proxy, ALL_PROXY and NO_PROXY are read, as curl does.")
     var proxy: String?
+
+    @Option(name: .customLong("proxy-pin-sha256"), help: "An SPKI pin (sha256/<base64>) some certificate of an https:// proxy's chain must carry, besides a valid chain to the system roots for the proxy's name (curl's --proxy-pinnedpubkey). Repeatable.")
+    var proxyPins: [String] = []
 
     @Option(help: "Hosts that go direct, comma separated ('*' for every host), as NO_PROXY writes them.")
     var noproxy: String?
@@ -326,6 +329,16 @@ public struct GetCommand: TSecCommand {
             let given = try HTTPProxy(url: text)
             return HTTPProxySettings(https: given, http: given)
         } ?? HTTPProxySettings.fromEnvironment()
+        if !proxyPins.isEmpty {
+            // Pins for a proxy without TLS would be ignored: refused instead.
+            guard proxies.https?.kind == .https || proxies.http?.kind == .https else {
+                throw ValidationError("--proxy-pin-sha256 pins an https:// proxy, and no https:// proxy is used (-x or the environment)")
+            }
+            let evaluator = AnyServerTrustEvaluator(PublicKeysTrustEvaluator(pins: try proxyPins.map(SPKIPin.init)))
+            for keyPath in [\HTTPProxySettings.https, \HTTPProxySettings.http] where proxies[keyPath: keyPath]?.kind == .https {
+                proxies[keyPath: keyPath]?.trustEvaluator = evaluator
+            }
+        }
         if let noproxy {
             proxies.bypass = noproxy.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         }

@@ -86,6 +86,91 @@ struct ProxyTests {
         await cleartext.stop()
     }
 
+    @Test("an HTTPS proxy (stunnel4 in front of tinyproxy): TLS with the proxy judged by its own policy, the server's TLS end to end inside it, credentials and http requests inside it too")
+    func httpsProxy() async throws {
+        let proxy = try StunnelProxy(chain: lab.loopbackChain(), user: "bob", password: "s3cret")
+        defer { proxy.stop() }
+        let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)
+        defer { Task { await server.stop() } }
+        let cleartext = try await HTTPTestServer(chain: nil)
+        defer { Task { await cleartext.stop() } }
+        let through = try HTTPProxy(url: proxy.url(user: "bob", password: "s3cret"))
+        let session = session(through: through, SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: [lab.root.der]))
+        defer { Task { await session.shutdown() } }
+        let response = try await session.get(server.url("/hello"))
+        #expect(response.text == "hello")
+        #expect(response.httpVersion == "HTTP/2")
+        #expect(response.trustDecision?.isTrusted == true)
+        #expect(try await session.get(cleartext.url("/hello")).text == "hello")
+
+        // Without credentials the proxy's refusal comes through its TLS.
+        let anonymous = self.session(through: try HTTPProxy(url: proxy.url()))
+        defer { Task { await anonymous.shutdown() } }
+        await #expect {
+            _ = try await anonymous.get(server.url("/hello"))
+        } throws: { error in
+            guard case SecureSessionError.proxyFailure(let detail) = error else { return false }
+            return detail.contains("407")
+        }
+
+        // The proxy pinned by its root's key: trusted; by another key: refused before any tunnel.
+        let pinned = self.session(through: try HTTPProxy(url: proxy.url(user: "bob", password: "s3cret"), trustEvaluator: PublicKeysTrustEvaluator(certificates: [lab.root.der])))
+        defer { Task { await pinned.shutdown() } }
+        #expect(try await pinned.get(server.url("/hello")).text == "hello")
+        let mispinned = self.session(through: try HTTPProxy(url: proxy.url(user: "bob", password: "s3cret"), trustEvaluator: PublicKeysTrustEvaluator(certificates: [lab.proxyRoot.der])))
+        defer { Task { await mispinned.shutdown() } }
+        let before = server.connections.total
+        await #expect {
+            _ = try await mispinned.get(server.url("/hello"))
+        } throws: { error in
+            guard case SecureSessionError.proxyFailure(let detail) = error else { return false }
+            return detail.contains("the certificate of the proxy https://bob@127.0.0.1:\(proxy.port) was rejected")
+        }
+        #expect(server.connections.total == before)
+
+        // A policy for a proxy without TLS is refused, not ignored.
+        let unjudgeable = self.session(through: HTTPProxy(host: "127.0.0.1", port: 1, trustEvaluator: PublicKeysTrustEvaluator(certificates: [lab.root.der])))
+        defer { Task { await unjudgeable.shutdown() } }
+        await #expect {
+            _ = try await unjudgeable.get(server.url("/hello"))
+        } throws: { error in
+            guard case SecureSessionError.invalidURL(let detail) = error else { return false }
+            return detail.contains("no TLS to judge it by")
+        }
+    }
+
+    @Test("an HTTPS proxy whose certificate the system store does not trust, or that does not speak TLS, fails as a proxy failure, for https and http requests alike")
+    func untrustedHTTPSProxy() async throws {
+        let rogue = try StunnelProxy(chain: lab.loopbackChain(issuedBy: lab.rogueRoot))
+        defer { rogue.stop() }
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        defer { Task { await server.stop() } }
+        let cleartext = try await HTTPTestServer(chain: nil)
+        defer { Task { await cleartext.stop() } }
+        let session = session(through: try HTTPProxy(url: rogue.url()))
+        defer { Task { await session.shutdown() } }
+        for url in [server.url("/hello"), cleartext.url("/hello")] {
+            await #expect("\(url)") {
+                _ = try await session.get(url)
+            } throws: { error in
+                guard case SecureSessionError.proxyFailure(let detail) = error else { return false }
+                return detail.contains("the certificate of the proxy https://127.0.0.1:\(rogue.port) was rejected")
+            }
+        }
+        #expect(server.connections.total == 0)
+        #expect(cleartext.connections.total == 0)
+
+        // A plain HTTP server taken for an HTTPS proxy answers the TLS hello with an HTTP error.
+        let notTLS = self.session(through: HTTPProxy(host: "127.0.0.1", port: cleartext.port, kind: .https))
+        defer { Task { await notTLS.shutdown() } }
+        await #expect {
+            _ = try await notTLS.get(server.url("/hello"))
+        } throws: { error in
+            guard case SecureSessionError.proxyFailure(let detail) = error else { return false }
+            return detail.contains("TLS with the proxy https://127.0.0.1:\(cleartext.port) failed") && detail.contains("WRONG_VERSION_NUMBER")
+        }
+    }
+
     @Test("proxy URLs: credentials, default port, refusals; the password is never shown")
     func proxyURLs() throws {
         let proxy = try HTTPProxy(url: "http://alice:p%40ss@proxy.example.test:3128")
@@ -96,10 +181,12 @@ struct ProxyTests {
         #expect(try HTTPProxy(url: "[2001:db8::1]:8080").description == "[2001:db8::1]:8080")
         #expect(try HTTPProxy(url: "socks5h://proxy.example.test") == HTTPProxy(host: "proxy.example.test", port: 1080, kind: .socks5h))
         #expect(try HTTPProxy(url: "SOCKS5://proxy:9050").description == "socks5://proxy:9050")
-        for bad in ["https://proxy.example.test", "socks4://proxy:1080", "socks5://user:pw@proxy", "http://:80", "http://proxy:99999", ""] {
+        #expect(try HTTPProxy(url: "https://proxy.example.test") == HTTPProxy(host: "proxy.example.test", port: 443, kind: .https))
+        #expect(try HTTPProxy(url: "HTTPS://erin:pw@proxy:8443").description == "https://erin@proxy:8443")
+        for bad in ["socks4://proxy:1080", "socks5://user:pw@proxy", "http://:80", "http://proxy:99999", ""] {
             #expect(throws: SecureSessionError.self, "\(bad)") { try HTTPProxy(url: bad) }
         }
-        let refused = try #require(throws: SecureSessionError.self) { try HTTPProxy(url: "https://carol:hunter2@proxy") }
+        let refused = try #require(throws: SecureSessionError.self) { try HTTPProxy(url: "socks4://carol:hunter2@proxy") }
         #expect(!"\(refused)".contains("hunter2"))
     }
 
@@ -162,7 +249,8 @@ struct ProxyTests {
         #expect(settings.bypass == ["internal.example", ".corp.example", "192.0.2.7"])
         #expect(settings.bypassesLoopback)
         #expect(try HTTPProxySettings.fromEnvironment([:]) == .none.with(loopbackBypass: true))
-        #expect(throws: SecureSessionError.self) { try HTTPProxySettings.fromEnvironment(["HTTPS_PROXY": "https://tls-proxy"]) }
+        #expect(try HTTPProxySettings.fromEnvironment(["HTTPS_PROXY": "https://tls-proxy"]).https == HTTPProxy(host: "tls-proxy", port: 443, kind: .https))
+        #expect(throws: SecureSessionError.self) { try HTTPProxySettings.fromEnvironment(["HTTPS_PROXY": "socks4://old-proxy"]) }
 
         // Which requests go direct, shown by a proxy that does not exist: a direct request
         // reaches the server, a proxied one fails naming the proxy.

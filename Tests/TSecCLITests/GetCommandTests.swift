@@ -385,7 +385,7 @@ struct GetCommandTests {
         #expect(withoutIdentity.status == 3)
     }
 
-    @Test("--proxy goes through an HTTP proxy (tinyproxy, with credentials); a proxy that refuses exits 3, a bad proxy URL exits 2")
+    @Test("--proxy goes through an HTTP proxy (tinyproxy, with credentials) or an HTTPS one (with --proxy-pin-sha256); a proxy that refuses or a mispinned one exits 3, a bad proxy URL exits 2")
     func proxy() async throws {
         let proxy = try TinyProxy(user: "bob", password: "s3cret")
         defer { proxy.stop() }
@@ -398,9 +398,25 @@ struct GetCommandTests {
         #expect(refused.output.stderr.contains("proxy failure: the proxy 127.0.0.1:\(proxy.port) refused the tunnel"))
         let bypassed = await get(server.url("/hello"), ["-x", proxy.url(), "--noproxy", "127.0.0.1"])
         #expect(bypassed.output.stdout == "hello")
-        let bad = await get(server.url("/hello"), ["--proxy", "https://bob:s3cret@127.0.0.1:\(proxy.port)"])
+        let bad = await get(server.url("/hello"), ["--proxy", "socks4://bob:s3cret@127.0.0.1:\(proxy.port)"])
         #expect(bad.status == 2)
         #expect(!bad.output.stderr.contains("s3cret"))
+        // Proxy pins without an https:// proxy would be ignored: refused.
+        let unpinnable = await get(server.url("/hello"), ["-x", proxy.url(user: "bob", password: "s3cret"), "--proxy-pin-sha256", lab.root.der.spkiPin.description])
+        #expect(unpinnable.status == 2)
+        #expect(unpinnable.output.stderr.contains("--proxy-pin-sha256 pins an https:// proxy"))
+
+        // An HTTPS proxy (stunnel4 in front of tinyproxy), judged against the system roots and,
+        // with --proxy-pin-sha256, its pins too.
+        let secure = try StunnelProxy(chain: lab.loopbackChain(), user: "bob", password: "s3cret")
+        defer { secure.stop() }
+        let overTLS = await get(server.url("/hello"), ["-x", secure.url(user: "bob", password: "s3cret"), "--proxy-pin-sha256", lab.root.der.spkiPin.description])
+        #expect(overTLS.status == 0, "\(overTLS.output.stderr)")
+        #expect(overTLS.output.stdout == "hello")
+        let mispinned = await get(server.url("/hello"), ["-x", secure.url(user: "bob", password: "s3cret"), "--proxy-pin-sha256", lab.proxyRoot.der.spkiPin.description])
+        #expect(mispinned.status == 3)
+        #expect(mispinned.output.stderr.contains("the certificate of the proxy https://bob@127.0.0.1:\(secure.port) was rejected"), "\(mispinned.output.stderr)")
+        #expect(!mispinned.output.stderr.contains("s3cret"))
         await server.stop()
     }
 

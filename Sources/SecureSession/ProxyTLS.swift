@@ -1,0 +1,56 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOSSL
+import TransportSecurity
+import TransportSecurityNIO
+
+/// TLS with an HTTPS proxy: the first layer of a connection through it. The proxy's
+/// certificate is judged by the proxy's evaluator for the proxy's name; everything after (the
+/// `CONNECT` request and the server's own TLS inside the tunnel, or cleartext requests in
+/// absolute form) goes through it.
+final class ProxyTLS: Sendable {
+    let proxy: HTTPProxy
+    private let verifier: PeerTrustVerifier
+    private let decisions = DecisionBox()
+    private let completed = LockedFlag()
+
+    /// TLS with `proxy`, judged with the session's system store, evaluation time and cache.
+    init(proxy: HTTPProxy, configuration: SecureSessionConfiguration) {
+        self.proxy = proxy
+        verifier = PeerTrustVerifier(
+            evaluator: proxy.trustEvaluator ?? AnyServerTrustEvaluator(SecurityPolicy.default),
+            host: proxy.host,
+            systemStore: configuration.systemStore,
+            evaluationTime: configuration.evaluationTime,
+            cache: configuration.decisionCache,
+            logger: configuration.logger
+        )
+    }
+
+    /// Puts TLS with the proxy first in `channel`'s pipeline; the future succeeds once its
+    /// handshake completes.
+    func install(on channel: any Channel, context: NIOSSLContext, firstError: NIOLockedValueBox<(any Error)?>) throws -> EventLoopFuture<Void> {
+        let handshake = channel.eventLoop.makePromise(of: Void.self)
+        let completed = completed
+        handshake.futureResult.whenSuccess { completed.set() }
+        let tls = try NIOSSLClientHandler(
+            context: context,
+            serverHostname: verifier.serverNameIndication,
+            customVerificationCallback: verifier.makeVerificationCallback(onDecision: decisions.record)
+        )
+        try channel.pipeline.syncOperations.addHandler(tls)
+        try channel.pipeline.syncOperations.addHandler(HandshakeWatcher(promise: handshake, firstError: firstError, passesCompletionOn: false))
+        return handshake.futureResult
+    }
+
+    /// What a connection that failed before TLS with the proxy was established reports: the
+    /// proxy's certificate rejected (with the decision's reason), or the handshake failing;
+    /// `nil` once it was established (the failure is the tunnel's or the server's).
+    func failure(_ error: any Error) -> SecureSessionError? {
+        guard !completed.isSet else { return nil }
+        if let decision = decisions.last, !decision.isTrusted {
+            return .proxyFailure("the certificate of the proxy \(proxy) was rejected: \(decision.reason) [\(decision.decidedBy)]")
+        }
+        return .proxyFailure("TLS with the proxy \(proxy) failed: \(TLSFailureText.describe(error))")
+    }
+}
