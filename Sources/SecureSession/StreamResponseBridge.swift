@@ -28,7 +28,10 @@ final class StreamResponseBridge: AsyncIteratorProtocol, @unchecked Sendable {
                 return (waiting, true)
             }
             buffered.append(part)
-            paused = buffered.count - start >= Self.highWatermark
+            // Only the task ends a pause (at the low watermark): a part that was already on its
+            // way when the stream paused must not end it, or nobody would tell the stream to
+            // read again and the response would stall.
+            if buffered.count - start >= Self.highWatermark { paused = true }
             return (nil, !paused)
         }
         resumed?.resume(returning: part)

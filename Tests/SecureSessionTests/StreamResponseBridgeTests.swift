@@ -37,6 +37,26 @@ struct StreamResponseBridgeTests {
         #expect(resumed.withLockedValue { $0 } == 1)
     }
 
+    @Test("parts that were already on their way when the stream paused keep it paused, and it still reads again once the task is down to the low watermark")
+    func partsAfterThePause() async throws {
+        let bridge = StreamResponseBridge()
+        let resumed = NIOLockedValueBox(0)
+        bridge.onResume { resumed.withLockedValue { $0 += 1 } }
+        let part = HTTPClientResponsePart.body(ByteBuffer(string: "x"))
+        for _ in 0..<StreamResponseBridge.highWatermark { _ = bridge.deliver(part) }
+        // The task takes two; a part of the same read arrives meanwhile: the stream stays paused
+        // (it was wrongly reported able to read, and the pause then never ended).
+        _ = try await bridge.next()
+        _ = try await bridge.next()
+        #expect(!bridge.deliver(part))
+        var waiting = StreamResponseBridge.highWatermark - 1
+        while waiting > StreamResponseBridge.lowWatermark {
+            _ = try await bridge.next()
+            waiting -= 1
+        }
+        #expect(resumed.withLockedValue { $0 } == 1, "the stream must be told to read again")
+    }
+
     @Test("a task waiting for a part gets it as it arrives; a failure ends the wait; later endings change nothing")
     func waitingAndEndings() async throws {
         let bridge = StreamResponseBridge()
