@@ -82,6 +82,8 @@ enum Connector {
         let decompression = configuration.decompression
         let socksTarget: SOCKSAddress? = if let proxy { try await socksAddress(of: address, port: key.port, through: proxy, key: key) } else { nil }
         let proxyTLS = proxy.flatMap { $0.kind == .https ? ProxyTLS(proxy: $0, configuration: configuration) : nil }
+        let clock = ContinuousClock()
+        let began = clock.now
         do {
             (channel, negotiation, handshake) = try await bootstrap.connect(host: proxy?.host ?? address, port: proxy?.port ?? key.port) { channel in
                 let handshake = channel.eventLoop.makePromise(of: Void.self)
@@ -134,12 +136,15 @@ enum Connector {
             let through = proxy.map { " (through the proxy \($0))" } ?? ""
             throw SecureSessionError.connectionFailed("\(key)\(through): \(ConnectionFailureText.describe(error))")
         }
+        let connected = clock.now
         let negotiated: Negotiation
+        let secured: ContinuousClock.Instant
         do {
-            negotiated = try await deadline.interrupting(with: { channel.close(promise: nil) }) {
+            (negotiated, secured) = try await deadline.interrupting(with: { channel.close(promise: nil) }) {
                 try await withDeadline(connectLimit, onTimeout: { channel.close(promise: nil) }) { _ in
                     try await handshake.get()
-                    return try await negotiation.get()
+                    let secured = clock.now
+                    return (try await negotiation.get(), secured)
                 }
             }
         } catch {
@@ -163,12 +168,14 @@ enum Connector {
             if let proxy { connected["proxy"] = "\(proxy)" }
             return connected
         }())
+        let establishment = ConnectionEstablishment(connect: connected - began, tlsHandshake: key.isSecure ? secured - connected : nil)
         switch negotiated {
         case .http1_1(let asyncChannel):
             return try await HTTP1Connection.start(
                 key: key,
                 channel: asyncChannel,
                 trustDecision: decisions.last,
+                establishment: establishment,
                 closingError: { firstError.withLockedValue { $0 } }
             )
         case .http2(let http2):
@@ -179,6 +186,7 @@ enum Connector {
                 asyncMultiplexer: http2.asyncMultiplexer,
                 goingAway: http2.goingAway,
                 trustDecision: decisions.last,
+                establishment: establishment,
                 idleTimeout: configuration.idleConnectionTimeout,
                 decompression: decompression,
                 closingError: { firstError.withLockedValue { $0 } }

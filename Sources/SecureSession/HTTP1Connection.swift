@@ -18,6 +18,7 @@ final class HTTP1Connection: PooledConnection, Sendable {
     let key: ConnectionKey
     /// The decision that trusted the server (TLS connections).
     let trustDecision: TrustDecision?
+    let establishment: ConnectionEstablishment
     private let channel: any Channel
     private let exchanger: Exchanger
     private let closed = LockedFlag()
@@ -35,6 +36,7 @@ final class HTTP1Connection: PooledConnection, Sendable {
         key: ConnectionKey,
         channel: any Channel,
         trustDecision: TrustDecision?,
+        establishment: ConnectionEstablishment,
         closingError: @escaping @Sendable () -> (any Error)?,
         outbound: NIOAsyncChannelOutboundWriter<HTTPClientRequestPart>,
         inbound: NIOAsyncChannelInboundStream<HTTPClientResponsePart>
@@ -42,6 +44,7 @@ final class HTTP1Connection: PooledConnection, Sendable {
         self.key = key
         self.channel = channel
         self.trustDecision = trustDecision
+        self.establishment = establishment
         self.closingError = closingError
         self.exchanger = Exchanger(inbound: inbound, outbound: outbound, channel: channel)
     }
@@ -56,6 +59,7 @@ final class HTTP1Connection: PooledConnection, Sendable {
         key: ConnectionKey,
         channel asyncChannel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>,
         trustDecision: TrustDecision?,
+        establishment: ConnectionEstablishment,
         closingError: @escaping @Sendable () -> (any Error)?
     ) async throws -> HTTP1Connection {
         let handover = OnceAnswer<(NIOAsyncChannelInboundStream<HTTPClientResponsePart>, NIOAsyncChannelOutboundWriter<HTTPClientRequestPart>)>()
@@ -75,6 +79,7 @@ final class HTTP1Connection: PooledConnection, Sendable {
             key: key,
             channel: channel,
             trustDecision: trustDecision,
+            establishment: establishment,
             closingError: closingError,
             outbound: outbound,
             inbound: inbound

@@ -14,6 +14,7 @@ import TransportSecurity
 final class HTTP2Connection: PooledConnection, Sendable {
     let key: ConnectionKey
     let trustDecision: TrustDecision?
+    let establishment: ConnectionEstablishment
     private let channel: any Channel
     /// Opens request streams from any thread, without waiting.
     private let multiplexer: NIOHTTP2Handler.StreamMultiplexer
@@ -43,6 +44,7 @@ final class HTTP2Connection: PooledConnection, Sendable {
         asyncMultiplexer: NIOHTTP2Handler.AsyncStreamMultiplexer<Void>,
         goingAway: LockedFlag,
         trustDecision: TrustDecision?,
+        establishment: ConnectionEstablishment,
         idleTimeout: Duration,
         decompression: ResponseDecompression,
         closingError: @escaping @Sendable () -> (any Error)?
@@ -54,6 +56,7 @@ final class HTTP2Connection: PooledConnection, Sendable {
         self.asyncMultiplexer = asyncMultiplexer
         self.goingAway = goingAway
         self.trustDecision = trustDecision
+        self.establishment = establishment
         self.idleTimeout = idleTimeout
         self.decompression = decompression
         armIdleTimer(in: .nanoseconds(idleTimeout.nanoseconds))

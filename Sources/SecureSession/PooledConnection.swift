@@ -20,6 +20,8 @@ protocol PooledConnection: ClosableConnection {
     var key: ConnectionKey { get }
     /// The decision that trusted the server (TLS connections).
     var trustDecision: TrustDecision? { get }
+    /// What opening it took.
+    var establishment: ConnectionEstablishment { get }
     /// Whether it can take another request.
     var isUsable: Bool { get }
     /// Sends a request and reads its response, the body into `sink`, before returning. What the

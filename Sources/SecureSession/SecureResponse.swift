@@ -24,6 +24,9 @@ public struct SecureResponse: Sendable {
     public internal(set) var duration: Duration
     /// How many times the request was sent: 1, plus the retries a ``RequestInterceptor`` asked for.
     public internal(set) var attempts: Int = 1
+    /// How long the phases of the exchange that answered took: connect, TLS handshake, waiting
+    /// for the server, download.
+    public let timing: ResponseTiming
 
     /// The value of the first header field named `name` (case-insensitive).
     public func header(_ name: String) -> String? {

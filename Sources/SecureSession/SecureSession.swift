@@ -242,9 +242,8 @@ public final class SecureSession: Sendable {
             var redirects: [URL] = []
             var authentication = HTTPAuthentication(configuration: self.configuration)
             while true {
-                let (head, connection, heldBody) = try await self.exchange(
-                    self.withCookies(current), sink: sink, closer: closer, deadline: deadline
-                )
+                let exchanged = try await self.exchange(self.withCookies(current), sink: sink, closer: closer, deadline: deadline)
+                let (head, heldBody) = (exchanged.head, exchanged.heldBody)
                 self.configuration.logger.debug("response", metadata: [
                     "request": "\(current.method.rawValue) \(current.url.redacted)", "status": "\(head.status.code) \(head.status.reasonPhrase)",
                 ])
@@ -281,9 +280,10 @@ public final class SecureSession: Sendable {
                     headers: head.headers.map { ($0.name, $0.value) },
                     body: Data(),
                     url: current.url,
-                    trustDecision: connection.trustDecision,
+                    trustDecision: exchanged.connection.trustDecision,
                     redirects: redirects,
-                    duration: clock.now - started
+                    duration: clock.now - started,
+                    timing: exchanged.timing
                 )
             }
         }
@@ -302,6 +302,15 @@ public final class SecureSession: Sendable {
         return sent
     }
 
+    /// What one request on one connection gave: the response's head, the connection that
+    /// answered, a challenge's body held back, and how long each phase took.
+    private struct Exchange {
+        let head: HTTPResponseHead
+        let connection: any PooledConnection
+        let heldBody: Data
+        let timing: ResponseTiming
+    }
+
     /// One request on one pooled connection. A server may close an idle keep-alive connection
     /// just as it is reused: an idempotent request that fails on a reused connection before any
     /// of its response arrived is sent once more, on a new connection.
@@ -310,7 +319,7 @@ public final class SecureSession: Sendable {
         sink: @escaping ResponseBodySink,
         closer: ConnectionCloser,
         deadline: Deadline
-    ) async throws -> (HTTPResponseHead, any PooledConnection, Data) {
+    ) async throws -> Exchange {
         if let malformation = request.malformation() { throw SecureSessionError.invalidRequest(malformation) }
         let key = try connectionKey(for: request)
         let configuration = configuration
@@ -322,8 +331,10 @@ public final class SecureSession: Sendable {
         // refused first; a retry sends the same body again (a file from its start).
         let body = try RequestBodySource.of(request)
         var attempt = 0
+        let clock = ContinuousClock()
         while true {
             attempt += 1
+            let leasing = clock.now
             let (connection, reused): (any PooledConnection, Bool)
             do {
                 (connection, reused) = try await pool.lease(key, deadline: deadline) {
@@ -341,7 +352,9 @@ public final class SecureSession: Sendable {
                 // Nothing of this request was sent: it may be tried again once the host is reachable.
                 throw ConnectionNotEstablished(error: .connectionFailed(detail))
             }
+            let leased = clock.now
             let received = LockedFlag()
+            let headArrived = NIOLockedValueBox<ContinuousClock.Instant?>(nil)
             let held = BodyCollector(limit: memoryLimit(of: request))
             do {
                 let followsRedirects = request.followsRedirects
@@ -350,7 +363,10 @@ public final class SecureSession: Sendable {
                     body: body,
                     closer: closer
                 ) { head, buffer in
-                    received.set()
+                    if !received.isSet {
+                        received.set()
+                        headArrived.withLockedValue { $0 = clock.now }
+                    }
                     // The body of a redirect that will be followed is not the caller's; a
                     // challenge's body is held until it is known whether the request is resent.
                     if followsRedirects, Self.isRedirect(head) { return }
@@ -358,7 +374,18 @@ public final class SecureSession: Sendable {
                     try await sink(head, buffer)
                 }
                 pool.release(connection, reusable: response.reusable && !key.isSingleUse)
-                return (response.head, connection, held.data)
+                let ended = clock.now
+                let head = headArrived.withLockedValue { $0 } ?? ended
+                let opening = reused ? nil : connection.establishment
+                let timing = ResponseTiming(
+                    reusedConnection: reused,
+                    queueing: max(.zero, leased - leasing - (opening.map { $0.connect + ($0.tlsHandshake ?? .zero) } ?? .zero)),
+                    connect: opening?.connect,
+                    tlsHandshake: opening?.tlsHandshake,
+                    waiting: head - leased,
+                    download: ended - head
+                )
+                return Exchange(head: response.head, connection: connection, heldBody: held.data, timing: timing)
             } catch {
                 pool.release(connection, reusable: false)
                 // The session closed the connection under the request.

@@ -416,12 +416,38 @@ struct GetReport: Encodable {
         let value: String
     }
 
+    /// The phases of the exchange that answered (``ResponseTiming``); connect and TLS are left
+    /// out on a reused connection, TLS in cleartext.
+    struct Timing: Encodable {
+        let reusedConnection: Bool
+        let queueingMilliseconds: Double
+        let connectMilliseconds: Double?
+        let tlsHandshakeMilliseconds: Double?
+        let waitingMilliseconds: Double
+        let downloadMilliseconds: Double
+
+        init(_ timing: ResponseTiming) {
+            reusedConnection = timing.reusedConnection
+            queueingMilliseconds = GetReport.milliseconds(timing.queueing)
+            connectMilliseconds = timing.connect.map(GetReport.milliseconds)
+            tlsHandshakeMilliseconds = timing.tlsHandshake.map(GetReport.milliseconds)
+            waitingMilliseconds = GetReport.milliseconds(timing.waiting)
+            downloadMilliseconds = GetReport.milliseconds(timing.download)
+        }
+    }
+
+    static func milliseconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) * 1000 + Double(attoseconds) / 1e15
+    }
+
     let status: Int
     let httpVersion: String
     let url: String
     let redirects: [String]
     let headers: [Field]
     let timeMilliseconds: Double
+    let timing: Timing
     let attempts: Int
     let trust: TrustDecision?
     let bodyBytes: Int
@@ -433,8 +459,8 @@ struct GetReport: Encodable {
         url = response.url.redacted
         redirects = response.redirects.map(\.redacted)
         headers = response.headers.map { Field(name: $0.name, value: $0.value) }
-        let (seconds, attoseconds) = response.duration.components
-        timeMilliseconds = Double(seconds) * 1000 + Double(attoseconds) / 1e15
+        timeMilliseconds = Self.milliseconds(response.duration)
+        timing = Timing(response.timing)
         attempts = response.attempts
         trust = response.trustDecision
         bodyBytes = response.body.count

@@ -40,6 +40,36 @@ struct SecureSessionTests {
         await server.stop()
     }
 
+    @Test("timing: connect and TLS handshake on a new connection, none on a reused one, queueing behind the per-host limit, the server's wait")
+    func timing() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        defer { Task { await server.stop() } }
+        let session = session { $0.maximumConnectionsPerHost = 1 }
+        defer { Task { await session.shutdown() } }
+        let first = try await session.get(server.url("/hello"))
+        #expect(first.timing.reusedConnection == false)
+        #expect(try #require(first.timing.connect) > .zero)
+        #expect(try #require(first.timing.tlsHandshake) > .zero)
+        let phases = first.timing.queueing + first.timing.connect! + first.timing.tlsHandshake! + first.timing.waiting + first.timing.download
+        #expect(phases <= first.duration)
+
+        let waited = try await session.get(server.url("/delay/200"))
+        #expect(waited.timing.reusedConnection)
+        #expect(waited.timing.connect == nil && waited.timing.tlsHandshake == nil)
+        #expect(waited.timing.waiting >= .milliseconds(200))
+
+        // Two at once on one connection: the second waits for the first.
+        async let one = session.get(server.url("/delay/300"))
+        async let two = session.get(server.url("/delay/300"))
+        let queued = try await [one, two].map(\.timing.queueing).max()!
+        #expect(queued >= .milliseconds(250))
+
+        let cleartext = try await HTTPTestServer(chain: nil)
+        defer { Task { await cleartext.stop() } }
+        let plain = try await session.get(cleartext.url("/hello"))
+        #expect(plain.timing.connect != nil && plain.timing.tlsHandshake == nil)
+    }
+
     @Test("a rejected server fails with the engine's decision")
     func trustRejected() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain(issuedBy: lab.proxyRoot))

@@ -201,6 +201,11 @@ struct GetCommandTests {
         #expect(json["status"] as? Int == 200)
         #expect((json["trust"] as? [String: Any])?["trusted"] as? Bool == true)
         #expect((json["timeMilliseconds"] as? Double).map { $0 > 0 } == true)
+        let timing = try #require(json["timing"] as? [String: Any])
+        #expect(timing["reusedConnection"] as? Bool == false)
+        #expect((timing["tlsHandshakeMilliseconds"] as? Double).map { $0 > 0 } == true)
+        #expect((timing["connectMilliseconds"] as? Double).map { $0 > 0 } == true)
+        #expect(timing["waitingMilliseconds"] is Double && timing["downloadMilliseconds"] is Double && timing["queueingMilliseconds"] is Double)
         #expect(json["body"] as? String == #"{"name":"transport","count":3}"#)
         await server.stop()
     }

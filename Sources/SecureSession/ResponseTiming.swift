@@ -1,0 +1,40 @@
+/// How long the phases of a response took, for the exchange that answered (after redirects,
+/// challenges and retries, which ``SecureResponse/duration`` covers as well), as browsers'
+/// timing views and curl's `--write-out` show them: whether a pooled connection saved the
+/// connect and the handshake, what the TLS handshake and its trust decision cost, how long the
+/// server took.
+public struct ResponseTiming: Sendable, Hashable {
+    /// Whether the exchange went on a connection of the pool (no connect, no handshake).
+    public let reusedConnection: Bool
+    /// Waiting for a connection: the pool's per-host limit reached, or another request's
+    /// connection to the same server being made.
+    public let queueing: Duration
+    /// Opening the TCP connection, names resolved (to the proxy when there is one); `nil` on a
+    /// reused connection.
+    public let connect: Duration?
+    /// The TLS handshake with the server, its trust decision included (through a proxy, the
+    /// opening of its tunnel and TLS with an HTTPS proxy too); `nil` on a reused connection or in
+    /// cleartext.
+    public let tlsHandshake: Duration?
+    /// From the connection being ready to the first bytes of the response (its end, for a
+    /// response without a body): the request and its body sent, the server's answer awaited.
+    public let waiting: Duration
+    /// From the head to the end of the body.
+    public let download: Duration
+
+    /// Creates a timing (for tests of code that reads one).
+    public init(reusedConnection: Bool, queueing: Duration, connect: Duration?, tlsHandshake: Duration?, waiting: Duration, download: Duration) {
+        self.reusedConnection = reusedConnection
+        self.queueing = queueing
+        self.connect = connect
+        self.tlsHandshake = tlsHandshake
+        self.waiting = waiting
+        self.download = download
+    }
+}
+
+/// What opening a connection took: TCP, then TLS (with any proxy tunnel).
+struct ConnectionEstablishment: Sendable, Hashable {
+    let connect: Duration
+    let tlsHandshake: Duration?
+}
