@@ -242,12 +242,16 @@ public final class SecureSession: Sendable {
             var redirects: [URL] = []
             var authentication = HTTPAuthentication(configuration: self.configuration)
             while true {
+                current = self.upgradedByHSTS(current)
                 let exchanged = try await self.exchange(self.withCookies(current), sink: sink, closer: closer, deadline: deadline)
                 let (head, heldBody) = (exchanged.head, exchanged.heldBody)
                 self.configuration.logger.debug("response", metadata: [
                     "request": "\(current.method.rawValue) \(current.url.redacted)", "status": "\(head.status.code) \(head.status.reasonPhrase)",
                 ])
                 self.configuration.cookieJar?.store(setCookieFields: head.headers["Set-Cookie"], from: current.url)
+                if let hsts = self.configuration.hsts, let host = current.url.host, Self.isCleanTLS(exchanged.connection.trustDecision) {
+                    hsts.note(fields: head.headers["Strict-Transport-Security"], from: host)
+                }
                 if Self.isChallenge(head) {
                     // A handler may take its time: the deadline bounds it.
                     let key = try self.connectionKey(for: current)
@@ -287,6 +291,25 @@ public final class SecureSession: Sendable {
                 )
             }
         }
+    }
+
+    /// `request` with its URL upgraded to https when its host is a known HSTS host.
+    private func upgradedByHSTS(_ request: SecureRequest) -> SecureRequest {
+        guard let upgraded = configuration.hsts?.upgraded(request.url) else { return request }
+        configuration.logger.debug("upgraded to https (HSTS)", metadata: ["url": "\(request.url.redacted)"])
+        var sent = request
+        sent.url = upgraded
+        return sent
+    }
+
+    /// Whether a connection's server was trusted without reservation: a full validation passed
+    /// and every check with it, so its `Strict-Transport-Security` may be believed (RFC 6797
+    /// §8.1: not over a connection with errors, which a policy allowing invalid certificates or
+    /// a challenge handler accepting the server may have let through; a man in the middle
+    /// accepted that way must not be able to make the client forget a host).
+    static func isCleanTLS(_ decision: TrustDecision?) -> Bool {
+        guard let decision, decision.isTrusted, decision.lastEvaluation?.isTrusted == true else { return false }
+        return decision.checks.allSatisfy(\.passed)
     }
 
     /// `request` with the cookies the jar has for its URL, added to a `Cookie` field of the
@@ -483,9 +506,11 @@ public final class SecureSession: Sendable {
     }
 
     private func redirected(_ request: SecureRequest, status: Int, location: String) throws -> SecureRequest {
-        guard let target = URL(string: location, relativeTo: request.url)?.absoluteURL else {
+        guard let given = URL(string: location, relativeTo: request.url)?.absoluteURL else {
             throw SecureSessionError.invalidResponse("the redirect Location '\(location)' is not a URL")
         }
+        // A known HSTS host is reached over https whatever the redirect says.
+        let target = configuration.hsts?.upgraded(given) ?? given
         if request.url.scheme?.lowercased() == "https", target.scheme?.lowercased() == "http" {
             throw SecureSessionError.insecureRedirect(from: request.url, to: target)
         }

@@ -79,6 +79,10 @@ public struct SecureSessionConfiguration: Sendable {
     /// request is sent once (a request that fails on a reused keep-alive connection before any
     /// answer is still sent again once, on a new connection).
     public var interceptor: (any RequestInterceptor)?
+    /// The known HSTS hosts (RFC 6797): the `Strict-Transport-Security` fields of responses
+    /// over trusted TLS are noted there, and `http://` URLs of those hosts, redirects included,
+    /// are sent as `https://`. `nil` (the default) keeps none, as curl without `--hsts`.
+    public var hsts: HSTSStore?
 
     /// Creates a configuration.
     public init(

@@ -24,6 +24,7 @@ import TransportSecurityNIO
 /// `/refuse-upload` (a 413 as soon as the head arrives, then the connection or stream closed),
 /// `/gzipped` and `/gzipped-truncated` (a gzip body, whole or cut short), `/headers` (the
 /// request headers as JSON), `/files/NAME` (what ``files`` holds), `POST /ocsp` (``ocspResponder``),
+/// `/header?name=N&value=V` (a 200 with the field `N: V`),
 /// `/flaky?key=K&failures=N[&status=S][&retry-after=V][&drop=1]` (the first N requests with key K
 /// answered with status S, 503 by default, and `Retry-After: V`, or with the connection closed
 /// unanswered, or with `cut=1` a 200 closed after 10 of its 100 bytes; later ones with 200 `recovered on request M, X-Attempt A`; counts in ``tally``).
@@ -303,6 +304,8 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
                 connection.writeAndFlush(goAway, promise: nil)
             }
             send(context, .ok, "going away", type: "text/plain")
+        case "/header":
+            send(context, .ok, "with a field", type: "text/plain", extra: [(query["name"] ?? "X-Empty", query["value"] ?? "")])
         case "/flaky":
             let count = tally.next(query["key"] ?? "")
             guard count > Int(query["failures"] ?? "0") ?? 0 else {

@@ -1,0 +1,124 @@
+/// A `Strict-Transport-Security` field (RFC 6797 §6.1): how long the host is to be reached over
+/// https only, and whether its subdomains too.
+public struct StrictTransportSecurity: Sendable, Hashable {
+    /// The `max-age` directive, in seconds; 0 asks to forget the host.
+    public let maximumAge: Int64
+    /// The `includeSubDomains` directive.
+    public let includesSubdomains: Bool
+
+    /// Reads a field value as RFC 6797 §6.1 writes it: directives separated by `;`, names in any
+    /// case, values tokens or quoted strings, `max-age` required, no directive twice, unknown
+    /// directives ignored. `nil` for a value that does not follow that grammar, which §8.1 says
+    /// to ignore.
+    public init?(fieldValue: String) {
+        var maximumAge: Int64?
+        var includesSubdomains = false
+        var seen: Set<String> = []
+        guard let directives = Self.directives(of: fieldValue) else { return nil }
+        for directive in directives {
+            let text = directive.trimmingCharacters(in: Self.whitespace)
+            if text.isEmpty { continue }
+            let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = parts[0].trimmingCharacters(in: Self.whitespace).lowercased()
+            guard Self.isToken(name), seen.insert(name).inserted else { return nil }
+            var value: String?
+            if parts.count == 2 {
+                guard let read = Self.value(parts[1].trimmingCharacters(in: Self.whitespace)) else { return nil }
+                value = read
+            }
+            switch name {
+            case "max-age":
+                guard let value, !value.isEmpty, value.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+                // A number too long for 64 bits is still a valid one: the longest there is.
+                maximumAge = Int64(value) ?? Int64.max
+            case "includesubdomains":
+                guard value == nil else { return nil }
+                includesSubdomains = true
+            default:
+                continue
+            }
+        }
+        guard let maximumAge else { return nil }
+        self.maximumAge = maximumAge
+        self.includesSubdomains = includesSubdomains
+    }
+
+    /// Creates a policy.
+    public init(maximumAge: Int64, includesSubdomains: Bool) {
+        self.maximumAge = maximumAge
+        self.includesSubdomains = includesSubdomains
+    }
+
+    private static let whitespace: Set<Character> = [" ", "\t"]
+
+    /// The directives of a field value: its parts between the `;` outside quoted strings;
+    /// `nil` when a quoted string is not closed.
+    private static func directives(of value: String) -> [String]? {
+        var directives: [String] = []
+        var current = ""
+        var quoted = false
+        var escaped = false
+        for character in value {
+            if quoted {
+                if escaped {
+                    escaped = false
+                } else if character == "\\" {
+                    escaped = true
+                } else if character == "\"" {
+                    quoted = false
+                }
+            } else if character == "\"" {
+                quoted = true
+            } else if character == ";" {
+                directives.append(current)
+                current = ""
+                continue
+            }
+            current.append(character)
+        }
+        guard !quoted else { return nil }
+        directives.append(current)
+        return directives
+    }
+
+    /// A token or quoted string's content; `nil` when it is neither.
+    private static func value(_ text: String) -> String? {
+        guard text.hasPrefix("\"") else { return isToken(text) ? text : nil }
+        guard text.count >= 2, text.hasSuffix("\"") else { return nil }
+        var content = ""
+        var escaped = false
+        for character in text.dropFirst().dropLast() {
+            if escaped {
+                content.append(character)
+                escaped = false
+            } else if character == "\\" {
+                escaped = true
+            } else if character == "\"" {
+                return nil
+            } else {
+                content.append(character)
+            }
+        }
+        return escaped ? nil : content
+    }
+
+    /// Whether `text` is an RFC 9110 token.
+    private static func isToken(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.allSatisfy { byte in
+            (0x21...0x7E).contains(byte) && !"\"(),/:;<=>?@[\\]{}".utf8.contains(byte)
+        }
+    }
+}
+
+extension String {
+    fileprivate func trimmingCharacters(in set: Set<Character>) -> String {
+        var slice = Substring(self)
+        while let first = slice.first, set.contains(first) { slice = slice.dropFirst() }
+        while let last = slice.last, set.contains(last) { slice = slice.dropLast() }
+        return String(slice)
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingCharacters(in set: Set<Character>) -> String { String(self).trimmingCharacters(in: set) }
+}
