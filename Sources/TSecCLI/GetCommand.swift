@@ -113,6 +113,9 @@ public struct GetCommand: TSecCommand {
     @Option(name: [.customShort("c"), .customLong("cookie-jar")], help: "Keep the cookies servers set (redirects included) and write them all to this file at the end, in curl's cookie-file format, readable by its owner only.")
     var cookieJar: String?
 
+    @Option(help: "Keep known HSTS hosts in this file, curl's --hsts cache (a missing file starts empty): http:// URLs of hosts that sent Strict-Transport-Security over trusted https are sent as https://, redirects included; the file is written back at the end, readable by its owner only.")
+    var hsts: String?
+
     /// Creates the command (for ArgumentParser).
     public init() {}
 
@@ -152,6 +155,7 @@ public struct GetCommand: TSecCommand {
             configuration.decompression = compressed ? .enabled() : .disabled
             configuration.cookieJar = try makeCookieJar(logger: configuration.logger)
             configuration.interceptor = retrying.makePolicy()
+            configuration.hsts = try loadHSTS(logger: configuration.logger)
         } catch {
             terminal.error("tsec get: \(error)")
             return ExitStatus.usageOrInput
@@ -159,10 +163,17 @@ public struct GetCommand: TSecCommand {
         let session = SecureSession(configuration: configuration)
         let status = await fetch(request, with: session, to: terminal)
         await session.shutdown()
-        // As curl, a jar with no cookie leaves the file as it is (a failed request does not empty it).
+        // What the run learnt is kept: the HSTS hosts always, the cookies when there are some
+        // (as curl, a jar with no cookie leaves the file as it is: a failed request does not
+        // empty it).
+        var kept: [(file: String, text: String)] = []
+        if let hsts, let store = configuration.hsts { kept.append((hsts, CurlHSTSFile.text(of: store.entries()))) }
         if let cookieJar, let jar = configuration.cookieJar, !jar.cookies.isEmpty {
+            kept.append((cookieJar, NetscapeCookieFile.text(of: jar.cookies)))
+        }
+        for (file, text) in kept {
             do {
-                try FileWriting.replaceOwnerOnly(cookieJar, contents: Data(NetscapeCookieFile.text(of: jar.cookies).utf8))
+                try FileWriting.replaceOwnerOnly(file, contents: Data(text.utf8))
             } catch {
                 terminal.error("tsec get: \(error)")
                 return status == ExitStatus.success ? ExitStatus.usageOrInput : status
@@ -177,6 +188,19 @@ public struct GetCommand: TSecCommand {
         Logger(label: "tsec.get") { _ in
             verbose ? CommandOutputLogHandler(output: terminal, logLevel: .debug) as any LogHandler : SwiftLogNoOpLogHandler()
         }
+    }
+
+    /// The HSTS store of `--hsts FILE`, loaded from the file when it exists; `nil` without it.
+    private func loadHSTS(logger: Logger) throws -> HSTSStore? {
+        guard let hsts else { return nil }
+        guard FileManager.default.fileExists(atPath: hsts) else { return HSTSStore(logger: logger) }
+        let data: Data
+        do {
+            data = try InputFile.read(hsts, limit: 16 << 20)
+        } catch {
+            throw ValidationError("the HSTS file \(hsts) cannot be read: \(error)")
+        }
+        return HSTSStore(try CurlHSTSFile.entries(in: String(decoding: data, as: UTF8.self), source: hsts), logger: logger)
     }
 
     /// The cookie jar of `-b FILE` and `-c FILE`, loaded from `-b`'s file; `nil` without either

@@ -16,8 +16,9 @@ enum NetscapeCookieFile {
     /// under one of `publicSuffixes` goes to that name alone, as the jar has it from a server.
     static func cookies(in text: String, source: String, at time: Date, publicSuffixes: PublicSuffixList? = .system) throws(Malformed) -> [Cookie] {
         var cookies: [Cookie] = []
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            var line = Substring(rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine)
+        for (index, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
+            // Lines end in LF or CRLF ("\r\n" is one Character, which a split on "\n" would miss).
+            var line = rawLine
             var isHTTPOnly = false
             if line.hasPrefix("#HttpOnly_") {
                 line = line.dropFirst("#HttpOnly_".count)

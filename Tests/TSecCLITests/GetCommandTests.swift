@@ -63,6 +63,11 @@ struct GetCommandTests {
         // NAME=VALUE is sent as it is.
         let literal = await get(server.url("/headers"), ["-b", "a=1; b=2"])
         #expect(literal.output.stdout.contains(#""cookie":"a=1; b=2""#), "\(literal.output.stdout)")
+        // A file with CRLF line ends (written on Windows) is read line by line: it was one line,
+        // a comment, and its cookies silently went nowhere.
+        try "# Netscape HTTP Cookie File\r\n127.0.0.1\tFALSE\t/\tFALSE\t0\tcrlf\tyes\r\n".write(toFile: jar, atomically: true, encoding: .utf8)
+        let crlf = await get(server.url("/headers"), ["-b", jar])
+        #expect(crlf.output.stdout.contains(#""cookie":"crlf=yes""#), "\(crlf.output.stdout)")
         // A cookie file that is not one is refused before anything is sent.
         try "127.0.0.1\tMAYBE\t/\tFALSE\t0\tname\tvalue\n".write(toFile: jar, atomically: true, encoding: .utf8)
         let malformed = await get(server.url("/headers"), ["-b", jar])
@@ -90,6 +95,59 @@ struct GetCommandTests {
         let ourSent = await tsec(["get", server.url("/headers").absoluteString, "-b", theirs])
         #expect(ourSent.output.stdout.contains(#""cookie":"from=curl""#), "\(ourSent.output.stdout)")
         await server.stop()
+    }
+
+    @Test("--hsts keeps known hosts in curl's HSTS file: each of tsec and curl follows what the other noted; a malformed file is refused naming the line")
+    func hsts() async throws {
+        // Certificates valid now: curl has no --at.
+        let current = try TrustLab(pki: PKI(now: Date()))
+        let leaf = try current.pki.issue(.server("hsts", dnsNames: ["hsts.example.test", "www.hsts.example.test"]), by: current.intermediate)
+        let server = try await HTTPTestServer(chain: [leaf, current.intermediate])
+        defer { Task { await server.stop() } }
+        let port = server.port
+        let roots = try files.write("hsts-roots.pem", current.root.pemString)
+        let names = ["hsts.example.test", "www.hsts.example.test"]
+        let resolve = names.flatMap { ["--resolve", "\($0):\(port):127.0.0.1"] }
+        func sts(_ value: String) -> String {
+            "https://hsts.example.test:\(port)/header?name=Strict-Transport-Security&value=" + value.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        }
+        func ours(_ url: String, _ arguments: [String]) async -> (status: Int32, output: CommandOutput) {
+            await tsec(["get", url, "--system-roots", roots] + resolve + arguments)
+        }
+        let curlResolve = resolve.joined(separator: " ")
+
+        let file = files.path("tsec.hsts")
+        #expect(await ours(sts("max-age=600; includeSubDomains"), ["--hsts", file]).status == 0)
+        let written = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(written.contains("\n.hsts.example.test \""), "\(written)")
+        #expect((try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int) == 0o600)
+        let http = "http://www.hsts.example.test:\(port)/hello"
+        #expect(await ours(http, ["--hsts", file]).output.stdout == "hello")
+        #expect(await ours(http, []).status == 3, "without the file, http goes in the clear to a TLS port")
+        let curlFollows = try shell("curl -s --hsts '\(file)' --cacert '\(roots)' \(curlResolve) '\(http)'")
+        #expect(curlFollows == "hello")
+
+        let theirs = files.path("curl.hsts")
+        _ = try shell("curl -s -o /dev/null --hsts '\(theirs)' --cacert '\(roots)' \(curlResolve) '\(sts("max-age=600"))'")
+        #expect(await ours("http://hsts.example.test:\(port)/hello", ["--hsts", theirs]).output.stdout == "hello")
+
+        // A permanent entry (curl writes "unlimited" for them) is read and written back as such.
+        let permanent = try files.write("permanent.hsts", "  # comment\r\n\r\nwww.hsts.example.test \"unlimited\"\r\n")
+        #expect(await ours(http, ["--hsts", permanent]).output.stdout == "hello")
+        #expect(try String(contentsOfFile: permanent, encoding: .utf8).contains("\nwww.hsts.example.test \"unlimited\"\n"))
+
+        for (line, reason) in [
+            ("example.com \"20261301 00:00:00\"", "the expiry '20261301 00:00:00' is not YYYYMMDD HH:MM:SS"),
+            ("example.com 20261201 00:00:00", "the expiry is not in double quotes"),
+            ("example.com", "no expiry after the host"),
+            ("exa mple.com \"unlimited\"", "the expiry is not in double quotes"),
+            ("https://example.com/ \"unlimited\"", "'https://example.com/' is not a host name"),
+        ] {
+            let malformed = try files.write("bad.hsts", "# comment\n\(line)\n")
+            let refused = await ours(http, ["--hsts", malformed])
+            #expect(refused.status == 2)
+            #expect(refused.output.stderr.contains("bad.hsts, line 2: \(reason)"), "\(line): \(refused.output.stderr)")
+        }
     }
 
     @Test("-F sends a multipart form as curl does: text fields, files with a guessed or given type and name, a file's content as a value")
