@@ -13,6 +13,7 @@ let fuzzTargets: [(name: String, products: [String])] = [
     ("FuzzPinUpdate", ["TransportSecurity"]),
     ("FuzzHostMatching", ["TransportSecurity"]),
     ("FuzzCookies", ["SecureSession", "TransportSecurity"]),
+    ("FuzzHSTS", ["SecureSession"]),
 ]
 
 let package = Package(

@@ -41,6 +41,8 @@ enum Connector {
         deadline: Deadline,
         reporter: PinFailureReporter?
     ) async throws -> any PooledConnection {
+        let clock = ContinuousClock()
+        let began = clock.now
         let decisions = DecisionBox()
         // With a challenge handler, the server's certificate request goes to it, through a
         // context of the connection's own.
@@ -82,8 +84,6 @@ enum Connector {
         let decompression = configuration.decompression
         let socksTarget: SOCKSAddress? = if let proxy { try await socksAddress(of: address, port: key.port, through: proxy, key: key) } else { nil }
         let proxyTLS = proxy.flatMap { $0.kind == .https ? ProxyTLS(proxy: $0, configuration: configuration) : nil }
-        let clock = ContinuousClock()
-        let began = clock.now
         do {
             (channel, negotiation, handshake) = try await bootstrap.connect(host: proxy?.host ?? address, port: proxy?.port ?? key.port) { channel in
                 let handshake = channel.eventLoop.makePromise(of: Void.self)
@@ -143,8 +143,8 @@ enum Connector {
             (negotiated, secured) = try await deadline.interrupting(with: { channel.close(promise: nil) }) {
                 try await withDeadline(connectLimit, onTimeout: { channel.close(promise: nil) }) { _ in
                     try await handshake.get()
-                    let secured = clock.now
-                    return (try await negotiation.get(), secured)
+                    let negotiated = try await negotiation.get()
+                    return (negotiated, clock.now)
                 }
             }
         } catch {

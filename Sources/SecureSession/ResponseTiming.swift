@@ -3,7 +3,7 @@
 /// timing views and curl's `--write-out` show them: whether a pooled connection saved the
 /// connect and the handshake, what the TLS handshake and its trust decision cost, how long the
 /// server took.
-public struct ResponseTiming: Sendable, Hashable {
+public struct ResponseTiming: Sendable, Hashable, CustomStringConvertible {
     /// Whether the exchange went on a connection of the pool (no connect, no handshake).
     public let reusedConnection: Bool
     /// Waiting for a connection: the pool's per-host limit reached, or another request's
@@ -12,9 +12,9 @@ public struct ResponseTiming: Sendable, Hashable {
     /// Opening the TCP connection, names resolved (to the proxy when there is one); `nil` on a
     /// reused connection.
     public let connect: Duration?
-    /// The TLS handshake with the server, its trust decision included (through a proxy, the
-    /// opening of its tunnel and TLS with an HTTPS proxy too); `nil` on a reused connection or in
-    /// cleartext.
+    /// The TLS handshake with the server, its trust decision and the choice of HTTP version
+    /// included (through a proxy, the opening of its tunnel and TLS with an HTTPS proxy too);
+    /// `nil` on a reused connection or in cleartext.
     public let tlsHandshake: Duration?
     /// From the connection being ready to the first bytes of the response (its end, for a
     /// response without a body): the request and its body sent, the server's answer awaited.
@@ -30,6 +30,24 @@ public struct ResponseTiming: Sendable, Hashable {
         self.tlsHandshake = tlsHandshake
         self.waiting = waiting
         self.download = download
+    }
+}
+
+extension ResponseTiming {
+    /// `new connection: connect 1.2 ms, TLS 8.4 ms; waiting 3.1 ms, download 0.2 ms` (or
+    /// `reused connection: …`), with the queueing when there was any.
+    public var description: String {
+        func text(_ duration: Duration) -> String {
+            let (seconds, attoseconds) = duration.components
+            return String(format: "%.1f ms", Double(seconds) * 1000 + Double(attoseconds) / 1e15)
+        }
+        var opening: [String] = []
+        if queueing >= .milliseconds(1) { opening.append("queued \(text(queueing))") }
+        if let connect { opening.append("connect \(text(connect))") }
+        if let tlsHandshake { opening.append("TLS \(text(tlsHandshake))") }
+        let phases = "waiting \(text(waiting)), download \(text(download))"
+        let connection = reusedConnection ? "reused connection" : "new connection"
+        return opening.isEmpty ? "\(connection): \(phases)" : "\(connection): \(opening.joined(separator: ", ")); \(phases)"
     }
 }
 

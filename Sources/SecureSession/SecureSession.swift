@@ -247,6 +247,7 @@ public final class SecureSession: Sendable {
                 let (head, heldBody) = (exchanged.head, exchanged.heldBody)
                 self.configuration.logger.debug("response", metadata: [
                     "request": "\(current.method.rawValue) \(current.url.redacted)", "status": "\(head.status.code) \(head.status.reasonPhrase)",
+                    "timing": "\(exchanged.timing)",
                 ])
                 self.configuration.cookieJar?.store(setCookieFields: head.headers["Set-Cookie"], from: current.url)
                 if let hsts = self.configuration.hsts, let host = current.url.host, Self.isCleanTLS(exchanged.connection.trustDecision) {
@@ -291,25 +292,6 @@ public final class SecureSession: Sendable {
                 )
             }
         }
-    }
-
-    /// `request` with its URL upgraded to https when its host is a known HSTS host.
-    private func upgradedByHSTS(_ request: SecureRequest) -> SecureRequest {
-        guard let upgraded = configuration.hsts?.upgraded(request.url) else { return request }
-        configuration.logger.debug("upgraded to https (HSTS)", metadata: ["url": "\(request.url.redacted)"])
-        var sent = request
-        sent.url = upgraded
-        return sent
-    }
-
-    /// Whether a connection's server was trusted without reservation: a full validation passed
-    /// and every check with it, so its `Strict-Transport-Security` may be believed (RFC 6797
-    /// §8.1: not over a connection with errors, which a policy allowing invalid certificates or
-    /// a challenge handler accepting the server may have let through; a man in the middle
-    /// accepted that way must not be able to make the client forget a host).
-    static func isCleanTLS(_ decision: TrustDecision?) -> Bool {
-        guard let decision, decision.isTrusted, decision.lastEvaluation?.isTrusted == true else { return false }
-        return decision.checks.allSatisfy(\.passed)
     }
 
     /// `request` with the cookies the jar has for its URL, added to a `Cookie` field of the
