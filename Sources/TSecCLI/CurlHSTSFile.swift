@@ -26,9 +26,6 @@ enum CurlHSTSFile {
             guard stamp.count >= 2, stamp.hasPrefix("\""), stamp.hasSuffix("\"") else { throw malformed("the expiry is not in double quotes") }
             let includesSubdomains = host.hasPrefix(".")
             if includesSubdomains { host.removeFirst() }
-            guard !host.isEmpty, ServerHost(host).name == host.lowercased().trimmingSuffix("."), !host.contains("/"), !host.contains("\"") else {
-                throw malformed("'\(host)' is not a host name")
-            }
             let expiry = String(stamp.dropFirst().dropLast())
             let expires: Date?
             if expiry == "unlimited" {
@@ -37,7 +34,9 @@ enum CurlHSTSFile {
                 guard let date = date(expiry) else { throw malformed("the expiry '\(expiry)' is not YYYYMMDD HH:MM:SS") }
                 expires = date
             }
-            entries.append(HSTSEntry(host: host, includesSubdomains: includesSubdomains, expires: expires))
+            let entry = HSTSEntry(host: host, includesSubdomains: includesSubdomains, expires: expires)
+            guard entry.hasWellFormedHost else { throw malformed("'\(host)' is not a host name") }
+            entries.append(entry)
         }
         return entries
     }
@@ -68,8 +67,4 @@ enum CurlHSTSFile {
         else { return nil }
         return date
     }
-}
-
-extension String {
-    fileprivate func trimmingSuffix(_ suffix: String) -> String { hasSuffix(suffix) ? String(dropLast(suffix.count)) : self }
 }

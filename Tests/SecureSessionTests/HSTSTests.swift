@@ -33,6 +33,11 @@ struct HSTSTests {
             HSTSEntry(host: "shop.example", includesSubdomains: false, expires: now.addingTimeInterval(60)),
             HSTSEntry(host: "old.example", includesSubdomains: true, expires: now.addingTimeInterval(-1)),
             HSTSEntry(host: "192.0.2.1", includesSubdomains: false, expires: nil),
+            // Names that could never be looked up are not kept (found by FuzzHSTS: "a.." was
+            // kept as "a.", which no lookup reaches).
+            HSTSEntry(host: "bank.example..", includesSubdomains: true, expires: nil),
+            HSTSEntry(host: "bänk.example", includesSubdomains: true, expires: nil),
+            HSTSEntry(host: "a..b", includesSubdomains: true, expires: nil),
         ])
         #expect(store.entries(at: now).map(\.host) == ["bank.example", "shop.example"])
         #expect(store.isKnownHost("bank.example", at: now))

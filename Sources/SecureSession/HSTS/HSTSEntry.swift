@@ -18,6 +18,11 @@ public struct HSTSEntry: Sendable, Hashable, CustomStringConvertible {
         self.expires = expires
     }
 
+    /// Whether ``host`` is a DNS name a store keeps: ASCII labels of letters, digits, `-` and
+    /// `_`, none empty, as ``DomainKey`` reads names (not an address, nor a name with two
+    /// trailing dots or one that is not in its `xn--` form).
+    public var hasWellFormedHost: Bool { DomainKey(host) == .dnsName(host) }
+
     /// Whether the entry still applies at `date`.
     public func isValid(at date: Date) -> Bool { expires.map { $0 > date } ?? true }
 

@@ -32,9 +32,10 @@ public final class HSTSStore: @unchecked Sendable {
         lock.withLock { byHost.values.filter { $0.isValid(at: date) } }.sorted { $0.host < $1.host }
     }
 
-    /// Adds `entry`, replacing the host's.
+    /// Adds `entry`, replacing the host's; an entry whose host is not a well-formed DNS name
+    /// (an address, ``HSTSEntry/hasWellFormedHost``) is not kept: it could never be looked up.
     public func store(_ entry: HSTSEntry) {
-        guard !entry.host.isEmpty, !ServerHost(entry.host).isIPAddress else { return }
+        guard entry.hasWellFormedHost else { return }
         lock.withLock {
             byHost[entry.host] = entry
             if byHost.count > Self.maximumEntries, let soonest = byHost.values.min(by: Self.expiresEarlier) {
