@@ -21,7 +21,11 @@ func fuzzHSTS(_ input: UnsafeRawBufferPointer) {
         guard let url = URL(string: "http://\(line)/path?q=1"), let host = url.host else { continue }
         if let upgraded = store.upgraded(url, at: now) {
             precondition(upgraded.scheme == "https", "an upgrade that is not to https")
-            precondition(upgraded.host == host && upgraded.path == "/path" && upgraded.query == "q=1", "an upgrade that changed more than the scheme")
+            precondition(
+                upgraded.host == host && upgraded.path == url.path && upgraded.query == url.query && upgraded.user == url.user
+                    && (upgraded.port == url.port || (url.port == 80 && upgraded.port == nil)),
+                "an upgrade that changed more than the scheme (and port 80)"
+            )
         }
     }
     for entry in store.entries(at: now) {
