@@ -58,7 +58,9 @@ public final class SecureSession: Sendable {
     /// Sends `request` and returns the whole response, validated.
     public func send(_ request: SecureRequest) async throws -> SecureResponse {
         let body = BodyCollector(limit: memoryLimit(of: request))
-        var response = try await perform(request, startingOver: { body.reset(); return true }) { head, buffer in
+        // Only a retry needs the held body taken back.
+        let startOver: (@Sendable () -> Bool)? = retries(request) ? { @Sendable () -> Bool in body.reset(); return true } : nil
+        var response = try await perform(request, startingOver: startOver) { head, buffer in
             try body.append(buffer, of: head)
         }
         response = response.with(body: body.data)
@@ -198,6 +200,11 @@ public final class SecureSession: Sendable {
     }
 
     // MARK: - The request loop
+
+    /// Whether `request` has an interceptor, which may ask for retries.
+    private func retries(_ request: SecureRequest) -> Bool {
+        request.interceptor != nil || configuration.interceptor != nil
+    }
 
     /// The most of a response to `request` that may be held in memory.
     private func memoryLimit(of request: SecureRequest) -> Int {
@@ -358,8 +365,8 @@ public final class SecureSession: Sendable {
                 throw ConnectionNotEstablished(error: .connectionFailed(detail))
             }
             let leased = clock.now
-            let received = LockedFlag()
-            let headArrived = NIOLockedValueBox<ContinuousClock.Instant?>(nil)
+            // When the response's first part came (`nil`: nothing of it yet).
+            let firstPart = NIOLockedValueBox<ContinuousClock.Instant?>(nil)
             let held = BodyCollector(limit: memoryLimit(of: request))
             do {
                 let followsRedirects = request.followsRedirects
@@ -368,10 +375,7 @@ public final class SecureSession: Sendable {
                     body: body,
                     closer: closer
                 ) { head, buffer in
-                    if !received.isSet {
-                        received.set()
-                        headArrived.withLockedValue { $0 = clock.now }
-                    }
+                    firstPart.withLockedValue { if $0 == nil { $0 = clock.now } }
                     // The body of a redirect that will be followed is not the caller's; a
                     // challenge's body is held until it is known whether the request is resent.
                     if followsRedirects, Self.isRedirect(head) { return }
@@ -380,7 +384,7 @@ public final class SecureSession: Sendable {
                 }
                 pool.release(connection, reusable: response.reusable && !key.isSingleUse)
                 let ended = clock.now
-                let head = headArrived.withLockedValue { $0 } ?? ended
+                let head = firstPart.withLockedValue { $0 } ?? ended
                 let opening = reused ? nil : connection.establishment
                 let timing = ResponseTiming(
                     reusedConnection: reused,
@@ -395,7 +399,7 @@ public final class SecureSession: Sendable {
                 pool.release(connection, reusable: false)
                 // The session closed the connection under the request.
                 if pool.hasShutDown { throw SecureSessionError.sessionShutDown }
-                guard case SecureSessionError.connectionFailed = error, reused, attempt == 1, !received.isSet,
+                guard case SecureSessionError.connectionFailed = error, reused, attempt == 1, firstPart.withLockedValue({ $0 }) == nil,
                     request.method.isIdempotent, !Task.isCancelled
                 else { throw error }
                 configuration.logger.debug("retrying on a new connection", metadata: ["url": "\(request.url.redacted)"])
