@@ -45,6 +45,19 @@ enum FileWriting {
         }
     }
 
+    /// Refuses, before any work, a path ``replaceOwnerOnly(_:contents:)`` could not replace at
+    /// the end: a directory, or a folder that is missing or not writable.
+    static func checkReplaceable(_ path: String) throws(FileWriteFailure) {
+        var status = stat()
+        if stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
+            throw FileWriteFailure(description: "cannot write \(path): it is a directory")
+        }
+        let folder = (path as NSString).deletingLastPathComponent
+        guard access(folder.isEmpty ? "." : folder, W_OK | X_OK) == 0 else {
+            throw FileWriteFailure(description: "cannot write \(path): \(lastReason)")
+        }
+    }
+
     /// The system's reason for the last failed call.
     static var lastReason: String { String(cString: strerror(errno)) }
 }

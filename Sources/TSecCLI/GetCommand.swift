@@ -156,6 +156,9 @@ public struct GetCommand: TSecCommand {
             configuration.cookieJar = try makeCookieJar(logger: configuration.logger)
             configuration.interceptor = retrying.makePolicy()
             configuration.hsts = try loadHSTS(logger: configuration.logger)
+            // The files written at the end are checked first: a request is not sent for what
+            // could not be kept.
+            for file in [cookieJar, hsts].compactMap({ $0 }) { try FileWriting.checkReplaceable(file) }
         } catch {
             terminal.error("tsec get: \(error)")
             return ExitStatus.usageOrInput

@@ -131,6 +131,17 @@ struct GetCommandTests {
         _ = try shell("curl -s -o /dev/null --hsts '\(theirs)' --cacert '\(roots)' \(curlResolve) '\(sts("max-age=600"))'")
         #expect(await ours("http://hsts.example.test:\(port)/hello", ["--hsts", theirs]).output.stdout == "hello")
 
+        // A cache or cookie file that could not be written at the end is refused before anything is sent.
+        let counted = server.url("/flaky?key=\(UUID().uuidString)&failures=0")
+        for option in ["--hsts", "-c"] {
+            for unwritable in ["/nonexistent-folder/cache", files.directory] {
+                let refusal = await tsec(["get", counted.absoluteString, option, unwritable])
+                #expect(refusal.status == 2, "\(option) \(unwritable)")
+                #expect(refusal.output.stderr.contains("cannot write \(unwritable)") || refusal.output.stderr.contains("\(unwritable) cannot be read: it is a directory"), "\(refusal.output.stderr)")
+            }
+        }
+        #expect(server.tally.count(URLComponents(url: counted, resolvingAgainstBaseURL: false)!.queryItems!.first!.value!) == 0)
+
         // A permanent entry (curl writes "unlimited" for them) is read and written back as such.
         let permanent = try files.write("permanent.hsts", "  # comment\r\n\r\nwww.hsts.example.test \"unlimited\"\r\n")
         #expect(await ours(http, ["--hsts", permanent]).output.stdout == "hello")
