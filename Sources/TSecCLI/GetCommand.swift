@@ -113,7 +113,7 @@ public struct GetCommand: TSecCommand {
     @Option(name: [.customShort("c"), .customLong("cookie-jar")], help: "Keep the cookies servers set (redirects included) and write them all to this file at the end, in curl's cookie-file format, readable by its owner only.")
     var cookieJar: String?
 
-    @Option(help: "Keep known HSTS hosts in this file, curl's --hsts cache (a missing file starts empty): http:// URLs of hosts that sent Strict-Transport-Security over trusted https are sent as https://, redirects included; the file is written back at the end, readable by its owner only.")
+    @Option(help: "Keep known HSTS hosts in this file, curl's --hsts cache (a missing file starts empty; '' keeps them for this run only): http:// URLs of hosts that sent Strict-Transport-Security over trusted https are sent as https://, redirects included; the file is written back at the end, readable by its owner only.")
     var hsts: String?
 
     /// Creates the command (for ArgumentParser).
@@ -140,6 +140,7 @@ public struct GetCommand: TSecCommand {
         if let malformed = header.first(where: { !$0.contains(":") }) {
             throw ValidationError("-H '\(malformed)' is not 'Name: value'")
         }
+        if cookieJar?.isEmpty == true { throw ValidationError("-c/--cookie-jar needs a file name") }
         if let malformed = resolve.first(where: { AddressOverride(curlSyntax: $0) == nil }) {
             throw ValidationError("--resolve '\(malformed)' is not HOST:PORT:ADDRESS")
         }
@@ -158,7 +159,7 @@ public struct GetCommand: TSecCommand {
             configuration.hsts = try loadHSTS(logger: configuration.logger)
             // The files written at the end are checked first: a request is not sent for what
             // could not be kept.
-            for file in [cookieJar, hsts].compactMap({ $0 }) { try FileWriting.checkReplaceable(file) }
+            for file in [cookieJar, hsts].compactMap({ $0 }) where !file.isEmpty { try FileWriting.checkReplaceable(file) }
         } catch {
             terminal.error("tsec get: \(error)")
             return ExitStatus.usageOrInput
@@ -170,7 +171,7 @@ public struct GetCommand: TSecCommand {
         // (as curl, a jar with no cookie leaves the file as it is: a failed request does not
         // empty it).
         var kept: [(file: String, text: String)] = []
-        if let hsts, let store = configuration.hsts { kept.append((hsts, CurlHSTSFile.text(of: store.entries()))) }
+        if let hsts, !hsts.isEmpty, let store = configuration.hsts { kept.append((hsts, CurlHSTSFile.text(of: store.entries()))) }
         if let cookieJar, let jar = configuration.cookieJar, !jar.cookies.isEmpty {
             kept.append((cookieJar, NetscapeCookieFile.text(of: jar.cookies)))
         }
@@ -196,7 +197,8 @@ public struct GetCommand: TSecCommand {
     /// The HSTS store of `--hsts FILE`, loaded from the file when it exists; `nil` without it.
     private func loadHSTS(logger: Logger) throws -> HSTSStore? {
         guard let hsts else { return nil }
-        guard FileManager.default.fileExists(atPath: hsts) else { return HSTSStore(logger: logger) }
+        // `--hsts ''`: HSTS for this run only, as curl has it.
+        guard !hsts.isEmpty, FileManager.default.fileExists(atPath: hsts) else { return HSTSStore(logger: logger) }
         let data: Data
         do {
             data = try InputFile.read(hsts, limit: 16 << 20)

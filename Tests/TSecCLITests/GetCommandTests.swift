@@ -124,6 +124,14 @@ struct GetCommandTests {
         let http = "http://www.hsts.example.test:\(port)/hello"
         #expect(await ours(http, ["--hsts", file]).output.stdout == "hello")
         #expect(await ours(http, []).status == 3, "without the file, http goes in the clear to a TLS port")
+        // --hsts '' keeps the hosts for the run only: a redirect to http that says
+        // Strict-Transport-Security is followed over https; without HSTS it is refused.
+        let encoded = "http://hsts.example.test:\(port)/hello".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let redirectToHTTP = "https://hsts.example.test:\(port)/redirect?sts=max-age%3D60&to=" + encoded
+        let inMemory = await ours(redirectToHTTP, ["--hsts", ""])
+        #expect(inMemory.status == 0 && inMemory.output.stdout == "hello", "\(inMemory.output.stderr)")
+        #expect(await ours(redirectToHTTP, []).status == 3)
+        #expect(await tsec(["get", http, "-c", ""]).status == 2)
         let curlFollows = try shell("curl -s --hsts '\(file)' --cacert '\(roots)' \(curlResolve) '\(http)'")
         #expect(curlFollows == "hello")
 

@@ -13,7 +13,7 @@ import TransportSecurityNIO
 /// An HTTP(S) server on 127.0.0.1 for the session tests.
 ///
 /// Routes: `/hello` (text), `/json` (JSON), `/echo` (the request body back, method in
-/// `X-Method`), `/status/N`, `/redirect?to=URL[&status=N]`, `/bytes/N` (N bytes, streamed),
+/// `X-Method`), `/status/N`, `/redirect?to=URL[&status=N][&sts=VALUE]` (with `sts`, a `Strict-Transport-Security` field too), `/bytes/N` (N bytes, streamed),
 /// `/chunked/N` (N bytes, chunked, no length announced), `/endless` (chunks until the client
 /// closes), `/delay/MS` (answers after MS milliseconds), `/target…` (the request line's target, as received), `/goaway` (HTTP/2: a `GOAWAY`
 /// on the connection, then an answer),
@@ -267,7 +267,8 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
             }
         case "/redirect":
             let status = HTTPResponseStatus(statusCode: Int(query["status"] ?? "302") ?? 302)
-            send(context, status, "moved", type: "text/plain", extra: [("Location", query["to"] ?? "/hello")])
+            let sts = query["sts"].map { [("Strict-Transport-Security", $0)] } ?? []
+            send(context, status, "moved", type: "text/plain", extra: [("Location", query["to"] ?? "/hello")] + sts)
         case "/never":
             break
         case "/collect":
