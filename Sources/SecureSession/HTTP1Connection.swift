@@ -164,13 +164,13 @@ private final class Exchanger: @unchecked Sendable {
         self.channel = channel
     }
 
-    /// Sends the request (a file body part by part, each write waiting for the connection to
-    /// take it) and reads the response on this connection's streams; says whether the whole body
+    /// Sends the request (a file body, or one whose progress is reported, part by part, each
+    /// write waiting for the connection to take it) and reads the response on this connection's streams; says whether the whole body
     /// was sent (a server may answer, a 413 or a 401, and close before taking all of it: that
     /// answer is the outcome, and the connection cannot be used again).
     func exchange(head: HTTPRequestHead, body: RequestBodySource?, into sink: ResponseBodySink) async throws -> (HTTPResponseHead, bodySent: Bool) {
         do {
-            if case .file = body {
+            if body?.isStreamed == true {
                 try await outbound.write(.head(head))
                 try await body?.send { part in try await outbound.write(.body(.byteBuffer(part))) }
                 try await outbound.write(.end(nil))

@@ -83,8 +83,9 @@ final class HTTP2Connection: PooledConnection, Sendable {
         let isSecure = key.isSecure
         let decompression = decompression
         let bridge = StreamResponseBridge()
-        // A body held in memory goes with the head; a file is sent afterwards, part by part.
-        let streamedBody: RequestBodySource? = if case .file = body { body } else { nil }
+        // A body held in memory goes with the head; a file (or a body whose progress is
+        // reported) is sent afterwards, part by part.
+        let streamedBody: RequestBodySource? = body?.isStreamed == true ? body : nil
         let request: [HTTPClientRequestPart] = streamedBody == nil
             ? ResponseReader.parts(head: Self.withoutForbiddenFields(head), body: body)
             : [.head(Self.withoutForbiddenFields(head))]

@@ -45,11 +45,11 @@ enum ResponseReader {
         return early
     }
 
-    /// The request parts of `head` and a body held in memory (a file body is sent apart, part
-    /// by part).
+    /// The request parts of `head` and a body held in memory (a streamed body is sent apart,
+    /// part by part).
     static func parts(head: HTTPRequestHead, body: RequestBodySource?) -> [HTTPClientRequestPart] {
         var parts: [HTTPClientRequestPart] = [.head(head)]
-        if case .bytes(let buffer)? = body { parts.append(.body(.byteBuffer(buffer))) }
+        if let buffer = body?.bytesWithHead { parts.append(.body(.byteBuffer(buffer))) }
         parts.append(.end(nil))
         return parts
     }

@@ -36,6 +36,10 @@ public struct SecureRequest: Sendable {
     /// Adapts every attempt of this request and decides on retries (a ``RetryPolicy``), instead
     /// of the session's ``SecureSessionConfiguration/interceptor``.
     public var interceptor: (any RequestInterceptor)?
+    /// Told how far the body has gone after every part the connection takes (64 KiB; a body in
+    /// memory is then sent part by part too, not in one write), from the start again when the
+    /// body is sent again. It runs on the task sending the body, so it must be quick.
+    public var uploadProgress: (@Sendable (UploadProgress) -> Void)?
 
     /// Creates a request.
     /// - Parameters:
@@ -64,6 +68,7 @@ public struct SecureRequest: Sendable {
         self.challengeHandler = nil
         self.waitsForConnectivity = nil
         self.interceptor = nil
+        self.uploadProgress = nil
     }
 
     /// A request whose body is `value` encoded as JSON, with `Content-Type: application/json`.

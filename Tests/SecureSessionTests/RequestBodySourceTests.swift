@@ -1,6 +1,8 @@
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
+import PKIBuilder
+import TestServers
 import Testing
 
 @testable import SecureSession
@@ -38,5 +40,33 @@ struct RequestBodySourceTests {
         } throws: { error in
             "\(error)" == "cannot send the upload file: \(path) changed while it was sent (200000 bytes announced, 10 read)"
         }
+    }
+
+    @Test("upload progress: reported after every 64 KiB part taken, for a file and for bytes in memory, over HTTP/1.1 and HTTP/2; an empty body once; bodies arrive whole", arguments: [false, true])
+    func uploadProgress(http2: Bool) async throws {
+        let lab = try TrustLab()
+        let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: http2)
+        defer { Task { await server.stop() } }
+        let session = lab.session()
+        defer { Task { await session.shutdown() } }
+        let path = NSTemporaryDirectory() + "tsec-progress-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let content = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 / 7) })
+        try content.write(to: URL(fileURLWithPath: path))
+
+        let fromFile = SecureRequest.upload(url: server.url("/collect"), fromFile: path)
+        let inMemory = SecureRequest(.post, url: server.url("/collect"), body: content)
+        let empty = SecureRequest(.post, url: server.url("/collect"), body: Data())
+        for (index, var request) in [fromFile, inMemory, empty].enumerated() {
+            let reports = NIOLockedValueBox<[UploadProgress]>([])
+            request.uploadProgress = { progress in reports.withLockedValue { $0.append(progress) } }
+            _ = try await session.send(request)
+            let seen = reports.withLockedValue { $0 }
+            let total: Int64 = index == 2 ? 0 : 300_000
+            #expect(seen.map(\.bytesSent) == (index == 2 ? [0] : [65_536, 131_072, 196_608, 262_144, 300_000]), "\(index)")
+            #expect(seen.allSatisfy { $0.totalBytes == total })
+            #expect(seen.last?.fractionCompleted == 1)
+        }
+        #expect(server.collected.all.suffix(3) == [content, content, Data()])
     }
 }
