@@ -72,13 +72,14 @@ struct RetryPolicyTests {
         }
     }
 
-    @Test("nonsensical settings give bounded waits instead of trapping")
+    @Test("nonsensical settings give bounded waits instead of trapping (a maximum delay without bound trapped converting to nanoseconds)")
     func nonsense() {
         let settings: [RetryPolicy] = [
             RetryPolicy(maximumRetries: 100, multiplier: .nan, jitter: .nan),
             RetryPolicy(maximumRetries: 100, multiplier: .infinity, jitter: -3),
             RetryPolicy(maximumRetries: 100, multiplier: 1e300, jitter: 7),
             RetryPolicy(maximumRetries: 100, initialDelay: .seconds(-5), multiplier: -2),
+            RetryPolicy(maximumRetries: 100, maximumDelay: .seconds(Int64.max)),
         ]
         for policy in settings {
             let decision = policy.decision(for: .get, after: answer(503), attempt: first(60))
@@ -86,8 +87,11 @@ struct RetryPolicyTests {
                 Issue.record("not retried: \(decision)")
                 continue
             }
-            #expect(wait >= .zero && wait <= .seconds(30))
+            #expect(wait >= .zero && wait <= min(policy.maximumDelay, .seconds(365 * 86_400)))
         }
+        // A Retry-After of decades under a maximum delay without bound is not obeyed.
+        let unbounded = RetryPolicy(maximumDelay: .seconds(Int64.max), jitter: 0)
+        #expect(unbounded.decision(for: .get, after: answer(503, [("Retry-After", "99999999999")]), attempt: first()) == .doNotRetry)
     }
 
     @Test("Retry-After is obeyed when it asks for longer, in seconds or as an HTTP date; longer than the maximum ends the retries")

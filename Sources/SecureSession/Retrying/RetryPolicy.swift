@@ -36,7 +36,7 @@ public struct RetryPolicy: RequestInterceptor, Hashable {
     public var initialDelay: Duration
     /// How much longer each next wait is than the one before (1: always ``initialDelay``).
     public var multiplier: Double
-    /// The longest wait, and the longest `Retry-After` obeyed.
+    /// The longest wait, and the longest `Retry-After` obeyed (a year at most, whatever is set).
     public var maximumDelay: Duration
     /// The fraction (0...1) by which each backoff wait may be shortened at random; 0 waits
     /// exactly.
@@ -91,7 +91,7 @@ public struct RetryPolicy: RequestInterceptor, Hashable {
         guard attempt.retriesSoFar < maximumRetries, isRepeatable(outcome, method: method) else { return .doNotRetry }
         var wait = backoff(afterRetries: attempt.retriesSoFar)
         if honorsRetryAfter, case .response(let head) = outcome, let asked = RetryAfter.delay(in: head, now: now) {
-            guard asked <= maximumDelay else { return .doNotRetry }
+            guard asked <= maximumDelay, asked <= .seconds(Int64(Self.longestWaitSeconds)) else { return .doNotRetry }
             wait = max(wait, asked)
         }
         if let maximumElapsed, attempt.elapsed + wait > maximumElapsed { return .doNotRetry }
@@ -124,8 +124,12 @@ public struct RetryPolicy: RequestInterceptor, Hashable {
         let capped = grown.isFinite ? min(grown, ceiling) : ceiling
         let shortening = jitter.isFinite ? min(max(jitter, 0), 1) : 0
         let seconds = shortening > 0 ? capped * Double.random(in: (1 - shortening)...1) : capped
-        return .nanoseconds(Int64(max(seconds, 0) * 1e9))
+        // Bounded so that the nanoseconds fit 64 bits, however long the maximum delay.
+        return .nanoseconds(Int64(min(max(seconds, 0), Self.longestWaitSeconds) * 1e9))
     }
+
+    /// The longest wait a policy asks for: a year (a longer `maximumDelay` changes nothing).
+    static let longestWaitSeconds: Double = 365 * 86_400
 
     private static func seconds(_ duration: Duration) -> Double {
         let (seconds, attoseconds) = duration.components
