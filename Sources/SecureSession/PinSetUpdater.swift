@@ -46,8 +46,7 @@ public final class PinSetUpdater: Sendable {
             // A jitter or random outside its range (or NaN) must not make the delay negative or
             // unconvertible; the delay stays within what a clock can wait for (292 years).
             let spread = Self.clamp(random, to: -1...1) * Self.clamp(jitter, to: 0...1)
-            let (seconds, attoseconds) = base.components
-            let milliseconds = (Double(seconds) * 1_000 + Double(attoseconds) / 1e15) * (1 + spread)
+            let milliseconds = base.inMilliseconds * (1 + spread)
             return .milliseconds(Int64(Self.clamp(milliseconds.rounded(), to: 0...Self.longestDelayMilliseconds)))
         }
 

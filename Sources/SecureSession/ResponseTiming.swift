@@ -37,10 +37,7 @@ extension ResponseTiming {
     /// `new connection: connect 1.2 ms, TLS 8.4 ms; waiting 3.1 ms, download 0.2 ms` (or
     /// `reused connection: …`), with the queueing when there was any.
     public var description: String {
-        func text(_ duration: Duration) -> String {
-            let (seconds, attoseconds) = duration.components
-            return String(format: "%.1f ms", Double(seconds) * 1000 + Double(attoseconds) / 1e15)
-        }
+        func text(_ duration: Duration) -> String { String(format: "%.1f ms", duration.inMilliseconds) }
         var opening: [String] = []
         if queueing >= .milliseconds(1) { opening.append("queued \(text(queueing))") }
         if let connect { opening.append("connect \(text(connect))") }

@@ -1,13 +1,13 @@
+import Foundation
 import TransportSecurity
 
 extension SecureSession {
-    /// `request` with its URL upgraded to https when its host is a known HSTS host.
-    func upgradedByHSTS(_ request: SecureRequest) -> SecureRequest {
-        guard let upgraded = configuration.hsts?.upgraded(request.url) else { return request }
-        configuration.logger.debug("upgraded to https (HSTS)", metadata: ["url": "\(request.url.redacted)"])
-        var sent = request
-        sent.url = upgraded
-        return sent
+    /// `url` upgraded to https when its host is a known HSTS host (the caller's URL, or a
+    /// redirect's, before it is judged).
+    func upgradedByHSTS(_ url: URL) -> URL {
+        guard let upgraded = configuration.hsts?.upgraded(url) else { return url }
+        configuration.logger.debug("upgraded to https (HSTS)", metadata: ["url": "\(url.redacted)"])
+        return upgraded
     }
 
     /// Whether a connection's server was trusted without reservation: a full validation passed

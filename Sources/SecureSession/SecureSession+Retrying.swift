@@ -14,7 +14,7 @@ extension SecureSession {
         startingOver: (@Sendable () -> Bool)? = nil,
         sink: @escaping ResponseBodySink
     ) async throws -> SecureResponse {
-        guard let interceptor = request.interceptor ?? configuration.interceptor else {
+        guard let interceptor = interceptor(for: request) else {
             do {
                 return try await performWaitingForConnectivity(request, sink: sink)
             } catch let failure as ConnectionNotEstablished {

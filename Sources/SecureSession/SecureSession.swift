@@ -59,7 +59,7 @@ public final class SecureSession: Sendable {
     public func send(_ request: SecureRequest) async throws -> SecureResponse {
         let body = BodyCollector(limit: memoryLimit(of: request))
         // Only a retry needs the held body taken back.
-        let startOver: (@Sendable () -> Bool)? = retries(request) ? { @Sendable () -> Bool in body.reset(); return true } : nil
+        let startOver: (@Sendable () -> Bool)? = interceptor(for: request) != nil ? { @Sendable () -> Bool in body.reset(); return true } : nil
         var response = try await perform(request, startingOver: startOver) { head, buffer in
             try body.append(buffer, of: head)
         }
@@ -83,8 +83,9 @@ public final class SecureSession: Sendable {
         let file = try DownloadFile(destination: path)
         let received = NIOLockedValueBox<Int64>(0)
         do {
-            // A file can be emptied for another attempt; a pipe or device cannot.
-            let startOver: (@Sendable () -> Bool)? = file.canStartOver ? { @Sendable () -> Bool in
+            // A file can be emptied for another attempt; a pipe or device cannot. Only a retry
+            // needs it.
+            let startOver: (@Sendable () -> Bool)? = interceptor(for: request) != nil && file.canStartOver ? { @Sendable () -> Bool in
                 received.withLockedValue { $0 = 0 }
                 return file.startOver()
             } : nil
@@ -201,9 +202,9 @@ public final class SecureSession: Sendable {
 
     // MARK: - The request loop
 
-    /// Whether `request` has an interceptor, which may ask for retries.
-    private func retries(_ request: SecureRequest) -> Bool {
-        request.interceptor != nil || configuration.interceptor != nil
+    /// The interceptor of `request`: its own, else the session's; `nil` when it is sent once.
+    func interceptor(for request: SecureRequest) -> (any RequestInterceptor)? {
+        request.interceptor ?? configuration.interceptor
     }
 
     /// The most of a response to `request` that may be held in memory.
@@ -245,11 +246,12 @@ public final class SecureSession: Sendable {
         guard limit > .zero else { throw SecureSessionError.timeout(limit) }
         let closer = ConnectionCloser()
         return try await withDeadline(limit, onTimeout: closer.closeAll) { deadline in
+            // Redirects are upgraded as they are made (`redirected`); challenges keep the URL.
             var current = request
+            current.url = self.upgradedByHSTS(request.url)
             var redirects: [URL] = []
             var authentication = HTTPAuthentication(configuration: self.configuration)
             while true {
-                current = self.upgradedByHSTS(current)
                 let exchanged = try await self.exchange(self.withCookies(current), sink: sink, closer: closer, deadline: deadline)
                 let (head, heldBody) = (exchanged.head, exchanged.heldBody)
                 self.configuration.logger.debug("response", metadata: [
@@ -496,7 +498,7 @@ public final class SecureSession: Sendable {
             throw SecureSessionError.invalidResponse("the redirect Location '\(location)' is not a URL")
         }
         // A known HSTS host is reached over https whatever the redirect says.
-        let target = configuration.hsts?.upgraded(given) ?? given
+        let target = upgradedByHSTS(given)
         if request.url.scheme?.lowercased() == "https", target.scheme?.lowercased() == "http" {
             throw SecureSessionError.insecureRedirect(from: request.url, to: target)
         }

@@ -457,17 +457,12 @@ struct GetReport: Encodable {
 
         init(_ timing: ResponseTiming) {
             reusedConnection = timing.reusedConnection
-            queueingMilliseconds = GetReport.milliseconds(timing.queueing)
-            connectMilliseconds = timing.connect.map(GetReport.milliseconds)
-            tlsHandshakeMilliseconds = timing.tlsHandshake.map(GetReport.milliseconds)
-            waitingMilliseconds = GetReport.milliseconds(timing.waiting)
-            downloadMilliseconds = GetReport.milliseconds(timing.download)
+            queueingMilliseconds = timing.queueing.inMilliseconds
+            connectMilliseconds = timing.connect?.inMilliseconds
+            tlsHandshakeMilliseconds = timing.tlsHandshake?.inMilliseconds
+            waitingMilliseconds = timing.waiting.inMilliseconds
+            downloadMilliseconds = timing.download.inMilliseconds
         }
-    }
-
-    static func milliseconds(_ duration: Duration) -> Double {
-        let (seconds, attoseconds) = duration.components
-        return Double(seconds) * 1000 + Double(attoseconds) / 1e15
     }
 
     let status: Int
@@ -488,7 +483,7 @@ struct GetReport: Encodable {
         url = response.url.redacted
         redirects = response.redirects.map(\.redacted)
         headers = response.headers.map { Field(name: $0.name, value: $0.value) }
-        timeMilliseconds = Self.milliseconds(response.duration)
+        timeMilliseconds = response.duration.inMilliseconds
         timing = Timing(response.timing)
         attempts = response.attempts
         trust = response.trustDecision

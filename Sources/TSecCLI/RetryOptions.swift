@@ -36,7 +36,7 @@ struct RetryOptions: ParsableArguments {
     /// The policy, or `nil` without `--retry`.
     func makePolicy() -> RetryPolicy? {
         guard retries > 0 else { return nil }
-        let fixed = delay.map { Duration.milliseconds(Int64(($0 * 1000).rounded(.up))) }
+        let fixed = delay.map(TimeLimit.duration)
         return RetryPolicy(
             maximumRetries: retries,
             initialDelay: fixed ?? .seconds(1),

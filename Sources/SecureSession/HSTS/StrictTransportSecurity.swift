@@ -1,3 +1,5 @@
+import Foundation
+
 /// A `Strict-Transport-Security` field (RFC 6797 §6.1): how long the host is to be reached over
 /// https only, and whether its subdomains too.
 public struct StrictTransportSecurity: Sendable, Hashable {
@@ -20,7 +22,7 @@ public struct StrictTransportSecurity: Sendable, Hashable {
             if text.isEmpty { continue }
             let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let name = parts[0].trimmingCharacters(in: Self.whitespace).lowercased()
-            guard Self.isToken(name), seen.insert(name).inserted else { return nil }
+            guard SecureRequest.isToken(name), seen.insert(name).inserted else { return nil }
             var value: String?
             if parts.count == 2 {
                 guard let read = Self.value(parts[1].trimmingCharacters(in: Self.whitespace)) else { return nil }
@@ -49,7 +51,8 @@ public struct StrictTransportSecurity: Sendable, Hashable {
         self.includesSubdomains = includesSubdomains
     }
 
-    private static let whitespace: Set<Character> = [" ", "\t"]
+    /// Optional white space (RFC 9110 §5.6.3).
+    private static let whitespace = CharacterSet(charactersIn: " \t")
 
     /// The directives of a field value: its parts between the `;` outside quoted strings;
     /// `nil` when a quoted string is not closed.
@@ -83,7 +86,7 @@ public struct StrictTransportSecurity: Sendable, Hashable {
 
     /// A token or quoted string's content; `nil` when it is neither.
     private static func value(_ text: String) -> String? {
-        guard text.hasPrefix("\"") else { return isToken(text) ? text : nil }
+        guard text.hasPrefix("\"") else { return SecureRequest.isToken(text) ? text : nil }
         guard text.count >= 2, text.hasSuffix("\"") else { return nil }
         var content = ""
         var escaped = false
@@ -101,24 +104,4 @@ public struct StrictTransportSecurity: Sendable, Hashable {
         }
         return escaped ? nil : content
     }
-
-    /// Whether `text` is an RFC 9110 token.
-    private static func isToken(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.allSatisfy { byte in
-            (0x21...0x7E).contains(byte) && !"\"(),/:;<=>?@[\\]{}".utf8.contains(byte)
-        }
-    }
-}
-
-extension String {
-    fileprivate func trimmingCharacters(in set: Set<Character>) -> String {
-        var slice = Substring(self)
-        while let first = slice.first, set.contains(first) { slice = slice.dropFirst() }
-        while let last = slice.last, set.contains(last) { slice = slice.dropLast() }
-        return String(slice)
-    }
-}
-
-extension Substring {
-    fileprivate func trimmingCharacters(in set: Set<Character>) -> String { String(self).trimmingCharacters(in: set) }
 }

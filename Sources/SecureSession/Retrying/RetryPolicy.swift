@@ -119,8 +119,8 @@ public struct RetryPolicy: RequestInterceptor, Hashable {
     /// The wait before retry number `retries + 1`: ``initialDelay`` × ``multiplier``^`retries`,
     /// at most ``maximumDelay``, shortened by the jitter.
     func backoff(afterRetries retries: Int) -> Duration {
-        let ceiling = Self.seconds(maximumDelay)
-        let grown = Self.seconds(initialDelay) * pow(max(multiplier, 1), Double(retries))
+        let ceiling = maximumDelay.inMilliseconds / 1_000
+        let grown = initialDelay.inMilliseconds / 1_000 * pow(max(multiplier, 1), Double(retries))
         let capped = grown.isFinite ? min(grown, ceiling) : ceiling
         let shortening = jitter.isFinite ? min(max(jitter, 0), 1) : 0
         let seconds = shortening > 0 ? capped * Double.random(in: (1 - shortening)...1) : capped
@@ -131,8 +131,4 @@ public struct RetryPolicy: RequestInterceptor, Hashable {
     /// The longest wait a policy asks for: a year (a longer `maximumDelay` changes nothing).
     static let longestWaitSeconds: Double = 365 * 86_400
 
-    private static func seconds(_ duration: Duration) -> Double {
-        let (seconds, attoseconds) = duration.components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
 }
