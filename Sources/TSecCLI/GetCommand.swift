@@ -84,6 +84,18 @@ public struct GetCommand: TSecCommand {
     @Option(help: "The most seconds the whole request may take (each attempt, with --retry).")
     var maxTime: Double = 60
 
+    @Option(help: ArgumentHelp("The most seconds making a connection may take (TCP, a proxy, TLS), within --max-time.", valueName: "SECONDS"))
+    var connectTimeout: Double = 10
+
+    @Option(
+        name: [.customShort("u"), .long],
+        help: ArgumentHelp(
+            "The user and password answering the server's HTTP Basic or Digest challenge, as curl's -u; without :PASSWORD it is asked on the terminal. Sent only to the URL's host and port, and only when the server asks (never up front, so a Digest server never sees the password).",
+            valueName: "USER[:PASSWORD]"
+        )
+    )
+    var user: String?
+
     @OptionGroup var retrying: RetryOptions
 
     @Flag(help: "Print status, headers, timing and the trust decision as JSON.")
@@ -131,6 +143,7 @@ public struct GetCommand: TSecCommand {
             throw ValidationError("--client-identity needs --passphrase-env VAR or --passphrase-file FILE")
         }
         try TimeLimit.validate(maxTime)
+        try TimeLimit.validate(connectTimeout, option: "--connect-timeout")
         if let maxFilesize, maxFilesize < 0 { throw ValidationError("--max-filesize must not be negative") }
         if !form.isEmpty, !data.isEmpty { throw ValidationError("-F (a multipart form) and -d (a body of its own) cannot go together") }
         if uploadFile != nil, !form.isEmpty || !data.isEmpty { throw ValidationError("-T (a file as the body) goes with neither -d nor -F") }
@@ -160,6 +173,8 @@ public struct GetCommand: TSecCommand {
             // The files written at the end are checked first: a request is not sent for what
             // could not be kept.
             for file in [cookieJar, hsts].compactMap({ $0 }) where !file.isEmpty { try FileWriting.checkReplaceable(file) }
+            // Last, so that a password is asked for only when everything else is in order.
+            try user.map { try UserArgument($0) }?.store(in: configuration.credentialStore, for: request.url)
         } catch {
             terminal.error("tsec get: \(error)")
             return ExitStatus.usageOrInput
@@ -343,6 +358,7 @@ public struct GetCommand: TSecCommand {
             clientIdentity: try loadIdentity(),
             systemStore: try policy.makeSystemStore(),
             evaluationTime: policy.evaluationTime,
+            connectTimeout: TimeLimit.duration(connectTimeout),
             requestTimeout: TimeLimit.duration(maxTime),
             httpVersions: http1Only ? .http1Only : .automatic,
             proxies: try makeProxies(),

@@ -302,6 +302,78 @@ struct GetCommandTests {
         await server.stop()
     }
 
+    @Test("-u USER:PASSWORD answers Basic and Digest challenges of the URL's server only; -u USER asks on the terminal without echo, and without a terminal says how to give it")
+    func userOption() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let basic = await get(server.url("/basic"), ["-u", "alice:wonderland"])
+        #expect(basic.status == 0)
+        #expect(basic.output.stdout == "welcome alice")
+        let digest = await get(server.url("/digest?algorithm=SHA-256"), ["-u", "alice:wonderland", "-i"])
+        #expect(digest.output.stdout.hasPrefix("HTTP/1.1 200 OK\n"))
+        #expect(digest.output.stdout.hasSuffix("welcome alice (digest)"))
+        // -u wins over the URL's own credentials, as in curl; a wrong password leaves the 401.
+        var withWrongUser = URLComponents(url: server.url("/basic"), resolvingAgainstBaseURL: false)!
+        (withWrongUser.user, withWrongUser.password) = ("mallory", "guess")
+        #expect(await get(withWrongUser.url!, ["-u", "alice:wonderland"]).output.stdout == "welcome alice")
+        let wrong = await get(server.url("/basic"), ["-u", "alice:guess", "-i"])
+        #expect(wrong.status == 0)
+        #expect(wrong.output.stdout.hasPrefix("HTTP/1.1 401 Unauthorized\n"))
+        // Another host (here, the same server by another name) never sees it.
+        let elsewhere = server.url("/redirect?to=" + "https://localhost:\(server.port)/basic".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)
+        let redirected = await get(elsewhere, ["-u", "alice:wonderland", "-i"])
+        #expect(redirected.output.stdout.contains("401 Unauthorized"), "\(redirected.output.stdout)")
+        #expect(await get(server.url("/basic"), ["-u", ":wonderland"]).status == 2)
+
+        let binary = Bundle.main.executableURL!.deletingLastPathComponent().appendingPathComponent("tsec").path
+        let get = "'\(binary)' get --system-roots '\(files.path("system.pem"))' --at \(files.at) -u alice '\(server.url("/basic"))'"
+        // On a terminal (a pseudo-terminal of Python's pty module, typing once the prompt is
+        // shown): the prompt, the password read without echo, the body.
+        let typist = """
+            import os, pty, sys
+            pid, fd = pty.fork()
+            if pid == 0:
+                os.execv("/bin/sh", ["sh", "-c", sys.argv[1]])
+            seen = b""
+            def more():
+                global seen
+                try:
+                    chunk = os.read(fd, 4096)
+                except OSError:
+                    chunk = b""
+                seen += chunk
+                return chunk
+            while b"password" not in seen and more():
+                pass
+            os.write(fd, b"wonderland\\n")
+            while more():
+                pass
+            os.waitpid(pid, 0)
+            sys.stdout.write(seen.decode())
+            """
+        let typed = try shell("python3 -c '\(typist)' \"\(get)\"")
+        #expect(typed.contains("Enter host password for user 'alice':"), "\(typed)")
+        #expect(typed.contains("welcome alice"))
+        #expect(!typed.contains("wonderland\r"), "the password was echoed: \(typed)")
+        // Without one (a new session has no controlling terminal): exit 2, saying what to do.
+        let detached = try shell("setsid -w \(get) 2>&1; echo \" exit $?\"")
+        #expect(detached.hasSuffix(" exit 2\n"), "\(detached)")
+        #expect(detached.contains("there is no terminal to ask for it: give -u alice:PASSWORD"))
+        await server.stop()
+    }
+
+    @Test("--connect-timeout bounds making the connection alone: a server that never completes the connection fails after it, not after --max-time")
+    func connectTimeout() async throws {
+        let silent = try SilentListener()
+        let clock = ContinuousClock()
+        let started = clock.now
+        let result = await get(URL(string: "https://127.0.0.1:\(silent.port)/")!, ["--connect-timeout", "0.4", "--max-time", "30"])
+        let elapsed = clock.now - started
+        #expect(result.status == 3)
+        #expect(result.output.stderr.contains("timed out"), "\(result.output.stderr)")
+        #expect(elapsed < .seconds(10))
+        #expect(await get(URL(string: "https://127.0.0.1:1/")!, ["--connect-timeout", "0"]).status == 2)
+    }
+
     @Test("--resolve connects to an address for a host name that is still sent and verified")
     func resolve() async throws {
         let server = try await HTTPTestServer(chain: lab.chain(.legitimate))
