@@ -141,10 +141,16 @@ enum Connector {
         let secured: ContinuousClock.Instant
         do {
             (negotiated, secured) = try await deadline.interrupting(with: { channel.close(promise: nil) }) {
-                try await withDeadline(connectLimit, onTimeout: { channel.close(promise: nil) }) { _ in
-                    try await handshake.get()
-                    let negotiated = try await negotiation.get()
-                    return (negotiated, clock.now)
+                // The connect timeout bounds the whole: what the TCP connection took is spent.
+                let left = max(connectLimit - (clock.now - began), .milliseconds(1))
+                do {
+                    return try await withDeadline(left, onTimeout: { channel.close(promise: nil) }) { _ in
+                        try await handshake.get()
+                        let negotiated = try await negotiation.get()
+                        return (negotiated, clock.now)
+                    }
+                } catch SecureSessionError.timeout {
+                    throw SecureSessionError.timeout(bindingLimit)
                 }
             }
         } catch {

@@ -1,5 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
+import NIOPosix
 import PKIBuilder
 import Testing
 import TransportSecurity
@@ -310,6 +311,27 @@ struct SecureSessionTests {
         }
         #expect(clock.now - started < .seconds(5))
         await session.shutdown()
+    }
+
+    @Test("a TLS handshake the server never answers is a timeout of connectTimeout, well within the request's timeout")
+    func handshakeTimeout() async throws {
+        // Accepts TCP connections and never says a word.
+        let mute = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
+        let session = session {
+            $0.connectTimeout = .milliseconds(300)
+            $0.requestTimeout = .seconds(30)
+        }
+        let clock = ContinuousClock()
+        let started = clock.now
+        await #expect {
+            _ = try await session.get(URL(string: "https://127.0.0.1:\(mute.localAddress!.port!)/")!)
+        } throws: { error in
+            guard case SecureSessionError.timeout(let limit) = error else { return false }
+            return limit == .milliseconds(300)
+        }
+        #expect(clock.now - started < .seconds(5))
+        await session.shutdown()
+        try await mute.close()
     }
 
     @Test("https:// to a server that speaks plain HTTP is a TLS failure that says so, not BoringSSL's error dump")
