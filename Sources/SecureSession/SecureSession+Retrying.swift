@@ -4,19 +4,20 @@ import NIOHTTP1
 
 extension SecureSession {
     /// Performs a request: once, or attempt after attempt as its interceptor (the request's, else
-    /// the session's) asks. With `startingOver` (a body held in memory, a download's temporary
+    /// the session's) asks; `prepare` makes each attempt's request last (a download's range). With `startingOver` (a body held in memory, a download's temporary
     /// file), every answer goes to `sink` as it comes and the interceptor is asked once it is
     /// complete and its connection given back; a retry then takes it back through
     /// `startingOver` (which answers whether it could). Without it (a stream), the interceptor
     /// is asked when the head arrives, and a retried answer's body is read and dropped.
     func perform(
         _ request: SecureRequest,
+        preparing prepare: (@Sendable (SecureRequest) -> SecureRequest)? = nil,
         startingOver: (@Sendable () -> Bool)? = nil,
         sink: @escaping ResponseBodySink
     ) async throws -> SecureResponse {
         guard let interceptor = interceptor(for: request) else {
             do {
-                return try await performWaitingForConnectivity(request, sink: sink)
+                return try await performWaitingForConnectivity(prepare?(request) ?? request, sink: sink)
             } catch let failure as ConnectionNotEstablished {
                 throw failure.error
             }
@@ -26,7 +27,8 @@ extension SecureSession {
         var number = 1
         while true {
             let attempt = RequestAttempt(number: number, elapsed: clock.now - started)
-            let sent = try await interceptor.adapt(request, attempt: attempt)
+            let adapted = try await interceptor.adapt(request, attempt: attempt)
+            let sent = prepare?(adapted) ?? adapted
             let gate = RetryGate(decidingAtHead: startingOver == nil) { head in
                 await interceptor.retry(sent, after: .response(head), attempt: attempt)
             }

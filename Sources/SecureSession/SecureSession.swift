@@ -72,37 +72,64 @@ public final class SecureSession: Sendable {
     /// The response's ``SecureResponse/body`` is empty. The file is put in place (replacing an
     /// existing file atomically) only after the status is validated; on failure the destination
     /// stays as it was and no partial file is left behind. A directory is never replaced.
-    /// `progress`, when given, is told after every part written how many bytes have arrived and
-    /// how many the server announced (AFNetworking's download progress); it runs on the task
-    /// receiving the body, so it must be quick.
+    ///
+    /// With a retrying interceptor, an attempt after a body that broke off asks only for what
+    /// is missing (`Range`, on condition of the body's strong `ETag` or `Last-Modified` through
+    /// `If-Range`) and appends it, instead of starting over; without a validator, or when the
+    /// session decompresses bodies, it starts over.
+    ///
+    /// With `continuingPartialFile` (curl's `-C -`), a regular file already at `path` is taken
+    /// for the start of the body: only the bytes after it are asked for (with the request's own
+    /// `If-Range`, when it has one, as the condition) and appended to it in place. A `200`
+    /// instead (the server ignores ranges, or the `If-Range` did not hold) replaces the file
+    /// with the whole body; a `416` saying the body is as long as the file leaves it as it is,
+    /// and the response (status 416) is returned without being validated. A download that
+    /// fails then leaves what arrived of the body in place, for the next call to continue. It
+    /// needs ``SecureSessionConfiguration/decompression`` disabled and a request without a
+    /// `Range` of its own (else ``SecureSessionError/invalidRequest(_:)``). A `206` that does not
+    /// start where the file ends fails the download (``SecureSessionError/invalidResponse(_:)``).
+    ///
+    /// `progress`, when given, is told after every part written how many bytes the file holds
+    /// and how long the whole body is when the server said (AFNetworking's download progress);
+    /// it runs on the task receiving the body, so it must be quick.
     public func download(
         _ request: SecureRequest,
         to path: String,
+        continuingPartialFile: Bool = false,
         progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) async throws -> SecureResponse {
-        let file = try DownloadFile(destination: path)
-        let received = NIOLockedValueBox<Int64>(0)
-        do {
-            // A file can be emptied for another attempt; a pipe or device cannot. Only a retry
-            // needs it.
-            let startOver: (@Sendable () -> Bool)? = interceptor(for: request) != nil && file.canStartOver ? { @Sendable () -> Bool in
-                received.withLockedValue { $0 = 0 }
-                return file.startOver()
-            } : nil
-            let response = try await perform(request, startingOver: startOver) { head, buffer in
-                try file.write(buffer)
-                guard let progress else { return }
-                let total = received.withLockedValue { count in
-                    count += Int64(buffer.readableBytes)
-                    return count
-                }
-                progress(TransferProgress(bytesReceived: total, expectedBytes: head.headers.first(name: "Content-Length").flatMap { Int64($0) }))
+        if continuingPartialFile {
+            guard configuration.decompression == .disabled else {
+                throw SecureSessionError.invalidRequest("a partial file cannot be continued when the session decompresses bodies: ranges count the compressed bytes")
             }
-            if let violation = (request.validation ?? configuration.validation).violation(in: response) { throw violation }
+            guard request.header("Range") == nil else {
+                throw SecureSessionError.invalidRequest("a partial file cannot be continued by a request with a Range of its own")
+            }
+        }
+        let file = try DownloadFile(destination: path, appending: continuingPartialFile)
+        let resumption = DownloadResumption(
+            file: file,
+            request: request,
+            continuing: continuingPartialFile,
+            decompression: configuration.decompression,
+            logger: configuration.logger
+        )
+        do {
+            // A file can take back a failed attempt's body (or keep it to continue); a pipe or
+            // device cannot. Only a retry needs it.
+            let startOver: (@Sendable () -> Bool)? = interceptor(for: request) != nil ? { @Sendable () -> Bool in file.canStartOver } : nil
+            let response = try await perform(request, preparing: resumption.prepare, startingOver: startOver) { head, buffer in
+                let made = try resumption.write(buffer, of: head)
+                progress?(made)
+            }
+            try resumption.settle(response)
+            if !resumption.fileWasComplete, let violation = (request.validation ?? configuration.validation).violation(in: response) {
+                throw violation
+            }
             try file.commit()
             return response
         } catch {
-            file.discard()
+            file.discard(keepingPartial: continuingPartialFile && resumption.fileHoldsBodyStart)
             throw error
         }
     }

@@ -1,10 +1,11 @@
-/// How far a download has come: the bytes written so far and, when the server announced it
-/// (`Content-Length`), how many are expected.
+/// How far a download has come: the bytes of the body the file holds and, when the server
+/// said (`Content-Length`, or the length of a `206`'s `Content-Range`), the whole body's length.
 public struct TransferProgress: Sendable, Hashable {
-    /// The body bytes received so far.
+    /// The body bytes the file holds: those received so far, after those of a partial file
+    /// being continued.
     public let bytesReceived: Int64
-    /// The body's announced length; `nil` when the server did not say (chunked, HTTP/2 without
-    /// `content-length`).
+    /// The whole body's announced length; `nil` when the server did not say (chunked, HTTP/2
+    /// without `content-length`).
     public let expectedBytes: Int64?
 
     /// Creates a progress report.

@@ -69,6 +69,15 @@ public struct GetCommand: TSecCommand {
     @Option(name: [.customShort("o"), .long], help: "Write the body to this file instead of stdout.")
     var output: String?
 
+    @Option(
+        name: [.customShort("C"), .customLong("continue-at")],
+        help: ArgumentHelp(
+            "'-': continue the partial file of --output, asking only for the bytes after it (curl's -C -). A server that sends the whole body replaces the file; one that says the file is whole leaves it. A transfer that breaks keeps what arrived, for the next -C -. Not with --compressed.",
+            valueName: "-"
+        )
+    )
+    var continueAt: String?
+
     @Option(help: "The longest body accepted, in bytes: printed as it arrives to stdout (no limit unless given), held for --json (64 MiB unless given); --output streams to its file without this limit.")
     var maxFilesize: Int?
 
@@ -152,6 +161,11 @@ public struct GetCommand: TSecCommand {
         }
         if let malformed = header.first(where: { !$0.contains(":") }) {
             throw ValidationError("-H '\(malformed)' is not 'Name: value'")
+        }
+        if let continueAt {
+            guard continueAt == "-" else { throw ValidationError("-C/--continue-at takes '-' (continue from the end of the --output file), not '\(continueAt)'") }
+            guard output != nil else { throw ValidationError("-C - continues the file of -o/--output, and there is none") }
+            guard !compressed else { throw ValidationError("-C - cannot go with --compressed: ranges count the compressed bytes") }
         }
         if cookieJar?.isEmpty == true { throw ValidationError("-c/--cookie-jar needs a file name") }
         if let malformed = resolve.first(where: { AddressOverride(curlSyntax: $0) == nil }) {
@@ -247,7 +261,7 @@ public struct GetCommand: TSecCommand {
             let response: SecureResponse
             var printed = false
             if let output {
-                response = try await session.download(request, to: output)
+                response = try await session.download(request, to: output, continuingPartialFile: continueAt != nil)
             } else if !json {
                 // Printed as it arrives (after the status line and headers with -i), never held
                 // whole; --max-filesize, when given, still ends it.

@@ -361,6 +361,39 @@ struct GetCommandTests {
         await server.stop()
     }
 
+    @Test("-C - continues the partial file of -o (curl's -C -); a broken transfer keeps what arrived for the next -C -; --retry continues within one run; -C takes '-' only, with -o and without --compressed")
+    func continueAt() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let file = files.path("continued-\(UUID().uuidString)")
+        let body = HTTPTestServer.rangedBody(size: 20_000)
+        let breaking = server.url("/ranged?key=\(UUID().uuidString)&size=20000&cuts=1&cut=6000")
+        let broken = await get(breaking, ["-o", file, "-C", "-"])
+        #expect(broken.status == 3)
+        #expect(FileManager.default.contents(atPath: file) == Data(body[..<6000]))
+        let continued = await get(breaking, ["-o", file, "-C", "-", "--json"])
+        #expect(continued.status == 0)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(continued.output.stdout.utf8)) as? [String: Any])
+        #expect(json["status"] as? Int == 206)
+        #expect(FileManager.default.contents(atPath: file) == Data(body))
+        // Already whole: the server's 416 leaves the file, and that is a success.
+        #expect(await get(breaking, ["-o", file, "-C", "-"]).status == 0)
+        #expect(FileManager.default.contents(atPath: file) == Data(body))
+
+        // One run with --retry: a strong ETag lets the second attempt ask for the rest only.
+        let retried = files.path("retried-\(UUID().uuidString)")
+        let withTag = server.url("/ranged?key=\(UUID().uuidString)&size=20000&etag=t&cuts=1&cut=6000")
+        let once = await get(withTag, ["-o", retried, "--retry", "2", "--retry-delay", "0.01", "-v"])
+        #expect(once.status == 0)
+        #expect(once.output.stderr.contains("resuming the download"), "\(once.output.stderr)")
+        #expect(FileManager.default.contents(atPath: retried) == Data(body))
+
+        for refused in [["-C", "-"], ["-C", "100", "-o", file], ["-C", "-", "-o", file, "--compressed"]] {
+            let result = await get(server.url("/hello"), refused)
+            #expect(result.status == 2, "\(refused)")
+        }
+        await server.stop()
+    }
+
     @Test("--connect-timeout bounds making the connection alone: a server that never completes the connection fails after it, not after --max-time")
     func connectTimeout() async throws {
         let silent = try SilentListener()

@@ -27,8 +27,20 @@ import TransportSecurityNIO
 /// `/header?name=N&value=V` (a 200 with the field `N: V`),
 /// `/flaky?key=K&failures=N[&status=S][&retry-after=V][&drop=1]` (the first N requests with key K
 /// answered with status S, 503 by default, and `Retry-After: V`, or with the connection closed
-/// unanswered, or with `cut=1` a 200 closed after 10 of its 100 bytes; later ones with 200 `recovered on request M, X-Attempt A`; counts in ``tally``).
+/// unanswered, or with `cut=1` a 200 closed after 10 of its 100 bytes; later ones with 200 `recovered on request M, X-Attempt A`; counts in ``tally``),
+/// `/ranged?key=K[&size=N][&etag=E[&weak=1]][&modified=1][&cuts=M&cut=C][&change-after=R][&ignore-range=1][&shift=S]`
+/// (``rangedBody(size:version:)``, 1000 bytes by default, answering `Range: bytes=F-` with a
+/// 206 or a 416 unless `ignore-range`, when `If-Range` matches its `ETag` or `Last-Modified`;
+/// the first M requests with key K closed after C bytes of their body; the body, tag and date of
+/// version 2 after request R; a `Content-Range` S bytes off; the request's `Range` and
+/// `If-Range` echoed in `X-Range-Asked` and `X-If-Range`).
 public final class HTTPTestServer: Sendable {
+    /// The body of `/ranged` (byte i is `(7 i + version) mod 251`): a pattern in which a part
+    /// put in the wrong place shows.
+    public static func rangedBody(size: Int, version: Int = 1) -> [UInt8] {
+        (0..<size).map { UInt8(($0 * 7 + version) % 251) }
+    }
+
     public let channel: any Channel
     public let isSecure: Bool
     public let connections = ConnectionCounter()
@@ -318,6 +330,8 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
             send(context, .ok, "recovered on request \(count), X-Attempt \(head.headers.first(name: "X-Attempt") ?? "none")", type: "text/plain")
         case "/loop":
             send(context, .found, "again", type: "text/plain", extra: [("Location", "/loop")])
+        case "/ranged":
+            serveRanged(context, head: head, query: query)
         default:
             if path.hasPrefix("/status/"), let code = Int(path.dropFirst("/status/".count)) {
                 send(context, HTTPResponseStatus(statusCode: code), "status \(code)", type: "text/plain")
@@ -346,6 +360,52 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
         0x15, 0x1f, 0x15, 0x1f, 0x15, 0x1f, 0x15, 0x1f, 0x15, 0x1f, 0x15, 0x27, 0x4b, 0x1c, 0x00, 0xe8, 0x8b, 0x00, 0x59, 0x60, 0x09,
         0x00, 0x00,
     ]
+
+    /// `/ranged`: ``HTTPTestServer/rangedBody(size:version:)`` with range requests.
+    private func serveRanged(_ context: ChannelHandlerContext, head: HTTPRequestHead, query: [String: String]) {
+        let size = Int(query["size"] ?? "") ?? 1000
+        let count = tally.next(query["key"] ?? "")
+        let version = count > Int(query["change-after"] ?? "")  ?? Int.max ? 2 : 1
+        let tag = query["etag"].map { (query["weak"] == "1" ? "W/" : "") + "\"\($0)-v\(version)\"" }
+        let modified = query["modified"] == "1" ? "Sun, 0\(version) Nov 2026 10:00:00 GMT" : nil
+        var headers = HTTPHeaders([("Content-Type", "application/octet-stream")])
+        if let tag { headers.add(name: "ETag", value: tag) }
+        if let modified { headers.add(contentsOf: [("Last-Modified", modified), ("Date", "Mon, 23 Nov 2026 10:00:00 GMT")]) }
+        headers.add(name: "X-Range-Asked", value: head.headers.first(name: "Range") ?? "none")
+        headers.add(name: "X-If-Range", value: head.headers.first(name: "If-Range") ?? "none")
+        var (status, start) = (HTTPResponseStatus.ok, 0)
+        if query["ignore-range"] != "1", let range = head.headers.first(name: "Range"), range.hasPrefix("bytes="), range.hasSuffix("-"),
+            let first = Int(range.dropFirst("bytes=".count).dropLast())
+        {
+            let condition = head.headers.first(name: "If-Range")
+            if condition == nil || condition == tag || condition == modified {
+                guard first < size else {
+                    headers.add(contentsOf: [("Content-Range", "bytes */\(size)"), ("Content-Length", "0")])
+                    context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .rangeNotSatisfiable, headers: headers))), promise: nil)
+                    context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+                    return
+                }
+                (status, start) = (.partialContent, first)
+                let shift = Int(query["shift"] ?? "") ?? 0
+                headers.add(name: "Content-Range", value: "bytes \(start + shift)-\(size - 1)/\(size)")
+            }
+        }
+        headers.add(name: "Content-Length", value: String(size - start))
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+        let isCut = count <= Int(query["cuts"] ?? "") ?? 0
+        let end = isCut ? min(size, start + (Int(query["cut"] ?? "") ?? 0)) : size
+        let body = HTTPTestServer.rangedBody(size: size, version: version)
+        var offset = start
+        while offset < end {
+            let next = min(end, offset + 64 * 1024)
+            context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body[offset..<next])))), promise: nil)
+            offset = next
+        }
+        guard isCut else { return context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil) }
+        let channel = context.channel
+        context.flush()
+        context.eventLoop.scheduleTask(in: .milliseconds(20)) { channel.close(promise: nil) }
+    }
 
     /// A 200 that announces 100 bytes, sends 10 (`partial…`) and closes the connection.
     private func cutShort(_ context: ChannelHandlerContext) {
