@@ -30,6 +30,9 @@ public final class CommandOutput: @unchecked Sendable {
     /// Writes a line to standard error.
     public func error(_ text: String) { write(text + "\n", toError: true) }
 
+    /// Writes text to standard error as it is, without a line end.
+    public func errorText(_ text: String) { write(text, toError: true) }
+
     /// What was written to standard output (capturing outputs only).
     public var stdout: String { lock.withLock { standardOutput } }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import SecureSession
 import TransportSecurity
 import TransportSecurityNIO
@@ -107,6 +108,15 @@ public struct GetCommand: TSecCommand {
 
     @OptionGroup var retrying: RetryOptions
 
+    @Option(
+        name: [.customShort("w"), .customLong("write-out")],
+        help: ArgumentHelp(
+            "Print this once the transfer is over, failed or not (curl's -w): %{http_code}, %{http_version}, %{content_type}, %{url_effective}, %{num_redirects}, %{num_retries}, %{num_connects}, %{size_download}, %{speed_download}, %{time_connect}, %{time_appconnect}, %{time_pretransfer}, %{time_starttransfer}, %{time_total}, %{ssl_verify_result}, %{exitcode}, %{errormsg}, %header{NAME}; %{stderr} and %{stdout} choose where what follows goes; \\n, \\t, %%. @FILE reads the format from a file (@- from standard input). An unknown variable is refused.",
+            valueName: "FORMAT"
+        )
+    )
+    var writeOutText: String?
+
     @Flag(help: "Print status, headers, timing and the trust decision as JSON.")
     var json = false
 
@@ -176,7 +186,9 @@ public struct GetCommand: TSecCommand {
     public func execute(output terminal: CommandOutput) async -> Int32 {
         let request: SecureRequest
         var configuration: SecureSessionConfiguration
+        let writeOut: WriteOutFormat?
         do {
+            writeOut = try loadWriteOut()
             request = try makeRequest()
             configuration = try makeConfiguration(reportingTo: terminal)
             configuration.logger = logger(to: terminal)
@@ -194,7 +206,7 @@ public struct GetCommand: TSecCommand {
             return ExitStatus.usageOrInput
         }
         let session = SecureSession(configuration: configuration)
-        let status = await fetch(request, with: session, to: terminal)
+        let status = await fetch(request, with: session, writeOut: writeOut, to: terminal)
         await session.shutdown()
         // What the run learnt is kept: the HSTS hosts always, the cookies when there are some
         // (as curl, a jar with no cookie leaves the file as it is: a failed request does not
@@ -256,45 +268,82 @@ public struct GetCommand: TSecCommand {
         return jar
     }
 
-    private func fetch(_ request: SecureRequest, with session: SecureSession, to terminal: CommandOutput) async -> Int32 {
+    private func fetch(_ request: SecureRequest, with session: SecureSession, writeOut: WriteOutFormat?, to terminal: CommandOutput) async -> Int32 {
+        let printedBytes = PrintedBytes(limit: maxFilesize)
+        var transfer = WriteOutFormat.Transfer(response: nil, bodyBytes: 0, trustRejected: false, exitStatus: ExitStatus.success, errorMessage: "")
         do {
             let response: SecureResponse
             var printed = false
             if let output {
-                response = try await session.download(request, to: output, continuingPartialFile: continueAt != nil)
+                let before = continueAt == nil ? 0 : Self.size(of: output)
+                let held = NIOLockedValueBox<Int64>(0)
+                response = try await session.download(request, to: output, continuingPartialFile: continueAt != nil) { progress in
+                    held.withLockedValue { $0 = progress.bytesReceived }
+                }
+                // What this run put in the file (or device): a continued file's own bytes are
+                // not counted.
+                let after = held.withLockedValue { $0 }
+                transfer.bodyBytes = response.statusCode == 206 ? after - before : response.statusCode == 416 ? 0 : after
             } else if !json {
                 // Printed as it arrives (after the status line and headers with -i), never held
                 // whole; --max-filesize, when given, still ends it.
-                let counter = PrintedBytes(limit: maxFilesize)
                 let include = include
                 response = try await session.stream(request) { head in
                     if include { Self.print(head, to: terminal) }
                 } into: { part in
-                    try counter.add(part.count)
+                    try printedBytes.add(part.count)
                     terminal.bytes(part)
                 }
                 printed = true
+                transfer.bodyBytes = printedBytes.count
             } else {
                 response = try await session.send(request)
+                transfer.bodyBytes = Int64(response.body.count)
             }
             report(response, bodyPrinted: printed, to: terminal)
-            return ExitStatus.success
+            transfer.response = response
         } catch let error as SecureSessionError {
             terminal.error("tsec get: \(error)")
+            transfer.errorMessage = error.description
             switch error {
             case .trustRejected(let decision):
                 if let mismatch = decision.pinMismatch { terminal.error(mismatch.description) }
-                return decision.decidedBy == TransportRuleEvaluator.decider ? ExitStatus.refusedByTransportRules : ExitStatus.rejected
+                transfer.trustRejected = true
+                transfer.exitStatus = decision.decidedBy == TransportRuleEvaluator.decider ? ExitStatus.refusedByTransportRules : ExitStatus.rejected
             case .refusedByTransportRules:
-                return ExitStatus.refusedByTransportRules
+                transfer.exitStatus = ExitStatus.refusedByTransportRules
             case .invalidURL, .invalidRequest, .fileError, .unreadableUpload:
-                return ExitStatus.usageOrInput
+                transfer.exitStatus = ExitStatus.usageOrInput
             default:
-                return ExitStatus.connectionFailure
+                transfer.exitStatus = ExitStatus.connectionFailure
             }
         } catch {
             terminal.error("tsec get: \(error)")
-            return ExitStatus.connectionFailure
+            transfer.errorMessage = "\(error)"
+            transfer.exitStatus = ExitStatus.connectionFailure
+        }
+        if transfer.response == nil { transfer.bodyBytes = printedBytes.count }
+        writeOut?.write(transfer, to: terminal)
+        return transfer.exitStatus
+    }
+
+    /// The size of the regular file at `path`, 0 when there is none.
+    private static func size(of path: String) -> Int64 {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path), attributes[.type] as? FileAttributeType == .typeRegular else { return 0 }
+        return (attributes[.size] as? NSNumber)?.int64Value ?? 0
+    }
+
+    /// The format of `-w`: the text, or with `@` a file's (`@-`: standard input).
+    private func loadWriteOut() throws -> WriteOutFormat? {
+        guard let writeOutText else { return nil }
+        guard writeOutText.hasPrefix("@") else { return try WriteOutFormat(writeOutText) }
+        let named = String(writeOutText.dropFirst())
+        do {
+            return try WriteOutFormat(String(decoding: try RequestBodyFile.read(named), as: UTF8.self))
+        } catch let invalid as ValidationError {
+            throw invalid
+        } catch {
+            throw ValidationError("the -w format file \(named == "-" ? "/dev/stdin" : named) cannot be read: \(error)")
         }
     }
 
@@ -455,17 +504,19 @@ public struct GetCommand: TSecCommand {
 private final class PrintedBytes: @unchecked Sendable {
     private let lock = NSLock()
     private let limit: Int?
-    private var count = 0
+    private var received: Int64 = 0
 
     init(limit: Int?) { self.limit = limit }
 
     /// Counts `bytes` more; past the limit, the transfer ends as a body held in memory would.
     func add(_ bytes: Int) throws {
         try lock.withLock {
-            count += bytes
-            if let limit, count > limit { throw SecureSessionError.responseTooLarge(limit: limit) }
+            received += Int64(bytes)
+            if let limit, received > limit { throw SecureSessionError.responseTooLarge(limit: limit) }
         }
     }
+
+    var count: Int64 { lock.withLock { received } }
 }
 
 /// `tsec get --json`: what was received and how the server was trusted.

@@ -376,8 +376,13 @@ struct GetCommandTests {
         #expect(json["status"] as? Int == 206)
         #expect(FileManager.default.contents(atPath: file) == Data(body))
         // Already whole: the server's 416 leaves the file, and that is a success.
-        #expect(await get(breaking, ["-o", file, "-C", "-"]).status == 0)
+        let whole = await get(breaking, ["-o", file, "-C", "-", "-w", "%{http_code} %{size_download}"])
+        #expect(whole.status == 0)
+        #expect(whole.output.stdout == "416 0")
         #expect(FileManager.default.contents(atPath: file) == Data(body))
+        // -w counts what this run added to the file.
+        try Data(body[..<5000]).write(to: URL(fileURLWithPath: file))
+        #expect(await get(breaking, ["-o", file, "-C", "-", "-w", "%{http_code} %{size_download}"]).output.stdout == "206 15000")
 
         // One run with --retry: a strong ETag lets the second attempt ask for the rest only.
         let retried = files.path("retried-\(UUID().uuidString)")
@@ -390,6 +395,52 @@ struct GetCommandTests {
         for refused in [["-C", "-"], ["-C", "100", "-o", file], ["-C", "-", "-o", file, "--compressed"]] {
             let result = await get(server.url("/hello"), refused)
             #expect(result.status == 2, "\(refused)")
+        }
+        await server.stop()
+    }
+
+    @Test("-w prints curl's variables once the transfer is over, failed or not: codes, sizes, redirects, times, headers, %{stderr}; an unknown variable is refused before anything is sent")
+    func writeOut() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let redirected = await get(server.url("/redirect?to=/hello"), ["-w", #"|%{http_code} %{http_version} %{size_download} %{num_redirects} %{num_retries} %{url_effective} %{content_type}|%header{content-length}|100%%\t%{exitcode}\n"#])
+        #expect(redirected.status == 0)
+        #expect(redirected.output.stdout == "hello|200 1.1 5 1 0 \(server.url("/hello").absoluteString) text/plain|5|100%\t0\n")
+
+        let discarded = await get(server.url("/bytes/100000"), ["-o", "/dev/null", "-w", "%{http_code} %{size_download} %{num_connects} %{ssl_verify_result}"])
+        #expect(discarded.output.stdout == "200 100000 1 0")
+
+        let timed = await get(server.url("/hello"), ["-o", "/dev/null", "-w", "%{time_connect} %{time_appconnect} %{time_pretransfer} %{time_starttransfer} %{time_total} %{speed_download}"])
+        let times = timed.output.stdout.split(separator: " ").compactMap { Double($0) }
+        #expect(times.count == 6, "\(timed.output.stdout)")
+        #expect(timed.output.stdout.split(separator: " ")[0].split(separator: ".").last?.count == 6)
+        #expect(times[0] > 0 && times[0] <= times[1] && times[1] <= times[2] && times[2] <= times[3] && times[3] <= times[4], "\(times)")
+
+        // After a failure: no status (000), the exit status and the error; a rejected
+        // certificate sets ssl_verify_result.
+        let port = try await {
+            let closed = try await HTTPTestServer(chain: nil)
+            let port = closed.port
+            await closed.stop()
+            return port
+        }()
+        let refused = await get(URL(string: "https://127.0.0.1:\(port)/")!, ["-w", "%{http_code} %{exitcode} %{errormsg}"])
+        #expect(refused.status == 3)
+        #expect(refused.output.stdout.hasPrefix("000 3 connection failed: "), "\(refused.output.stdout)")
+        let mispinned = await get(server.url("/hello"), ["--pin-sha256", "sha256/" + Data(repeating: 1, count: 32).base64EncodedString(), "-w", "%{ssl_verify_result} %{exitcode}"])
+        #expect(mispinned.output.stdout == "1 1")
+
+        // %{stderr} sends what follows to standard error; the format may come from a file.
+        let split = await get(server.url("/hello"), ["-w", "out %{stderr}err %{http_code}"])
+        #expect(split.output.stdout == "helloout ")
+        #expect(split.output.stderr == "err 200")
+        let formatFile = try files.write("format-\(UUID().uuidString)", "%{http_code}\\n")
+        #expect(await get(server.url("/hello"), ["-w", "@" + formatFile]).output.stdout == "hello200\n")
+
+        for (format, complaint) in [("%{http_status}", "unknown variable %{http_status}"), ("%{http_code", "has no closing '}'"), ("%header{}", "names no field")] {
+            let refusedFormat = await get(server.url("/hello"), ["-w", format])
+            #expect(refusedFormat.status == 2, "\(format)")
+            #expect(refusedFormat.output.stderr.contains(complaint), "\(refusedFormat.output.stderr)")
+            #expect(refusedFormat.output.stdout.isEmpty)
         }
         await server.stop()
     }
