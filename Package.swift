@@ -96,6 +96,8 @@ let package = Package(
                 "SecureSession",
                 "PKIBuilder",
                 "Reachability",
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

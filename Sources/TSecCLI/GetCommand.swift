@@ -28,6 +28,15 @@ public struct GetCommand: TSecCommand {
     @Option(name: .customLong("pin-sha256"), help: "An SPKI pin (sha256/<base64>) some certificate of the chain must carry. Repeatable.")
     var spkiPins: [String] = []
 
+    @Option(
+        name: .customLong("pinnedpubkey"),
+        help: ArgumentHelp(
+            "curl's --pinnedpubkey: sha256//BASE64 digests joined by ';', or a public key file (PEM or DER); the same as --pin-sha256 for each. Repeatable.",
+            valueName: "sha256//BASE64[;…]|FILE"
+        )
+    )
+    var pinnedPublicKeys: [String] = []
+
     @Option(help: "A PKCS#12 client identity (.p12/.pfx).")
     var clientIdentity: String?
 
@@ -401,16 +410,17 @@ public struct GetCommand: TSecCommand {
 
     private func makeConfiguration(reportingTo terminal: CommandOutput) throws -> SecureSessionConfiguration {
         var evaluators: [any ServerTrustEvaluating] = [try policy.makePolicy()]
-        if !spkiPins.isEmpty {
+        let pins = try spkiPins.map(SPKIPin.init) + pinnedPublicKeys.flatMap(PinnedPublicKeyArgument.pins)
+        if !pins.isEmpty {
             evaluators.append(
                 PublicKeysTrustEvaluator(
-                    pins: try spkiPins.map(SPKIPin.init),
+                    pins: pins,
                     performsDefaultValidation: !policy.allowInvalidCertificates,
                     validatesHost: !policy.noDomainValidation
                 )
             )
         }
-        // Only --pin-sha256 (no --mode): the pins decide, with system validation unless invalid
+        // Only --pin-sha256/--pinnedpubkey (no --mode): the pins decide, with system validation unless invalid
         // certificates are allowed; otherwise the policy and the pins must both agree.
         let evaluator: any ServerTrustEvaluating =
             evaluators.count == 1

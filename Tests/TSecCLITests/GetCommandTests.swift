@@ -259,6 +259,31 @@ struct GetCommandTests {
         await proxy.stop()
     }
 
+    @Test("--pinnedpubkey takes curl's forms: sha256// digests joined by ';', or a PEM or DER public key file (written by openssl)")
+    func curlPinnedPublicKey() async throws {
+        let legitimate = try await HTTPTestServer(chain: lab.loopbackChain())
+        let proxy = try await HTTPTestServer(chain: lab.loopbackChain(issuedBy: lab.proxyRoot))
+        let other = "sha256//" + Data(repeating: 7, count: 32).base64EncodedString()
+        let digests = other + ";sha256//" + lab.root.der.spkiPin.base64
+        #expect(await get(legitimate.url("/hello"), ["--pinnedpubkey", digests]).status == 0)
+        #expect(await get(proxy.url("/hello"), ["--pinnedpubkey", digests]).status == 1)
+        #expect(await get(legitimate.url("/hello"), ["--pinnedpubkey", other]).status == 1)
+        let pem = files.path("root-key-\(UUID().uuidString).pem")
+        let der = files.path("root-key-\(UUID().uuidString).der")
+        _ = try shell("openssl x509 -in '\(files.path("root.pem"))' -pubkey -noout > '\(pem)' && openssl pkey -pubin -in '\(pem)' -outform der -out '\(der)'")
+        for file in [pem, der] {
+            #expect(await get(legitimate.url("/hello"), ["--pinnedpubkey", file]).status == 0, "\(file)")
+            #expect(await get(proxy.url("/hello"), ["--pinnedpubkey", file]).status == 1, "\(file)")
+        }
+        for malformed in ["sha256//AAAA", other + ";sha1//AAAA", files.path("leaf.pem") + ".missing", try files.write("garbage-\(UUID().uuidString)", "not a key"), try files.write("no-key-\(UUID().uuidString).pem", "-----BEGIN X-----\nAAAA\n-----END X-----\n")] {
+            let refused = await get(legitimate.url("/hello"), ["--pinnedpubkey", malformed])
+            #expect(refused.status == 2, "\(malformed)")
+            #expect(refused.output.stderr.contains("--pinnedpubkey"), "\(refused.output.stderr)")
+        }
+        await legitimate.stop()
+        await proxy.stop()
+    }
+
     @Test("--output writes the body to a file; --json reports status, headers, timing and the decision")
     func outputAndJSON() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
