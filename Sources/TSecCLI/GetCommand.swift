@@ -14,9 +14,10 @@ public struct GetCommand: TSecCommand {
         abstract: "Make an HTTPS request with a security policy, pins and an optional client identity.",
         discussion: """
             The body goes to stdout (or to --output). Exit status: 0 a response was received (any \
-            status), 1 the server's trust was rejected, 2 usage or unreadable input (bad file, \
-            wrong passphrase), 3 connection, TLS, timeout or redirect failure, or a body longer \
-            than --max-filesize, 4 refused by the transport rules of --config.
+            status, unless -f), 1 the server's trust was rejected, 2 usage or unreadable input (bad \
+            file, wrong passphrase), 3 connection, TLS, timeout or redirect failure, or a body longer \
+            than --max-filesize, 4 refused by the transport rules of --config, 22 with -f an HTTP \
+            status of 400 or more.
             """
     )
 
@@ -24,6 +25,12 @@ public struct GetCommand: TSecCommand {
     var url: String
 
     @OptionGroup var policy: PolicyOptions
+
+    @Option(help: ArgumentHelp("curl's name for --system-roots: a PEM bundle that replaces the system trust store.", valueName: "FILE"))
+    var cacert: String?
+
+    @Flag(name: [.customShort("k"), .customLong("insecure")], help: "curl's -k: --allow-invalid-certificates and --no-domain-validation together (pins still apply).")
+    var insecure = false
 
     @Option(name: .customLong("pin-sha256"), help: "An SPKI pin (sha256/<base64>) some certificate of the chain must carry. Repeatable.")
     var spkiPins: [String] = []
@@ -99,6 +106,27 @@ public struct GetCommand: TSecCommand {
 
     @Flag(name: [.customShort("i"), .long], help: "Print the status line and headers before the body.")
     var include = false
+
+    @Flag(name: [.customShort("I"), .customLong("head")], help: "Send a HEAD request and print the status line and headers (curl's -I).")
+    var headOnly = false
+
+    @Option(name: [.customShort("A"), .customLong("user-agent")], help: "The User-Agent field to send (curl's -A); TransportSecurity/1 unless given.")
+    var userAgent: String?
+
+    @Flag(name: [.customShort("L"), .customLong("location")], help: "Accepted for curl's scripts: redirects are followed anyway, up to --max-redirs.")
+    var location = false
+
+    @Option(help: ArgumentHelp("The most redirects followed for the request (curl's --max-redirs), 0 to 100; one more fails the request, exit 3.", valueName: "N"))
+    var maxRedirs: Int = 10
+
+    @Flag(name: [.customShort("f"), .customLong("fail")], help: "An HTTP status of 400 or more prints no body (nor writes --output) and exits 22, as curl's -f.")
+    var fail = false
+
+    @Flag(name: [.customShort("s"), .long], help: "Print no error message (curl's -s); the exit status still tells what happened.")
+    var silent = false
+
+    @Flag(name: [.customShort("S"), .customLong("show-error")], help: "With -s, print error messages after all (curl's -sS).")
+    var showError = false
 
     @Option(help: "The most seconds the whole request may take (each attempt, with --retry).")
     var maxTime: Double = 60
@@ -181,6 +209,11 @@ public struct GetCommand: TSecCommand {
         if let malformed = header.first(where: { !$0.contains(":") }) {
             throw ValidationError("-H '\(malformed)' is not 'Name: value'")
         }
+        if cacert != nil, policy.systemRoots != nil { throw ValidationError("--cacert is curl's name for --system-roots: give one of them") }
+        if headOnly, !data.isEmpty || !form.isEmpty || uploadFile != nil || method != "GET" {
+            throw ValidationError("-I/--head sends a HEAD request: it goes with none of -X, -d, -F or -T")
+        }
+        guard (0...100).contains(maxRedirs) else { throw ValidationError("--max-redirs must be from 0 to 100, not \(maxRedirs)") }
         if let continueAt {
             guard continueAt == "-" else { throw ValidationError("-C/--continue-at takes '-' (continue from the end of the --output file), not '\(continueAt)'") }
             guard output != nil else { throw ValidationError("-C - continues the file of -o/--output, and there is none") }
@@ -211,7 +244,7 @@ public struct GetCommand: TSecCommand {
             // Last, so that a password is asked for only when everything else is in order.
             try user.map { try UserArgument($0) }?.store(in: configuration.credentialStore, for: request.url)
         } catch {
-            terminal.error("tsec get: \(error)")
+            complain("tsec get: \(error)", to: terminal)
             return ExitStatus.usageOrInput
         }
         let session = SecureSession(configuration: configuration)
@@ -229,11 +262,16 @@ public struct GetCommand: TSecCommand {
             do {
                 try FileWriting.replaceOwnerOnly(file, contents: Data(text.utf8))
             } catch {
-                terminal.error("tsec get: \(error)")
+                complain("tsec get: \(error)", to: terminal)
                 return status == ExitStatus.success ? ExitStatus.usageOrInput : status
             }
         }
         return status
+    }
+
+    /// An error message on standard error, unless `-s` (without `-S`) silences it.
+    private func complain(_ text: String, to terminal: CommandOutput) {
+        if !silent || showError { terminal.error(text) }
     }
 
     /// With `-v`, every log line of the session on standard error; otherwise none (the command
@@ -296,7 +334,7 @@ public struct GetCommand: TSecCommand {
             } else if !json {
                 // Printed as it arrives (after the status line and headers with -i), never held
                 // whole; --max-filesize, when given, still ends it.
-                let include = include
+                let include = include || headOnly
                 response = try await session.stream(request) { head in
                     if include { Self.print(head, to: terminal) }
                 } into: { part in
@@ -312,22 +350,25 @@ public struct GetCommand: TSecCommand {
             report(response, bodyPrinted: printed, to: terminal)
             transfer.response = response
         } catch let error as SecureSessionError {
-            terminal.error("tsec get: \(error)")
+            complain("tsec get: \(error)", to: terminal)
             transfer.errorMessage = error.description
             switch error {
             case .trustRejected(let decision):
-                if let mismatch = decision.pinMismatch { terminal.error(mismatch.description) }
+                if let mismatch = decision.pinMismatch { complain(mismatch.description, to: terminal) }
                 transfer.trustRejected = true
                 transfer.exitStatus = decision.decidedBy == TransportRuleEvaluator.decider ? ExitStatus.refusedByTransportRules : ExitStatus.rejected
             case .refusedByTransportRules:
                 transfer.exitStatus = ExitStatus.refusedByTransportRules
             case .invalidURL, .invalidRequest, .fileError, .unreadableUpload:
                 transfer.exitStatus = ExitStatus.usageOrInput
+            case .unacceptableStatus:
+                // Only -f makes a status unacceptable.
+                transfer.exitStatus = ExitStatus.httpError
             default:
                 transfer.exitStatus = ExitStatus.connectionFailure
             }
         } catch {
-            terminal.error("tsec get: \(error)")
+            complain("tsec get: \(error)", to: terminal)
             transfer.errorMessage = "\(error)"
             transfer.exitStatus = ExitStatus.connectionFailure
         }
@@ -380,9 +421,11 @@ public struct GetCommand: TSecCommand {
         if body != nil, !headers.contains(where: { $0.0.lowercased() == "content-type" }) {
             headers.append(("Content-Type", contentType))
         }
-        var request = SecureRequest(HTTPMethod(rawValue: method), url: target, headers: headers, body: body)
+        if let userAgent { headers.append(("User-Agent", userAgent)) }
+        var request = SecureRequest(HTTPMethod(rawValue: headOnly ? "HEAD" : method), url: target, headers: headers, body: body)
         request.bodyFile = uploadFile
-        request.validation = ResponseValidation.none
+        // Any status is a response, unless -f: then 400 and above are failures.
+        request.validation = fail ? ResponseValidation(acceptableStatusCodes: Set(100..<400)) : ResponseValidation.none
         request.maximumResponseBodySize = maxFilesize
         request.timeout = TimeLimit.duration(maxTime)
         return request
@@ -404,19 +447,19 @@ public struct GetCommand: TSecCommand {
     private func loadRules(reportingTo terminal: CommandOutput) throws -> TransportSecurityConfiguration? {
         guard let config else { return nil }
         let (rules, issues) = try TransportSecurityConfiguration.load(contentsOf: config)
-        for issue in issues { terminal.error("tsec get: \(config): \(issue)") }
+        for issue in issues { complain("tsec get: \(config): \(issue)", to: terminal) }
         return rules
     }
 
     private func makeConfiguration(reportingTo terminal: CommandOutput) throws -> SecureSessionConfiguration {
-        var evaluators: [any ServerTrustEvaluating] = [try policy.makePolicy()]
+        var evaluators: [any ServerTrustEvaluating] = [try policy.makePolicy(insecure: insecure)]
         let pins = try spkiPins.map(SPKIPin.init) + pinnedPublicKeys.flatMap(PinnedPublicKeyArgument.pins)
         if !pins.isEmpty {
             evaluators.append(
                 PublicKeysTrustEvaluator(
                     pins: pins,
-                    performsDefaultValidation: !policy.allowInvalidCertificates,
-                    validatesHost: !policy.noDomainValidation
+                    performsDefaultValidation: !policy.allowInvalidCertificates && !insecure,
+                    validatesHost: !policy.noDomainValidation && !insecure
                 )
             )
         }
@@ -429,10 +472,11 @@ public struct GetCommand: TSecCommand {
         return SecureSessionConfiguration(
             trustEvaluator: evaluator,
             clientIdentity: try loadIdentity(),
-            systemStore: try policy.makeSystemStore(),
+            systemStore: try policy.makeSystemStore(replacement: cacert),
             evaluationTime: policy.evaluationTime,
             connectTimeout: TimeLimit.duration(connectTimeout),
             requestTimeout: TimeLimit.duration(maxTime),
+            maximumRedirects: maxRedirs,
             httpVersions: http1Only ? .http1Only : .automatic,
             proxies: try makeProxies(),
             addressOverrides: resolve.compactMap(AddressOverride.init(curlSyntax:)),
@@ -498,7 +542,7 @@ public struct GetCommand: TSecCommand {
             terminal.line(JSONOutput.encode(GetReport(response, bodyIncluded: output == nil)))
             return
         }
-        if include, !bodyPrinted { Self.print(ResponseHead(response), to: terminal) }
+        if include || headOnly, !bodyPrinted { Self.print(ResponseHead(response), to: terminal) }
         if output == nil, !bodyPrinted { terminal.bytes(response.body) }
     }
 

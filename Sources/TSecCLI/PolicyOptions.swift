@@ -42,19 +42,20 @@ struct PolicyOptions: ParsableArguments {
         }
     }
 
-    /// The policy the options describe (reads the pinned certificates).
-    func makePolicy() throws -> SecurityPolicy {
+    /// The policy the options describe (reads the pinned certificates); `insecure` (`tsec get
+    /// -k`) adds `--allow-invalid-certificates` and `--no-domain-validation`.
+    func makePolicy(insecure: Bool = false) throws -> SecurityPolicy {
         SecurityPolicy(
             pinningMode: mode.pinningMode,
             pinnedCertificates: try pins.flatMap { try CertificateLoader.certificates(atPath: $0) },
-            allowInvalidCertificates: allowInvalidCertificates,
-            validatesDomainName: !noDomainValidation
+            allowInvalidCertificates: allowInvalidCertificates || insecure,
+            validatesDomainName: !noDomainValidation && !insecure
         )
     }
 
-    /// The store given with `--system-roots`, if any.
-    func makeSystemStore() throws -> TrustStore? {
-        try systemRoots.map { TrustStore(try CertificateLoader.certificates(atPath: $0), origin: $0) }
+    /// The store given with `--system-roots` (or `replacement`, `tsec get --cacert`), if any.
+    func makeSystemStore(replacement: String? = nil) throws -> TrustStore? {
+        try (systemRoots ?? replacement).map { TrustStore(try CertificateLoader.certificates(atPath: $0), origin: $0) }
     }
 
     var evaluationTime: Date? { time.date }

@@ -27,4 +27,6 @@ public enum ExitStatus {
     public static let connectionFailure: Int32 = 3
     /// Refused by transport rules (`tsec get --config`).
     public static let refusedByTransportRules: Int32 = 4
+    /// `tsec get -f`: the server answered with an HTTP status of 400 or more (curl's 22).
+    public static let httpError: Int32 = 22
 }

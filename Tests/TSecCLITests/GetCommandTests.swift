@@ -470,6 +470,57 @@ struct GetCommandTests {
         await server.stop()
     }
 
+    @Test("curl's everyday options: -I, -A, -L and --max-redirs, -f (exit 22, nothing printed or written), -s and -sS, -k (pins still apply), --cacert")
+    func curlEverydayOptions() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let head = await get(server.url("/hello"), ["-I"])
+        #expect(head.status == 0)
+        #expect(head.output.stdout.hasPrefix("HTTP/1.1 200 OK\n"))
+        #expect(head.output.stdout.hasSuffix("\n\n"), "a HEAD response has no body: \(head.output.stdout)")
+        #expect(await get(server.url("/hello"), ["-I", "-d", "x"]).status == 2)
+        let agent = await get(server.url("/headers"), ["-A", "partner-sync/2.1"])
+        #expect(agent.output.stdout.contains(#""user-agent":"partner-sync\/2.1""#) || agent.output.stdout.contains("partner-sync/2.1"), "\(agent.output.stdout)")
+        #expect(!agent.output.stdout.contains("TransportSecurity/1"))
+
+        let twice = server.url("/redirect?to=" + "/redirect?to=/hello".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)
+        #expect(await get(twice, ["-L"]).output.stdout == "hello")
+        #expect(await get(twice, ["-L", "--max-redirs", "2"]).output.stdout == "hello")
+        let tooMany = await get(twice, ["--max-redirs", "1"])
+        #expect(tooMany.status == 3)
+        #expect(tooMany.output.stderr.contains("more than 1 redirects"), "\(tooMany.output.stderr)")
+        #expect(await get(twice, ["--max-redirs", "101"]).status == 2)
+
+        let output = files.path("failed-\(UUID().uuidString)")
+        for arguments in [["-f"], ["-f", "-o", output], ["-f", "--json"], ["-f", "-i"]] {
+            let failed = await get(server.url("/status/404"), arguments)
+            #expect(failed.status == 22, "\(arguments)")
+            #expect(failed.output.stdout.isEmpty, "\(arguments): \(failed.output.stdout)")
+            #expect(failed.output.stderr.contains("404"))
+        }
+        #expect(!FileManager.default.fileExists(atPath: output))
+        #expect(await get(server.url("/status/302"), ["-f"]).status == 0)
+        #expect(await get(server.url("/status/404"), ["-f", "-s"]).output.stderr.isEmpty)
+        #expect(await get(server.url("/status/404"), ["-f", "-s", "-S"]).output.stderr.contains("404"))
+        let silentFailure = await get(URL(string: "https://127.0.0.1:1/")!, ["-s"])
+        #expect(silentFailure.status == 3)
+        #expect(silentFailure.output.stderr.isEmpty)
+
+        // -k: a leaf for another name from an unknown root passes, a mispinned one does not.
+        let stranger = try await HTTPTestServer(chain: [try lab.pki.issue(.server("stranger", dnsNames: ["stranger.test"]), by: lab.proxyRoot)])
+        #expect(await get(stranger.url("/hello")).status == 1)
+        #expect(await get(stranger.url("/hello"), ["-k"]).output.stdout == "hello")
+        let mispinned = await get(stranger.url("/hello"), ["-k", "--pin-sha256", lab.root.der.spkiPin.description])
+        #expect(mispinned.status == 1)
+        await stranger.stop()
+
+        // --cacert is --system-roots by curl's name; both at once are refused.
+        let cacert = await tsec(["get", server.url("/hello").absoluteString, "--cacert", files.path("system.pem"), "--at", files.at])
+        #expect(cacert.status == 0)
+        #expect(cacert.output.stdout == "hello")
+        #expect(await get(server.url("/hello"), ["--cacert", files.path("system.pem")]).status == 2)
+        await server.stop()
+    }
+
     @Test("--connect-timeout bounds making the connection alone: a server that never completes the connection fails after it, not after --max-time")
     func connectTimeout() async throws {
         let silent = try SilentListener()
