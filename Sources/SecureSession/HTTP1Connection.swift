@@ -172,6 +172,7 @@ private final class Exchanger: @unchecked Sendable {
         do {
             if body?.isStreamed == true {
                 try await outbound.write(.head(head))
+                let outbound = outbound
                 try await body?.send { part in try await outbound.write(.body(.byteBuffer(part))) }
                 try await outbound.write(.end(nil))
             } else {

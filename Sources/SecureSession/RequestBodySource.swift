@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 
 #if canImport(Glibc)
@@ -9,15 +10,17 @@ import Musl
 import Darwin
 #endif
 
-/// What a request's body is sent from: bytes held in memory, or a file read part by part as it
-/// is sent (``SecureRequest/bodyFile``), never held whole. A file is opened afresh for every
-/// sending, so a retry, a 307/308 redirect or an answered challenge sends it again from its start.
+/// What a request's body is sent from: bytes held in memory, a file read part by part as it
+/// is sent (``SecureRequest/bodyFile``), never held whole, or a producer writing it as it is
+/// sent (``SecureRequest/bodyStream``). A file is opened afresh, and a producer called again, for
+/// every sending, so a retry, a 307/308 redirect or an answered challenge sends it from its start.
 /// With an upload progress handler, bytes in memory are sent part by part too, each part
 /// reported once the connection has taken it.
 struct RequestBodySource: Sendable {
     enum Content: Sendable {
         case bytes(ByteBuffer)
         case file(path: String, length: Int64)
+        case stream(RequestBodyStream)
     }
 
     let content: Content
@@ -27,8 +30,8 @@ struct RequestBodySource: Sendable {
     /// Whether the body goes part by part after the head (a file, or anything whose progress is
     /// reported) rather than in one write with it.
     var isStreamed: Bool {
-        if case .file = content { return true }
-        return progress != nil
+        if case .bytes = content { return progress != nil }
+        return true
     }
 
     /// The bytes to write with the head, for a body that is not streamed.
@@ -54,14 +57,16 @@ struct RequestBodySource: Sendable {
             }
             return RequestBodySource(content: .file(path: path, length: Int64(status.st_size)), progress: request.uploadProgress)
         }
+        if let stream = request.bodyStream { return RequestBodySource(content: .stream(stream), progress: request.uploadProgress) }
         return request.body.map { RequestBodySource(content: .bytes(ByteBuffer(bytes: $0)), progress: request.uploadProgress) }
     }
 
-    /// The body's length.
-    var length: Int64 {
+    /// The body's length; `nil` for a stream of unknown length (sent chunked over HTTP/1.1).
+    var length: Int64? {
         switch content {
         case .bytes(let buffer): return Int64(buffer.readableBytes)
         case .file(_, let length): return length
+        case .stream(let stream): return stream.length
         }
     }
 
@@ -70,7 +75,7 @@ struct RequestBodySource: Sendable {
     /// - Throws: ``SecureSessionError/unreadableUpload(_:)`` when the file cannot be read or
     ///   its length changed since it was measured (the server would get a body that is not the
     ///   announced one).
-    func send(_ send: (ByteBuffer) async throws -> Void) async throws {
+    func send(_ send: @escaping (ByteBuffer) async throws -> Void) async throws {
         let total = length
         var sent: Int64 = 0
         func hand(_ part: ByteBuffer) async throws {
@@ -84,6 +89,9 @@ struct RequestBodySource: Sendable {
             while let part = buffer.readSlice(length: min(Self.partSize, buffer.readableBytes)), part.readableBytes > 0 {
                 try await hand(part)
             }
+        case .stream(let stream):
+            try await Self.send(stream, through: hand)
+            if total == 0 { progress?(UploadProgress(bytesSent: 0, totalBytes: 0)) }
         case .file(let path, let length):
             let descriptor = open(path, O_RDONLY | O_CLOEXEC)
             guard descriptor >= 0 else {
@@ -117,4 +125,53 @@ struct RequestBodySource: Sendable {
             }
         }
     }
+
+    /// Runs `stream`'s producer, each part handed over by `hand`; a producer that fails, or
+    /// writes other than the bytes announced, fails the sending as an unreadable upload (the
+    /// body is then never ended: the server cannot take it for whole).
+    private static func send(_ stream: RequestBodyStream, through hand: @escaping (ByteBuffer) async throws -> Void) async throws {
+        let written = NIOLockedValueBox<(count: Int64, isWriting: Bool, isOver: Bool)>((0, false, false))
+        let handOver = UncheckedHandOver(hand: hand)
+        let writer = RequestBodyWriter { part in
+            let (total, overlaps, isOver) = written.withLockedValue { state in
+                let total = state.count + Int64(part.readableBytes)
+                let refused = (overlaps: state.isWriting, isOver: state.isOver)
+                if !refused.overlaps, !refused.isOver { (state.count, state.isWriting) = (total, true) }
+                return (total, refused.overlaps, refused.isOver)
+            }
+            guard !isOver else {
+                throw SecureSessionError.unreadableUpload("the body stream wrote after its producer returned: the body was over")
+            }
+            guard !overlaps else {
+                throw SecureSessionError.unreadableUpload("the body stream wrote a part before the last one was taken (write one part at a time, awaiting each)")
+            }
+            if let length = stream.length, total > length {
+                throw SecureSessionError.unreadableUpload("the body stream wrote more than the \(length) bytes announced")
+            }
+            try await handOver.hand(part)
+            written.withLockedValue { $0.isWriting = false }
+        }
+        // A writer kept past the producer's return must not reach the connection.
+        defer { written.withLockedValue { $0.isOver = true } }
+        do {
+            try await stream.produce(writer)
+        } catch let error as SecureSessionError {
+            throw error
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            throw SecureSessionError.unreadableUpload("the body stream failed: \(error)")
+        }
+        let total = written.withLockedValue { $0.count }
+        if let length = stream.length, total != length {
+            throw SecureSessionError.unreadableUpload("the body stream wrote \(total) bytes, \(length) announced")
+        }
+    }
+}
+
+/// The connection's taker of parts, for the producer's writer: overlapping writes, and writes
+/// after the producer returned, are refused before they reach it, so the closure is only called
+/// within the sending, one part at a time.
+private struct UncheckedHandOver: @unchecked Sendable {
+    let hand: (ByteBuffer) async throws -> Void
 }

@@ -26,8 +26,8 @@ extension SecureRequest {
                 return "the value of the header \(field.name) contains CR, LF or NUL"
             }
         }
-        if body != nil, bodyFile != nil {
-            return "a request has a body or a body file, not both"
+        if [body != nil, bodyFile != nil, bodyStream != nil].filter({ $0 }).count > 1 {
+            return "a request has one of a body, a body file and a body stream, not several"
         }
         if requestTarget.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) {
             return "the path or query of \(url.redacted.debugDescription) contains white space or control characters"

@@ -16,6 +16,9 @@ public struct SecureRequest: Sendable {
     /// Sent again from its start when a retry, a 307/308 redirect or an answered challenge
     /// needs it. Not with ``body``.
     public var bodyFile: String?
+    /// A body written by a producer as it is sent (``RequestBodyStream``): chunked over HTTP/1.1
+    /// when its length is not known. Not with ``body`` or ``bodyFile``.
+    public var bodyStream: RequestBodyStream?
     /// How long the whole request may take; `nil` uses the session's. Zero or less fails the
     /// request with ``SecureSessionError/timeout(_:)`` before anything is sent.
     public var timeout: Duration?
@@ -61,6 +64,7 @@ public struct SecureRequest: Sendable {
         self.headers = headers
         self.body = body
         self.bodyFile = nil
+        self.bodyStream = nil
         self.timeout = nil
         self.validation = nil
         self.maximumResponseBodySize = nil

@@ -400,7 +400,7 @@ public final class SecureSession: Sendable {
             do {
                 let followsRedirects = request.followsRedirects
                 let response = try await connection.execute(
-                    head: requestHead(request, key: key, bodyLength: body?.length),
+                    head: requestHead(request, key: key, body: body),
                     body: body,
                     closer: closer
                 ) { head, buffer in
@@ -498,7 +498,7 @@ public final class SecureSession: Sendable {
         )
     }
 
-    private func requestHead(_ request: SecureRequest, key: ConnectionKey, bodyLength: Int64?) -> HTTPRequestHead {
+    private func requestHead(_ request: SecureRequest, key: ConnectionKey, body: RequestBodySource?) -> HTTPRequestHead {
         var headers = HTTPHeaders(request.headers.map { ($0.name, $0.value) })
         let defaultPort = key.isSecure ? 443 : 80
         let hostField = ServerHost(key.host).isIPAddress && key.host.contains(":") ? "[\(key.host)]" : key.host
@@ -511,7 +511,11 @@ public final class SecureSession: Sendable {
             target = "http://\(authority)\(target)"
             if let authorization = proxy.authorization { headers.replaceOrAdd(name: "Proxy-Authorization", value: authorization) }
         }
-        if let bodyLength {
+        if let body, body.length == nil {
+            // Of unknown length: chunked (HTTP/2 drops the field and sends DATA frames).
+            headers.remove(name: "Content-Length")
+            headers.replaceOrAdd(name: "Transfer-Encoding", value: "chunked")
+        } else if let bodyLength = body?.length {
             headers.replaceOrAdd(name: "Content-Length", value: String(bodyLength))
         } else if [.post, .put, .patch].contains(request.method) {
             headers.replaceOrAdd(name: "Content-Length", value: "0")
@@ -536,6 +540,7 @@ public final class SecureSession: Sendable {
             next.method = .get
             next.body = nil
             next.bodyFile = nil
+            next.bodyStream = nil
             next.headers.removeAll { ["content-type", "content-length"].contains($0.name.lowercased()) }
         }
         // Credentials and cookies stay with their origin: not carried to another host, nor to

@@ -51,7 +51,8 @@ public enum SecureSessionError: Error, Sendable, CustomStringConvertible {
     /// A download's destination could not be written.
     case fileError(String)
     /// The file of an upload (``SecureRequest/bodyFile``) could not be read, or changed while
-    /// it was sent.
+    /// it was sent; or the producer of a ``SecureRequest/bodyStream`` failed, or wrote other
+    /// than the length it announced.
     case unreadableUpload(String)
 
     /// A sentence saying what went wrong.

@@ -79,7 +79,7 @@ public struct GetCommand: TSecCommand {
 
     @Option(
         name: [.customShort("T"), .customLong("upload-file")],
-        help: "Send this file as the body, read part by part as it is sent (never held in memory), as curl's -T: a PUT unless -X says otherwise. Not with -d or -F."
+        help: "Send this file as the body, read part by part as it is sent (never held in memory), as curl's -T: a PUT unless -X says otherwise. '-' (standard input) or a pipe: sent chunked as it comes. Not with -d or -F."
     )
     var uploadFile: String?
 
@@ -423,7 +423,11 @@ public struct GetCommand: TSecCommand {
         }
         if let userAgent { headers.append(("User-Agent", userAgent)) }
         var request = SecureRequest(HTTPMethod(rawValue: headOnly ? "HEAD" : method), url: target, headers: headers, body: body)
-        request.bodyFile = uploadFile
+        if let uploadFile, StreamedUpload.isStreamed(uploadFile) {
+            request.bodyStream = try StreamedUpload.stream(uploadFile)
+        } else {
+            request.bodyFile = uploadFile
+        }
         // Any status is a response, unless -f: then 400 and above are failures.
         request.validation = fail ? ResponseValidation(acceptableStatusCodes: Set(100..<400)) : ResponseValidation.none
         request.maximumResponseBodySize = maxFilesize

@@ -430,7 +430,7 @@ struct SecureSessionTests {
             _ = try await session.send(both)
         } throws: { error in
             guard case SecureSessionError.invalidRequest(let detail) = error else { return false }
-            return detail == "a request has a body or a body file, not both"
+            return detail == "a request has one of a body, a body file and a body stream, not several"
         }
         #expect(server.connections.total == 0, "nothing was sent")
         await session.shutdown()

@@ -213,6 +213,27 @@ struct GetCommandTests {
         await server.stop()
     }
 
+    @Test("-T - and -T of a named pipe send what comes as it comes, chunked (curl's -T -); a redirect that would need it again fails saying so")
+    func streamedUpload() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let binary = Bundle.main.executableURL!.deletingLastPathComponent().appendingPathComponent("tsec").path
+        let get = "'\(binary)' get --system-roots '\(files.path("system.pem"))' --at \(files.at)"
+        let fromStandardInput = try shell("{ printf 'part one, '; sleep 0.3; printf 'part two'; } | \(get) -i -T - '\(server.url("/echo"))'")
+        #expect(fromStandardInput.contains("X-Method: PUT"))
+        #expect(fromStandardInput.hasSuffix("\r\n\r\npart one, part two") || fromStandardInput.hasSuffix("\n\npart one, part two"), "\(fromStandardInput)")
+        let framing = try shell("printf 'x' | \(get) -T - '\(server.url("/headers"))'")
+        #expect(framing.contains(#""transfer-encoding":"chunked""#), "\(framing)")
+        let pipe = files.path("pipe-\(UUID().uuidString)")
+        #expect(mkfifo(pipe, 0o600) == 0)
+        let fromPipe = try shell("{ sleep 0.2; printf 'through a pipe' > '\(pipe)'; } & \(get) -T '\(pipe)' '\(server.url("/echo"))'")
+        #expect(fromPipe == "through a pipe")
+        let redirected = server.url("/redirect?status=307&to=/echo")
+        let again = try shell("printf 'once' | \(get) -T - '\(redirected)' 2>&1; echo \" exit $?\"")
+        #expect(again.contains("sent once already and cannot be sent again"), "\(again)")
+        #expect(again.hasSuffix(" exit 2\n"))
+        await server.stop()
+    }
+
     @Test("--compressed asks for a compressed body and prints it decoded; without it the bytes come as sent")
     func compressed() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
