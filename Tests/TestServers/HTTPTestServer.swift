@@ -454,7 +454,10 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         @Sendable func writeNext() {
             let (handler, context) = loopBound.value
-            context.writeAndFlush(handler.wrapOutboundOut(.body(.byteBuffer(chunk)))).whenSuccess { writeNext() }
+            // The next write goes through the event loop's queue: a write that completes at once
+            // would otherwise call the next one from within itself, without end (a stack overflow
+            // with a fast reader).
+            context.writeAndFlush(handler.wrapOutboundOut(.body(.byteBuffer(chunk)))).whenSuccess { context.eventLoop.execute { writeNext() } }
         }
         writeNext()
     }

@@ -1,0 +1,111 @@
+import Foundation
+import PKIBuilder
+import SecureSession
+import TestServers
+import Testing
+
+@Suite("Response bodies read as AsyncSequences (bytes(for:))")
+struct ResponseBodyTests {
+    let lab = try! TrustLab()
+
+    @Test("the head comes first, then the parts as they arrive, or the lines (\\n and \\r\\n, a last line without an end); the whole response once read, over HTTP/1.1 and HTTP/2", arguments: [false, true])
+    func partsAndLines(http2: Bool) async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: http2)
+        let session = lab.session()
+        let (head, body) = try await session.bytes(for: SecureRequest(url: server.url("/bytes/1000000")))
+        #expect(head.statusCode == 200)
+        var received = 0
+        var parts = 0
+        for try await part in body {
+            received += part.count
+            parts += 1
+        }
+        #expect(received == 1_000_000)
+        #expect(parts > 1)
+        let response = try await body.response()
+        #expect(response.statusCode == 200 && response.body.isEmpty && response.trustDecision?.isTrusted == true)
+
+        server.files["events"] = "first\r\nsecond\n\nfourth, no end"
+        let (_, events) = try await session.bytes(for: SecureRequest(url: server.url("/files/events")))
+        var lines: [String] = []
+        for try await line in events.lines { lines.append(line) }
+        #expect(lines == ["first", "second", "", "fourth, no end"])
+
+        let (emptyHead, empty) = try await session.bytes(for: SecureRequest(.head, url: server.url("/hello")))
+        #expect(emptyHead.statusCode == 200)
+        var none = 0
+        for try await _ in empty { none += 1 }
+        #expect(none == 0)
+        await session.shutdown()
+        await server.stop()
+    }
+
+    @Test("an unacceptable status throws at the head with its body; a connection that cannot be made throws there too")
+    func failuresAtTheHead() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let session = lab.session()
+        await #expect {
+            _ = try await session.bytes(for: SecureRequest(url: server.url("/status/503")))
+        } throws: { error in
+            guard case SecureSessionError.unacceptableStatus(503, let body) = error else { return false }
+            return body == Data("status 503".utf8)
+        }
+        let port = server.port
+        await server.stop()
+        let fresh = lab.session()
+        await #expect {
+            _ = try await fresh.bytes(for: SecureRequest(url: URL(string: "https://127.0.0.1:\(port)/")!))
+        } throws: { error in
+            if case SecureSessionError.connectionFailed = error { return true }
+            return false
+        }
+        await fresh.shutdown()
+        await session.shutdown()
+    }
+
+    @Test("a reader whose task is cancelled, or that drops the body unread, ends the request and frees its connection; a timeout reaches the reader")
+    func endingTheReading() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let session = lab.session {
+            $0.maximumConnectionsPerHost = 1
+            $0.requestTimeout = .seconds(30)
+        }
+        let reading = Task {
+            let (_, body) = try await session.bytes(for: SecureRequest(url: server.url("/endless")))
+            for try await _ in body {}
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        reading.cancel()
+        let clock = ContinuousClock()
+        let cancelledAt = clock.now
+        await #expect {
+            try await reading.value
+        } throws: { error in
+            if case SecureSessionError.cancelled = error { return true }
+            return false
+        }
+        #expect(clock.now - cancelledAt < .seconds(5))
+
+        do {
+            let (_, dropped) = try await session.bytes(for: SecureRequest(url: server.url("/endless")))
+            var iterator = dropped.makeAsyncIterator()
+            #expect(try await iterator.next() != nil)
+        }
+        // The only connection allowed is free again: the request ended when its body went away.
+        var quick = SecureRequest(url: server.url("/hello"))
+        quick.timeout = .seconds(5)
+        #expect(try await session.send(quick).text == "hello")
+
+        var limited = SecureRequest(url: server.url("/endless"))
+        limited.timeout = .milliseconds(400)
+        let (_, endless) = try await session.bytes(for: limited)
+        await #expect {
+            for try await _ in endless {}
+        } throws: { error in
+            if case SecureSessionError.timeout = error { return true }
+            return false
+        }
+        await session.shutdown()
+        await server.stop()
+    }
+}
