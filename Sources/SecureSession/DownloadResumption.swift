@@ -10,8 +10,9 @@ import NIOHTTP1
 /// way. What the server answers decides, attempt by attempt, when the body arrives:
 ///
 /// - `206` whose `Content-Range` starts where the file ends: the part is appended;
-/// - `206` starting anywhere else: the server answered another question, and the download
-///   fails (``SecureSessionError/invalidResponse(_:)``) rather than splice a wrong file;
+/// - `206` starting anywhere else, or when no range was asked: the server answered another
+///   question, and the download fails (``SecureSessionError/invalidResponse(_:)``) rather than
+///   splice a wrong file or keep a part for the whole;
 /// - `416` with `Content-Range: bytes */N`, N the file's length: the file was already whole;
 /// - anything else (a `200` because the body changed or the server ignores ranges, an error):
 ///   the body starts over from nothing, and the file holding the start of the old one is not
@@ -114,6 +115,11 @@ final class DownloadResumption: @unchecked Sendable {
                     (wasComplete, expectedLength) = (true, asked)
                     return
                 }
+            }
+            // A part nobody asked for is not the body: taking it for whole would leave a
+            // truncated file that looks complete.
+            if status == 206, isEnabled {
+                throw SecureSessionError.invalidResponse("a 206 (partial content) answered a request for the whole body")
             }
             // A whole body (or an error's): from nothing. Continuing without a validator ends
             // here: the next attempt continues only what this answer validates.

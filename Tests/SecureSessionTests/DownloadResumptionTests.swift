@@ -101,7 +101,7 @@ struct DownloadResumptionTests {
         await server.stop()
     }
 
-    @Test("a 206 that does not start where the file ends fails the download, leaving nothing; decompressing sessions start over instead")
+    @Test("a 206 that does not start where the file ends, or that nobody asked for, fails the download, leaving nothing; decompressing sessions start over instead")
     func wrongRangeAndDecompression() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
         let session = session()
@@ -111,6 +111,13 @@ struct DownloadResumptionTests {
         } throws: { error in
             guard case SecureSessionError.invalidResponse(let detail) = error else { return false }
             return detail == "asked for the bytes from 1000 on, the server sent Content-Range: bytes 1007-4999/5000"
+        }
+        #expect(contents("kept") == [1, 2, 3])
+        await #expect {
+            _ = try await session.download(SecureRequest(url: Self.ranged(server, "size=5000&partial-anyway=1")), to: directory + "/kept")
+        } throws: { error in
+            guard case SecureSessionError.invalidResponse(let detail) = error else { return false }
+            return detail == "a 206 (partial content) answered a request for the whole body"
         }
         #expect(contents("kept") == [1, 2, 3])
         #expect(names == ["kept"])

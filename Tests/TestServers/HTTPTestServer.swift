@@ -32,7 +32,8 @@ import TransportSecurityNIO
 /// (``rangedBody(size:version:)``, 1000 bytes by default, answering `Range: bytes=F-` with a
 /// 206 or a 416 unless `ignore-range`, when `If-Range` matches its `ETag` or `Last-Modified`;
 /// the first M requests with key K closed after C bytes of their body; the body, tag and date of
-/// version 2 after request R; a `Content-Range` S bytes off; the request's `Range` and
+/// version 2 after request R; a `Content-Range` S bytes off; with `partial-anyway`, a 206 of its
+/// first 10 bytes whatever was asked; the request's `Range` and
 /// `If-Range` echoed in `X-Range-Asked` and `X-If-Range`).
 public final class HTTPTestServer: Sendable {
     /// The body of `/ranged` (byte i is `(7 i + version) mod 251`): a pattern in which a part
@@ -374,6 +375,14 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
         headers.add(name: "X-Range-Asked", value: head.headers.first(name: "Range") ?? "none")
         headers.add(name: "X-If-Range", value: head.headers.first(name: "If-Range") ?? "none")
         var (status, start) = (HTTPResponseStatus.ok, 0)
+        if query["partial-anyway"] == "1" {
+            // A broken server: a part when the whole was asked for.
+            headers.add(contentsOf: [("Content-Range", "bytes 0-9/\(size)"), ("Content-Length", "10")])
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .partialContent, headers: headers))), promise: nil)
+            context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: HTTPTestServer.rangedBody(size: 10))))), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            return
+        }
         if query["ignore-range"] != "1", let range = head.headers.first(name: "Range"), range.hasPrefix("bytes="), range.hasSuffix("-"),
             let first = Int(range.dropFirst("bytes=".count).dropLast())
         {
@@ -457,7 +466,8 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
             // The next write goes through the event loop's queue: a write that completes at once
             // would otherwise call the next one from within itself, without end (a stack overflow
             // with a fast reader).
-            context.writeAndFlush(handler.wrapOutboundOut(.body(.byteBuffer(chunk)))).whenSuccess { context.eventLoop.execute { writeNext() } }
+            let loop = context.eventLoop
+            context.writeAndFlush(handler.wrapOutboundOut(.body(.byteBuffer(chunk)))).whenSuccess { loop.execute { writeNext() } }
         }
         writeNext()
     }
