@@ -82,6 +82,14 @@ enum Connector {
         // its handshake (a TLS alert from the server).
         let firstError = NIOLockedValueBox<(any Error)?>(nil)
         let decompression = configuration.decompression
+        if let proxy, let user = proxy.user, !proxy.speaksHTTP {
+            // Credentials SOCKS5 cannot carry fail before any connection is made.
+            do {
+                try SOCKSPasswordHandshake.check(user: user, password: proxy.password ?? "", proxy: "\(proxy)")
+            } catch {
+                throw SecureSessionError.proxyFailure("\(error)")
+            }
+        }
         let socksTarget: SOCKSAddress? = if let proxy { try await socksAddress(of: address, port: key.port, through: proxy, key: key) } else { nil }
         let proxyTLS = proxy.flatMap { $0.kind == .https ? ProxyTLS(proxy: $0, configuration: configuration) : nil }
         do {
@@ -104,6 +112,7 @@ enum Connector {
                         tunnel = proxyReady
                     }
                 } catch {
+                    handshake.fail(error)
                     return channel.eventLoop.makeFailedFuture(error)
                 }
                 guard let sslContext, let verifier else {

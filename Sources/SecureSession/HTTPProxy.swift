@@ -27,8 +27,8 @@ public struct HTTPProxy: Sendable, Hashable, CustomStringConvertible {
     public var host: String
     /// The proxy's port.
     public var port: Int
-    /// The user and password sent as `Proxy-Authorization: Basic …`, if the proxy wants them
-    /// (HTTP proxies only).
+    /// The user whose password goes to the proxy: as `Proxy-Authorization: Basic …` to an HTTP
+    /// or HTTPS proxy, by SOCKS5's username/password method (RFC 1929) to a SOCKS proxy.
     public var user: String?
     /// The password of ``user``. Never logged nor shown in a description.
     public var password: String?
@@ -64,10 +64,9 @@ public struct HTTPProxy: Sendable, Hashable, CustomStringConvertible {
 
     /// A proxy from a URL as `HTTPS_PROXY`, `ALL_PROXY` and curl's `--proxy` write it:
     /// `http://[user:password@]host[:port]` or `host[:port]`, `https://[user:password@]host[:port]`,
-    /// `socks5://host[:port]`, `socks5h://host[:port]` (port 443 for `https://`, else 1080, when
-    /// none is given, as curl assumes).
-    /// - Throws: ``SecureSessionError/invalidURL(_:)`` for another scheme (SOCKS4), a user for a
-    ///   SOCKS proxy (swift-nio-extras' SOCKS client offers no authentication), no host, or a
+    /// `socks5://[user:password@]host[:port]`, `socks5h://[user:password@]host[:port]` (port 443
+    /// for `https://`, else 1080, when none is given, as curl assumes).
+    /// - Throws: ``SecureSessionError/invalidURL(_:)`` for another scheme (SOCKS4), no host, or a
     ///   port out of range.
     public init(url text: String, trustEvaluator: (any ServerTrustEvaluating)? = nil) throws {
         let written = text.contains("://") ? text : "http://" + text
@@ -77,11 +76,6 @@ public struct HTTPProxy: Sendable, Hashable, CustomStringConvertible {
         guard let kind = components.scheme.flatMap({ Kind(rawValue: $0.lowercased()) }) else {
             throw SecureSessionError.invalidURL(
                 "the proxy '\(Self.withoutPassword(text))' is not an http://, https://, socks5:// or socks5h:// proxy (SOCKS4 is not supported)"
-            )
-        }
-        if kind == .socks5 || kind == .socks5h, components.user != nil {
-            throw SecureSessionError.invalidURL(
-                "the proxy '\(Self.withoutPassword(text))' has a user: SOCKS5 username/password authentication is not supported (swift-nio-extras' SOCKS client offers none)"
             )
         }
         let port = components.port ?? (kind == .https ? 443 : 1080)

@@ -163,7 +163,7 @@ public struct GetCommand: TSecCommand {
     @Option(help: "Transport rules to apply: an Info.plist (XML or binary) with NSAppTransportSecurity, or JSON with the same keys.")
     var config: String?
 
-    @Option(name: [.customShort("x"), .long], help: "Go through this proxy: HTTP, [http://][user:password@]host[:port] (https:// URLs through a CONNECT tunnel), HTTPS, https://[user:password@]host[:port] (the same over TLS with the proxy, port 443 by default), or SOCKS5, socks5://host[:port] (names resolved here) or socks5h://host[:port] (names resolved by the proxy). Without it, https_proxy/HTTPS_PROXY, http_proxy, ALL_PROXY and NO_PROXY are read, as curl does.")
+    @Option(name: [.customShort("x"), .long], help: "Go through this proxy: HTTP, [http://][user:password@]host[:port] (https:// URLs through a CONNECT tunnel), HTTPS, https://[user:password@]host[:port] (the same over TLS with the proxy, port 443 by default), or SOCKS5, socks5://[user:password@]host[:port] (names resolved here) or socks5h://[user:password@]host[:port] (names resolved by the proxy). Without it, https_proxy/HTTPS_PROXY, http_proxy, ALL_PROXY and NO_PROXY are read, as curl does.")
     var proxy: String?
 
     @Option(name: .customLong("proxy-pin-sha256"), help: "An SPKI pin (sha256/<base64>) some certificate of an https:// proxy's chain must carry, besides a valid chain to the system roots for the proxy's name (curl's --proxy-pinnedpubkey). Repeatable.")

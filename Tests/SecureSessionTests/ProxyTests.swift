@@ -183,7 +183,8 @@ struct ProxyTests {
         #expect(try HTTPProxy(url: "SOCKS5://proxy:9050").description == "socks5://proxy:9050")
         #expect(try HTTPProxy(url: "https://proxy.example.test") == HTTPProxy(host: "proxy.example.test", port: 443, kind: .https))
         #expect(try HTTPProxy(url: "HTTPS://erin:pw@proxy:8443").description == "https://erin@proxy:8443")
-        for bad in ["socks4://proxy:1080", "socks5://user:pw@proxy", "http://:80", "http://proxy:99999", ""] {
+        #expect(try HTTPProxy(url: "socks5h://frank:s%3Acret@proxy") == HTTPProxy(host: "proxy", port: 1080, user: "frank", password: "s:cret", kind: .socks5h))
+        for bad in ["socks4://proxy:1080", "http://:80", "http://proxy:99999", ""] {
             #expect(throws: SecureSessionError.self, "\(bad)") { try HTTPProxy(url: bad) }
         }
         let refused = try #require(throws: SecureSessionError.self) { try HTTPProxy(url: "socks4://carol:hunter2@proxy") }
@@ -235,6 +236,45 @@ struct ProxyTests {
         await stranded.shutdown()
         await server.stop()
         await impostor.stop()
+        await cleartext.stop()
+    }
+
+    @Test("SOCKS5 with a user name and password (RFC 1929) through microsocks -u/-P: https end to end with pins; a wrong password, none, or one too long is refused in words, never shown")
+    func socksWithPassword() async throws {
+        let proxy = try MicroSocks(user: "alice", password: "s3cret pass")
+        defer { proxy.stop() }
+        let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)
+        let cleartext = try await HTTPTestServer(chain: nil)
+        for kind in [HTTPProxy.Kind.socks5, .socks5h] {
+            let through = HTTPProxy(host: "127.0.0.1", port: proxy.port, user: "alice", password: "s3cret pass", kind: kind)
+            let session = session(through: through, SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: [lab.root.der]))
+            let response = try await session.get(server.url("/hello"))
+            #expect(response.text == "hello" && response.httpVersion == "HTTP/2" && response.trustDecision?.isTrusted == true)
+            #expect(try await session.get(cleartext.url("/target/x", host: "localhost")).text == "/target/x")
+            await session.shutdown()
+        }
+        let cases: [(HTTPProxy, String)] = [
+            (HTTPProxy(host: "127.0.0.1", port: proxy.port, user: "alice", password: "wrong", kind: .socks5h), "it refused the user name or password of alice"),
+            (HTTPProxy(host: "127.0.0.1", port: proxy.port, kind: .socks5h), "it wants a user name and password (socks5://user:password@host)"),
+        ]
+        for (through, reason) in cases {
+            let session = session(through: through)
+            await #expect {
+                _ = try await session.get(server.url("/hello"))
+            } throws: { error in
+                guard case SecureSessionError.proxyFailure(let detail) = error else { return false }
+                return detail == "the SOCKS proxy \(through) did not open the tunnel to 127.0.0.1:\(server.port): \(reason)" && !detail.contains("wrong")
+            }
+            await session.shutdown()
+        }
+        let tooLong = session(through: HTTPProxy(host: "127.0.0.1", port: proxy.port, user: String(repeating: "u", count: 256), password: "p", kind: .socks5))
+        await #expect {
+            _ = try await tooLong.get(server.url("/hello"))
+        } throws: { error in
+            "\(error)".contains("a user name of 1 to 255 bytes and a password of at most 255 are all SOCKS5 can send")
+        }
+        await tooLong.shutdown()
+        await server.stop()
         await cleartext.stop()
     }
 

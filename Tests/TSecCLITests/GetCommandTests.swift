@@ -721,7 +721,7 @@ struct GetCommandTests {
         #expect(withoutIdentity.status == 3)
     }
 
-    @Test("--proxy goes through an HTTP proxy (tinyproxy, with credentials) or an HTTPS one (with --proxy-pin-sha256); a proxy that refuses or a mispinned one exits 3, a bad proxy URL exits 2")
+    @Test("--proxy goes through an HTTP proxy (tinyproxy, with credentials), an HTTPS one (with --proxy-pin-sha256) or a SOCKS5 one with a password; a proxy that refuses or a mispinned one exits 3, a bad proxy URL exits 2")
     func proxy() async throws {
         let proxy = try TinyProxy(user: "bob", password: "s3cret")
         defer { proxy.stop() }
@@ -753,6 +753,17 @@ struct GetCommandTests {
         #expect(mispinned.status == 3)
         #expect(mispinned.output.stderr.contains("the certificate of the proxy https://bob@127.0.0.1:\(secure.port) was rejected"), "\(mispinned.output.stderr)")
         #expect(!mispinned.output.stderr.contains("s3cret"))
+
+        // A SOCKS5 proxy with a user and password (microsocks -u -P).
+        let socks = try MicroSocks(user: "bob", password: "s3cret")
+        defer { socks.stop() }
+        let throughSocks = await get(server.url("/hello"), ["-x", "socks5h://bob:s3cret@127.0.0.1:\(socks.port)"])
+        #expect(throughSocks.status == 0, "\(throughSocks.output.stderr)")
+        #expect(throughSocks.output.stdout == "hello")
+        let wrongSocks = await get(server.url("/hello"), ["-x", "socks5h://bob:guess@127.0.0.1:\(socks.port)"])
+        #expect(wrongSocks.status == 3)
+        #expect(wrongSocks.output.stderr.contains("it refused the user name or password of bob"), "\(wrongSocks.output.stderr)")
+        #expect(!wrongSocks.output.stderr.contains("guess"))
         await server.stop()
     }
 

@@ -8,6 +8,10 @@ import Glibc
 public final class ServerProcess: @unchecked Sendable {
     public let port: Int
     private let process: Process
+    /// Signalled once the process has exited.
+    private let exited: DispatchSemaphore
+    private let stopping = NSLock()
+    private var isStopped = false
 
     /// Starts the program with the arguments `arguments(port)` gives, on random ports until one
     /// works, and waits until it accepts connections.
@@ -34,6 +38,7 @@ public final class ServerProcess: @unchecked Sendable {
             if Self.waitUntilListening(port: port, exited: exited, timeout: 5) {
                 self.port = port
                 self.process = process
+                self.exited = exited
                 return
             }
             Self.kill(process)
@@ -45,7 +50,15 @@ public final class ServerProcess: @unchecked Sendable {
     /// Stops the server. Foundation's `terminate`, `isRunning` and `waitUntilExit` are not
     /// reliable from a Swift concurrency thread here, so the process is killed by its pid.
     public func stop() {
+        let first = stopping.withLock {
+            defer { isStopped = true }
+            return !isStopped
+        }
+        guard first else { return }
         Self.kill(process)
+        // Gone when this returns: its port no longer answers (a connection made just after a
+        // kill could still reach the dying process).
+        _ = exited.wait(timeout: .now() + 5)
     }
 
     private static func kill(_ process: Process) {
