@@ -39,7 +39,8 @@ enum Connector {
         proxyTLSContext: NIOSSLContext?,
         group: any EventLoopGroup,
         deadline: Deadline,
-        reporter: PinFailureReporter?
+        reporter: PinFailureReporter?,
+        instrumentation: SessionInstrumentation
     ) async throws -> any PooledConnection {
         let clock = ContinuousClock()
         let began = clock.now
@@ -172,10 +173,15 @@ enum Connector {
             // A timeout stays a timeout; anything else before TLS with an HTTPS proxy was
             // established is the proxy's failure.
             if !(error is SecureSessionError), let failure = proxyTLS?.failure(error) { throw failure }
+            if let decision = decisions.last { instrumentation.decided(decision) }
             try throwHandshakeFailure(error, key: key, decisions: decisions, certificateChallenge: certificateChallenge, reporter: reporter)
         }
         // A report-only pin set lets the connection through but its failure is reported.
-        if let decision = decisions.last { reporter?.submitFailure(of: decision, under: key.rule, host: key.host, port: key.port) }
+        if let decision = decisions.last {
+            reporter?.submitFailure(of: decision, under: key.rule, host: key.host, port: key.port)
+            instrumentation.decided(decision)
+        }
+        instrumentation.connected(http2: negotiated.isHTTP2)
         // Built only when debug logging is on (the metadata is an autoclosure).
         configuration.logger.debug("connected", metadata: {
             var connected: Logger.Metadata = ["to": "\(key)", "protocol": "\(negotiated.isHTTP2 ? "HTTP/2" : "HTTP/1.1")"]

@@ -32,6 +32,7 @@ public final class SecureSession: Sendable {
     private let tlsContexts: TLSContextCache
     private let sessionHandler: HandlerIdentity?
     private let reporter: PinFailureReporter?
+    private let instrumentation: SessionInstrumentation
 
     /// Creates a session.
     /// - Parameters:
@@ -46,6 +47,7 @@ public final class SecureSession: Sendable {
         let reportsPinFailures = configuration.transportRules?.pinSets.contains { !$0.reportURLs.isEmpty } ?? false
         self.reporter = configuration.pinFailureReporter ?? (reportsPinFailures ? PinFailureReporter(logger: configuration.logger) : nil)
         self.group = eventLoopGroup
+        self.instrumentation = SessionInstrumentation(metrics: configuration.metricsFactory)
         self.pool = ConnectionPool(
             maximumPerKey: configuration.maximumConnectionsPerHost,
             idleTimeout: configuration.idleConnectionTimeout,
@@ -57,6 +59,10 @@ public final class SecureSession: Sendable {
 
     /// Sends `request` and returns the whole response, validated.
     public func send(_ request: SecureRequest) async throws -> SecureResponse {
+        try await instrumentation.request(request) { try await sendMeasured(request) }
+    }
+
+    private func sendMeasured(_ request: SecureRequest) async throws -> SecureResponse {
         let body = BodyCollector(limit: memoryLimit(of: request))
         // Only a retry needs the held body taken back.
         let startOver: (@Sendable () -> Bool)? = interceptor(for: request) != nil ? { @Sendable () -> Bool in body.reset(); return true } : nil
@@ -97,6 +103,17 @@ public final class SecureSession: Sendable {
         to path: String,
         continuingPartialFile: Bool = false,
         progress: (@Sendable (TransferProgress) -> Void)? = nil
+    ) async throws -> SecureResponse {
+        try await instrumentation.request(request) {
+            try await downloadMeasured(request, to: path, continuingPartialFile: continuingPartialFile, progress: progress)
+        }
+    }
+
+    private func downloadMeasured(
+        _ request: SecureRequest,
+        to path: String,
+        continuingPartialFile: Bool,
+        progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> SecureResponse {
         if continuingPartialFile {
             guard configuration.decompression == .disabled else {
@@ -151,6 +168,14 @@ public final class SecureSession: Sendable {
     /// and headers, then the body as it arrives: `tsec get -i`). Only an acceptable response
     /// reaches `head`; an error it throws ends the request and is rethrown.
     public func stream(
+        _ request: SecureRequest,
+        head onHead: @escaping @Sendable (ResponseHead) async throws -> Void,
+        into consume: @escaping @Sendable (Data) async throws -> Void
+    ) async throws -> SecureResponse {
+        try await instrumentation.request(request) { try await streamMeasured(request, head: onHead, into: consume) }
+    }
+
+    private func streamMeasured(
         _ request: SecureRequest,
         head onHead: @escaping @Sendable (ResponseHead) async throws -> Void,
         into consume: @escaping @Sendable (Data) async throws -> Void
@@ -386,7 +411,8 @@ public final class SecureSession: Sendable {
                         proxyTLSContext: proxyTLSContext,
                         group: group,
                         deadline: deadline,
-                        reporter: reporter
+                        reporter: reporter,
+                        instrumentation: instrumentation
                     )
                 }
             } catch SecureSessionError.connectionFailed(let detail) {

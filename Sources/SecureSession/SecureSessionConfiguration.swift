@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import Logging
 import TransportSecurity
@@ -83,6 +84,10 @@ public struct SecureSessionConfiguration: Sendable {
     /// over trusted TLS are noted there, and `http://` URLs of those hosts, redirects included,
     /// are sent as `https://`. `nil` (the default) keeps none, as curl without `--hsts`.
     public var hsts: HSTSStore?
+    /// Where the session's counters and timers go (swift-metrics: requests by status or error,
+    /// their durations, trust decisions by rule, connections by protocol); `nil` (the default):
+    /// the process's `MetricsSystem`, which counts nothing until it is bootstrapped.
+    public var metricsFactory: (any MetricsFactory)?
 
     /// Creates a configuration.
     public init(

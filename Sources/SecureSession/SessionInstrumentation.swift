@@ -1,0 +1,57 @@
+import CoreMetrics
+import TransportSecurity
+
+/// What a session counts and times of its work, through swift-metrics
+/// (``SecureSessionConfiguration/metricsFactory``):
+///
+/// - `secure_session_requests_total`, a counter by `method` and `status` (the final status
+///   code), or by `method` and `error` (``SecureSessionError/kind``, with `status` too for an
+///   unacceptable one);
+/// - `secure_session_request_duration_seconds`, a timer by `method`: the whole request,
+///   redirects, challenges, retries and the reading of the body included;
+/// - `secure_session_trust_decisions_total`, a counter by `outcome` (`trusted`, `rejected`) and
+///   `decided_by` (the rule that decided): one per verified connection;
+/// - `secure_session_connections_total`, a counter by `protocol` (`http/1.1`, `h2`): one per
+///   connection made.
+struct SessionInstrumentation: Sendable {
+    let metrics: any MetricsFactory
+
+    init(metrics: (any MetricsFactory)?) {
+        self.metrics = metrics ?? MetricsSystem.factory
+    }
+
+    /// Runs `perform`, then counts and times its outcome.
+    func request(_ request: SecureRequest, _ perform: () async throws -> SecureResponse) async throws -> SecureResponse {
+        let method = request.method.rawValue
+        let started = ContinuousClock.now
+        var dimensions = [("method", method)]
+        defer {
+            Timer(label: "secure_session_request_duration_seconds", dimensions: [("method", method)], factory: metrics)
+                .recordNanoseconds((ContinuousClock.now - started).nanoseconds)
+            Counter(label: "secure_session_requests_total", dimensions: dimensions, factory: metrics).increment()
+        }
+        do {
+            let response = try await perform()
+            dimensions.append(("status", String(response.statusCode)))
+            return response
+        } catch {
+            dimensions.append(("error", (error as? SecureSessionError)?.kind ?? "other"))
+            if case SecureSessionError.unacceptableStatus(let code, _) = error { dimensions.append(("status", String(code))) }
+            throw error
+        }
+    }
+
+    /// A connection's trust decision.
+    func decided(_ decision: TrustDecision) {
+        Counter(
+            label: "secure_session_trust_decisions_total",
+            dimensions: [("outcome", decision.isTrusted ? "trusted" : "rejected"), ("decided_by", decision.decidedBy)],
+            factory: metrics
+        ).increment()
+    }
+
+    /// A connection made, speaking HTTP/2 or HTTP/1.1.
+    func connected(http2: Bool) {
+        Counter(label: "secure_session_connections_total", dimensions: [("protocol", http2 ? "h2" : "http/1.1")], factory: metrics).increment()
+    }
+}
