@@ -13,15 +13,21 @@ import TransportSecurity
 ///   `decided_by` (the rule that decided): one per verified connection;
 /// - `secure_session_connections_total`, a counter by `protocol` (`http/1.1`, `h2`): one per
 ///   connection made.
+///
+/// The process's factory is read when the session is made; when it is swift-metrics' no-op one
+/// (nothing bootstrapped), nothing is counted at all, at no cost to a request.
 struct SessionInstrumentation: Sendable {
     let metrics: any MetricsFactory
+    private let isEnabled: Bool
 
     init(metrics: (any MetricsFactory)?) {
         self.metrics = metrics ?? MetricsSystem.factory
+        isEnabled = !(self.metrics is NOOPMetricsHandler)
     }
 
     /// Runs `perform`, then counts and times its outcome.
     func request(_ request: SecureRequest, _ perform: () async throws -> SecureResponse) async throws -> SecureResponse {
+        guard isEnabled else { return try await perform() }
         let method = request.method.rawValue
         let started = ContinuousClock.now
         var dimensions = [("method", method)]
@@ -43,6 +49,7 @@ struct SessionInstrumentation: Sendable {
 
     /// A connection's trust decision.
     func decided(_ decision: TrustDecision) {
+        guard isEnabled else { return }
         Counter(
             label: "secure_session_trust_decisions_total",
             dimensions: [("outcome", decision.isTrusted ? "trusted" : "rejected"), ("decided_by", decision.decidedBy)],
@@ -52,6 +59,7 @@ struct SessionInstrumentation: Sendable {
 
     /// A connection made, speaking HTTP/2 or HTTP/1.1.
     func connected(http2: Bool) {
+        guard isEnabled else { return }
         Counter(label: "secure_session_connections_total", dimensions: [("protocol", http2 ? "h2" : "http/1.1")], factory: metrics).increment()
     }
 }
