@@ -128,44 +128,65 @@ struct RequestBodySource: Sendable {
 
     /// Runs `stream`'s producer, each part handed over by `hand`; a producer that fails, or
     /// writes other than the bytes announced, fails the sending as an unreadable upload (the
-    /// body is then never ended: the server cannot take it for whole).
+    /// body is then never ended: the server cannot take it for whole). A failure of the
+    /// connection itself is rethrown as it is, whatever the producer made of it, so that an
+    /// answer the server gave before taking the whole body (a 413) is still read.
     private static func send(_ stream: RequestBodyStream, through hand: @escaping (ByteBuffer) async throws -> Void) async throws {
-        let written = NIOLockedValueBox<(count: Int64, isWriting: Bool, isOver: Bool)>((0, false, false))
+        let state = NIOLockedValueBox(WriterState())
         let handOver = UncheckedHandOver(hand: hand)
         let writer = RequestBodyWriter { part in
-            let (total, overlaps, isOver) = written.withLockedValue { state in
+            let refusal: String? = state.withLockedValue { state in
                 let total = state.count + Int64(part.readableBytes)
-                let refused = (overlaps: state.isWriting, isOver: state.isOver)
-                if !refused.overlaps, !refused.isOver { (state.count, state.isWriting) = (total, true) }
-                return (total, refused.overlaps, refused.isOver)
+                let refusal: String? =
+                    if state.isOver {
+                        "the body stream wrote after its producer returned: the body was over"
+                    } else if state.isWriting {
+                        "the body stream wrote a part before the last one was taken (write one part at a time, awaiting each)"
+                    } else if let length = stream.length, total > length {
+                        "the body stream wrote more than the \(length) bytes announced"
+                    } else {
+                        nil
+                    }
+                if let refusal {
+                    state.failure = state.failure ?? SecureSessionError.unreadableUpload(refusal)
+                } else {
+                    (state.count, state.isWriting) = (total, true)
+                }
+                return refusal
             }
-            guard !isOver else {
-                throw SecureSessionError.unreadableUpload("the body stream wrote after its producer returned: the body was over")
+            if let refusal { throw SecureSessionError.unreadableUpload(refusal) }
+            do {
+                try await handOver.hand(part)
+            } catch {
+                state.withLockedValue { $0.failure = $0.failure ?? error }
+                throw error
             }
-            guard !overlaps else {
-                throw SecureSessionError.unreadableUpload("the body stream wrote a part before the last one was taken (write one part at a time, awaiting each)")
-            }
-            if let length = stream.length, total > length {
-                throw SecureSessionError.unreadableUpload("the body stream wrote more than the \(length) bytes announced")
-            }
-            try await handOver.hand(part)
-            written.withLockedValue { $0.isWriting = false }
+            state.withLockedValue { $0.isWriting = false }
         }
         // A writer kept past the producer's return must not reach the connection.
-        defer { written.withLockedValue { $0.isOver = true } }
+        defer { state.withLockedValue { $0.isOver = true } }
         do {
             try await stream.produce(writer)
-        } catch let error as SecureSessionError {
-            throw error
-        } catch is CancellationError {
-            throw CancellationError()
         } catch {
+            if let failure = state.withLockedValue({ $0.failure }) { throw failure }
+            if error is CancellationError { throw error }
             throw SecureSessionError.unreadableUpload("the body stream failed: \(error)")
         }
-        let total = written.withLockedValue { $0.count }
+        let (total, failure) = state.withLockedValue { ($0.count, $0.failure) }
+        // A producer that swallowed a refusal or a connection failure does not make it right.
+        if let failure { throw failure }
         if let length = stream.length, total != length {
             throw SecureSessionError.unreadableUpload("the body stream wrote \(total) bytes, \(length) announced")
         }
+    }
+
+    /// What a body stream's writer has done.
+    private struct WriterState {
+        var count: Int64 = 0
+        var isWriting = false
+        var isOver = false
+        /// The first refusal of the writer's, or failure of the connection's.
+        var failure: (any Error)?
     }
 }
 

@@ -85,6 +85,30 @@ struct RequestBodyStreamTests {
         await server.stop()
     }
 
+    @Test("a server that answers (413) before taking the body: its answer is the response, whatever the producer made of the broken write", arguments: [false, true])
+    func earlyAnswer(http2: Bool) async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: http2)
+        let session = lab.session()
+        for swallowsErrors in [false, true] {
+            var request = SecureRequest(.post, url: server.url("/refuse-upload"))
+            request.bodyStream = RequestBodyStream { writer in
+                for _ in 0..<1000 {
+                    do {
+                        try await writer.write(Data(repeating: 7, count: 64 * 1024))
+                    } catch {
+                        if swallowsErrors { return }
+                        throw error
+                    }
+                }
+            }
+            request.validation = ResponseValidation.none
+            let response = try await session.send(request)
+            #expect(response.statusCode == 413, "swallowing: \(swallowsErrors)")
+        }
+        await session.shutdown()
+        await server.stop()
+    }
+
     @Test("a 307 sends the body again by calling the producer again; once(_:) cannot, and says so")
     func replays() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
