@@ -37,24 +37,16 @@ public final class PinSetUpdater: Sendable {
         /// The wait before the next fetch after `failures` consecutive failures (0: the last
         /// fetch succeeded), for a `random` number in -1...1 (whole milliseconds).
         public func delay(afterFailures failures: Int, random: Double) -> Duration {
-            var base = interval
-            if failures > 0 {
-                base = initialBackoff
-                for _ in 1..<failures where base < maximumBackoff { base = base * 2 }
-                base = min(base, maximumBackoff)
-            }
+            let base = failures > 0
+                ? ExponentialBackoff(initial: initialBackoff, multiplier: 2, maximum: maximumBackoff).seconds(afterSteps: failures - 1)
+                : interval.inMilliseconds / 1_000
             // A jitter or random outside its range (or NaN) must not make the delay negative or
             // unconvertible; the delay stays within what a clock can wait for (292 years).
-            let spread = Self.clamp(random, to: -1...1) * Self.clamp(jitter, to: 0...1)
-            let milliseconds = base.inMilliseconds * (1 + spread)
-            return .milliseconds(Int64(Self.clamp(milliseconds.rounded(), to: 0...Self.longestDelayMilliseconds)))
+            let spread = ExponentialBackoff.clamp(random, to: -1...1) * ExponentialBackoff.clamp(jitter, to: 0...1)
+            return ExponentialBackoff.duration(seconds: base * (1 + spread), atMost: Self.longestDelaySeconds)
         }
 
-        private static let longestDelayMilliseconds = Double(Int64.max / 1_000_000)
-
-        private static func clamp(_ value: Double, to range: ClosedRange<Double>) -> Double {
-            value.isNaN ? 0 : min(range.upperBound, max(range.lowerBound, value))
-        }
+        private static let longestDelaySeconds = Double(Int64.max / 1_000_000) / 1_000
     }
 
     /// What one fetch did.

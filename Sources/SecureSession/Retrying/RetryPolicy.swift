@@ -119,13 +119,11 @@ public struct RetryPolicy: RequestInterceptor, Hashable {
     /// The wait before retry number `retries + 1`: ``initialDelay`` × ``multiplier``^`retries`,
     /// at most ``maximumDelay``, shortened by the jitter.
     func backoff(afterRetries retries: Int) -> Duration {
-        let ceiling = maximumDelay.inMilliseconds / 1_000
-        let grown = initialDelay.inMilliseconds / 1_000 * pow(max(multiplier, 1), Double(retries))
-        let capped = grown.isFinite ? min(grown, ceiling) : ceiling
-        let shortening = jitter.isFinite ? min(max(jitter, 0), 1) : 0
+        let capped = ExponentialBackoff(initial: initialDelay, multiplier: multiplier, maximum: maximumDelay).seconds(afterSteps: retries)
+        let shortening = jitter.isFinite ? ExponentialBackoff.clamp(jitter, to: 0...1) : 0
         let seconds = shortening > 0 ? capped * Double.random(in: (1 - shortening)...1) : capped
-        // Bounded so that the nanoseconds fit 64 bits, however long the maximum delay.
-        return .nanoseconds(Int64(min(max(seconds, 0), Self.longestWaitSeconds) * 1e9))
+        // Bounded so that the wait fits a clock, however long the maximum delay.
+        return ExponentialBackoff.duration(seconds: seconds, atMost: Self.longestWaitSeconds)
     }
 
     /// The longest wait a policy asks for: a year (a longer `maximumDelay` changes nothing).
