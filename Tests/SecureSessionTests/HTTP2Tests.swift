@@ -173,3 +173,19 @@ struct HTTP2Tests {
         await server.stop()
     }
 }
+
+@Suite("Informational responses")
+struct InformationalResponseTests {
+    @Test("a 103 Early Hints before the answer is passed over, over HTTP/1.1 and HTTP/2", arguments: [false, true])
+    func earlyHints(http2: Bool) async throws {
+        let lab = try TrustLab()
+        let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: http2)
+        let session = lab.session()
+        let response = try await session.get(server.url("/early-hints"))
+        #expect(response.statusCode == 200)
+        #expect(response.text == "after hints")
+        #expect(try await session.get(server.url("/hello")).text == "hello")
+        await session.shutdown()
+        await server.stop()
+    }
+}

@@ -24,7 +24,7 @@ import TransportSecurityNIO
 /// `/refuse-upload` (a 413 as soon as the head arrives, then the connection or stream closed),
 /// `/gzipped` and `/gzipped-truncated` (a gzip body, whole or cut short), `/headers` (the
 /// request headers as JSON), `/files/NAME` (what ``files`` holds), `POST /ocsp` (``ocspResponder``),
-/// `/header?name=N&value=V` (a 200 with the field `N: V`),
+/// `/header?name=N&value=V` (a 200 with the field `N: V`), `/early-hints` (a 103 before a 200),
 /// `/flaky?key=K&failures=N[&status=S][&retry-after=V][&drop=1]` (the first N requests with key K
 /// answered with status S, 503 by default, and `Retry-After: V`, or with the connection closed
 /// unanswered, or with `cut=1` a 200 closed after 10 of its 100 bytes; later ones with 200 `recovered on request M, X-Attempt A`; counts in ``tally``),
@@ -331,6 +331,11 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
             send(context, .ok, "recovered on request \(count), X-Attempt \(head.headers.first(name: "X-Attempt") ?? "none")", type: "text/plain")
         case "/loop":
             send(context, .found, "again", type: "text/plain", extra: [("Location", "/loop")])
+        case "/early-hints":
+            // An informational 103 before the answer (RFC 8297).
+            let hints = HTTPHeaders([("Link", "</style.css>; rel=preload; as=style")])
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .custom(code: 103, reasonPhrase: "Early Hints"), headers: hints))), promise: nil)
+            send(context, .ok, "after hints", type: "text/plain")
         case "/ranged":
             serveRanged(context, head: head, query: query)
         default:
