@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "TransportSecurity", targets: ["TransportSecurity"]),
         .library(name: "TransportSecurityNIO", targets: ["TransportSecurityNIO"]),
         .library(name: "SecureSession", targets: ["SecureSession"]),
+        .library(name: "SecureSessionOpenAPI", targets: ["SecureSessionOpenAPI"]),
         .library(name: "Reachability", targets: ["Reachability"]),
         .library(name: "PKIBuilder", targets: ["PKIBuilder"]),
         .library(name: "LabServers", targets: ["LabServers"]),
@@ -24,6 +25,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         .target(
@@ -63,6 +66,14 @@ let package = Package(
                 .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
+            ]
+        ),
+        .target(
+            name: "SecureSessionOpenAPI",
+            dependencies: [
+                "SecureSession",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         .target(name: "CNetlink"),
@@ -130,6 +141,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 "LabServers",
+                "SecureSession",
             ],
             path: "Tests/TestServers"
         ),
@@ -144,6 +156,18 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+        .testTarget(
+            name: "SecureSessionOpenAPITests",
+            dependencies: [
+                "SecureSessionOpenAPI",
+                "SecureSession",
+                "TestServers",
+                "TransportSecurity",
+                "PKIBuilder",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         .testTarget(

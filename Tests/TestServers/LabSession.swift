@@ -1,0 +1,23 @@
+import PKIBuilder
+import SecureSession
+import TransportSecurity
+
+extension TrustLab {
+    /// A session trusting the lab's system roots at the lab's time, with no decision cache and
+    /// short timeouts (5 s to connect, 10 s per request), changed by `configure`.
+    public func session(
+        _ evaluator: any ServerTrustEvaluating = SecurityPolicy.default,
+        configure: (inout SecureSessionConfiguration) -> Void = { _ in }
+    ) -> SecureSession {
+        var configuration = SecureSessionConfiguration(
+            trustEvaluator: evaluator,
+            systemStore: TrustStore(systemRoots.map(\.der), origin: "lab system store"),
+            evaluationTime: pki.now,
+            decisionCache: nil,
+            connectTimeout: .seconds(5),
+            requestTimeout: .seconds(10)
+        )
+        configure(&configuration)
+        return SecureSession(configuration: configuration)
+    }
+}
