@@ -109,3 +109,36 @@ struct ResponseBodyTests {
         await server.stop()
     }
 }
+
+@Suite("JSON lines read as they arrive")
+struct DecodedLinesTests {
+    struct Order: Decodable, Sendable, Equatable {
+        let id: Int
+        let item: String
+    }
+
+    @Test("one value per line, empty lines passed over; a line that does not fit fails naming the line and the place")
+    func decoded() async throws {
+        let lab = try TrustLab()
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        server.files["orders"] = #"{"id":1,"item":"tea"}"# + "\n\n" + #"{"id":2,"item":"coffee"}"# + "\r\n" + #"{"id":3,"item":"cake"}"#
+        server.files["broken"] = #"{"id":1,"item":"tea"}"# + "\n" + #"{"id":"two","item":"coffee"}"# + "\n"
+        let session = lab.session()
+        let (_, body) = try await session.bytes(for: SecureRequest(url: server.url("/files/orders")))
+        var orders: [Order] = []
+        for try await order in body.decodedLines(Order.self) { orders.append(order) }
+        #expect(orders == [Order(id: 1, item: "tea"), Order(id: 2, item: "coffee"), Order(id: 3, item: "cake")])
+
+        let (_, broken) = try await session.bytes(for: SecureRequest(url: server.url("/files/broken")))
+        var before: [Order] = []
+        await #expect {
+            for try await order in broken.decodedLines(Order.self) { before.append(order) }
+        } throws: { error in
+            guard case SecureSessionError.undecodableResponse(let detail) = error else { return false }
+            return detail.hasPrefix("line 2 of the body is not the JSON of Order: ") && detail.contains("id")
+        }
+        #expect(before == [Order(id: 1, item: "tea")])
+        await session.shutdown()
+        await server.stop()
+    }
+}
