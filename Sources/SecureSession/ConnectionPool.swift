@@ -240,6 +240,32 @@ final class ConnectionPool: @unchecked Sendable {
         if removed { connection.close() }
     }
 
+    /// What the pool holds now, per server (the keys of one server, with different identities,
+    /// policies or proxies, counted together), in the order of the servers' names; nothing once
+    /// shut down.
+    func status() -> [PoolStatus] {
+        var servers: [String: PoolStatus] = [:]
+        lock.withLock {
+            // Shut down, the pool holds nothing (connections going away still hold slots).
+            guard !isShutDown else { return }
+            func add(_ key: ConnectionKey, _ change: (inout PoolStatus) -> Void) {
+                let server = "\(key.isSecure ? "https" : "http")://\(key.host):\(key.port)"
+                change(&servers[server, default: PoolStatus(server: server)])
+            }
+            var inUseByKey: [ConnectionKey: Int] = [:]
+            for connection in inUse.values { inUseByKey[connection.key, default: 0] += 1 }
+            for (key, connections) in idle where !connections.isEmpty { add(key) { $0.idle += connections.count } }
+            for (key, count) in inUseByKey { add(key) { $0.inUse += count } }
+            for (key, connections) in shared where !connections.isEmpty { add(key) { $0.multiplexed += connections.count } }
+            for (key, queue) in waiters where !queue.isEmpty { add(key) { $0.waitingRequests += queue.count } }
+            for (key, slots) in leased {
+                let connecting = slots - (inUseByKey[key] ?? 0) - (shared[key]?.count ?? 0)
+                if connecting > 0 { add(key) { $0.connecting += connecting } }
+            }
+        }
+        return servers.values.sorted { $0.server < $1.server }
+    }
+
     /// Whether ``shutdown()`` has run.
     var hasShutDown: Bool { lock.withLock { isShutDown } }
 

@@ -246,6 +246,12 @@ public final class SecureSession: Sendable {
         return .host(configuration.addressOverrides.address(host: host, port: port) ?? host)
     }
 
+    /// What the connection pool holds now, per server: idle and busy HTTP/1.1 connections, HTTP/2
+    /// connections, connections being made, requests waiting for one.
+    public func poolStatus() -> [PoolStatus] {
+        pool.status()
+    }
+
     /// Closes every connection, idle or in use: requests in flight, those waiting for a
     /// connection and later ones fail with ``SecureSessionError/sessionShutDown``.
     public func shutdown() async {
