@@ -14,6 +14,7 @@ let fuzzTargets: [(name: String, products: [String])] = [
     ("FuzzHostMatching", ["TransportSecurity"]),
     ("FuzzCookies", ["SecureSession", "TransportSecurity"]),
     ("FuzzHSTS", ["SecureSession"]),
+    ("FuzzServerSentEvents", ["SecureSession"]),
 ]
 
 let package = Package(

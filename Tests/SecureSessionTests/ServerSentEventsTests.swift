@@ -53,6 +53,15 @@ struct ServerSentEventsTests {
         #expect(try await Self.events(["data: a\r", "\ndata: b\r\n\r\n"]) == [ServerSentEvent(data: "a\nb")])
     }
 
+    @Test("the parser on its own (for stream(_:into:)): events come as the parts that complete them arrive")
+    func parserOnItsOwn() {
+        var parser = ServerSentEventParser()
+        #expect(parser.parse(Array("data: one\r".utf8)).isEmpty)
+        #expect(parser.parse(Array("\n".utf8)).isEmpty)
+        #expect(parser.parse(Array("\r\ndata: two\n\ndata: thr".utf8)) == [ServerSentEvent(data: "one"), ServerSentEvent(data: "two")])
+        #expect(parser.parse(Array("ee\n\n".utf8)) == [ServerSentEvent(data: "three")])
+    }
+
     @Test("read through bytes(for:) from a server")
     func fromServer() async throws {
         let lab = try TrustLab()
