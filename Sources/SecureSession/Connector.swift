@@ -16,10 +16,13 @@ import TransportSecurityNIO
 enum Connector {
     /// What the channel initializer leaves: the channel, the negotiated protocol's set-up, and
     /// the end of the TLS handshake.
-    private typealias Negotiation = NIONegotiatedHTTPVersion<
-        NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>,
-        HTTP2Pipeline
-    >
+    private typealias Negotiation = NIONegotiatedHTTPVersion<HTTP1Pipeline, HTTP2Pipeline>
+
+    /// An HTTP/1.1 connection's channel, and the watcher of requests that wait for `100 Continue`.
+    private struct HTTP1Pipeline: Sendable {
+        let channel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>
+        let watcher: ContinueWatcher
+    }
 
     /// An HTTP/2 connection's multiplexer, and the flag its `GOAWAY` watcher sets.
     private struct HTTP2Pipeline: Sendable {
@@ -167,8 +170,8 @@ enum Connector {
             try? await channel.close()
             // An HTTP/1.1 async channel made by the negotiation is closed through its owner, or
             // swift-nio traps on its writer.
-            if case .http1_1(let asyncChannel)? = try? await negotiation.get() {
-                try? await asyncChannel.executeThenClose { _, _ in }
+            if case .http1_1(let http1)? = try? await negotiation.get() {
+                try? await http1.channel.executeThenClose { _, _ in }
             }
             // A timeout stays a timeout; anything else before TLS with an HTTPS proxy was
             // established is the proxy's failure.
@@ -191,12 +194,14 @@ enum Connector {
         }())
         let establishment = ConnectionEstablishment(connect: connected - began, tlsHandshake: key.isSecure ? secured - connected : nil)
         switch negotiated {
-        case .http1_1(let asyncChannel):
+        case .http1_1(let http1):
             return try await HTTP1Connection.start(
                 key: key,
-                channel: asyncChannel,
+                channel: http1.channel,
+                watcher: http1.watcher,
                 trustDecision: decisions.last,
                 establishment: establishment,
+                expectContinue: configuration.expectContinue,
                 closingError: { firstError.withLockedValue { $0 } }
             )
         case .http2(let http2):
@@ -251,10 +256,18 @@ enum Connector {
     }
 
     /// HTTP/1.1 over `channel`, seen from async code.
-    private static func http1Pipeline(on channel: any Channel, decompression: ResponseDecompression) throws -> NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart> {
-        try channel.pipeline.syncOperations.addHTTPClientHandlers()
+    private static func http1Pipeline(on channel: any Channel, decompression: ResponseDecompression) throws -> HTTP1Pipeline {
+        // swift-nio's client handlers, with informational answers forwarded to the watcher of
+        // requests that wait for `100 Continue` (which keeps them from the rest).
+        let watcher = ContinueWatcher()
+        try channel.pipeline.syncOperations.addHandlers([
+            HTTPRequestEncoder(),
+            ByteToMessageHandler(HTTPResponseDecoder(informationalResponseStrategy: .forward)),
+            NIOHTTPRequestHeadersValidator(),
+            watcher,
+        ])
         try decompression.install(in: channel.pipeline.syncOperations)
-        return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
+        return HTTP1Pipeline(channel: try NIOAsyncChannel(wrappingChannelSynchronously: channel), watcher: watcher)
     }
 
     /// HTTP/2 over `channel`: the frame handler (server push refused, so no stream is ever

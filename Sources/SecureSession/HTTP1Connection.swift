@@ -39,14 +39,15 @@ final class HTTP1Connection: PooledConnection, Sendable {
         establishment: ConnectionEstablishment,
         closingError: @escaping @Sendable () -> (any Error)?,
         outbound: NIOAsyncChannelOutboundWriter<HTTPClientRequestPart>,
-        inbound: NIOAsyncChannelInboundStream<HTTPClientResponsePart>
+        inbound: NIOAsyncChannelInboundStream<HTTPClientResponsePart>,
+        continuing: (ExpectContinue?, ContinueWatcher)
     ) {
         self.key = key
         self.channel = channel
         self.trustDecision = trustDecision
         self.establishment = establishment
         self.closingError = closingError
-        self.exchanger = Exchanger(inbound: inbound, outbound: outbound, channel: channel)
+        self.exchanger = Exchanger(inbound: inbound, outbound: outbound, channel: channel, expectContinue: continuing.0, watcher: continuing.1)
     }
 
     /// Whether the connection can take another request.
@@ -58,8 +59,10 @@ final class HTTP1Connection: PooledConnection, Sendable {
     static func start(
         key: ConnectionKey,
         channel asyncChannel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>,
+        watcher: ContinueWatcher,
         trustDecision: TrustDecision?,
         establishment: ConnectionEstablishment,
+        expectContinue: ExpectContinue?,
         closingError: @escaping @Sendable () -> (any Error)?
     ) async throws -> HTTP1Connection {
         let handover = OnceAnswer<(NIOAsyncChannelInboundStream<HTTPClientResponsePart>, NIOAsyncChannelOutboundWriter<HTTPClientRequestPart>)>()
@@ -82,7 +85,8 @@ final class HTTP1Connection: PooledConnection, Sendable {
             establishment: establishment,
             closingError: closingError,
             outbound: outbound,
-            inbound: inbound
+            inbound: inbound,
+            continuing: (expectContinue, watcher)
         )
     }
 
@@ -157,11 +161,21 @@ private final class Exchanger: @unchecked Sendable {
     private let outbound: NIOAsyncChannelOutboundWriter<HTTPClientRequestPart>
     private var responses: NIOAsyncChannelInboundStream<HTTPClientResponsePart>.AsyncIterator
     private let channel: any Channel
+    private let expectContinue: ExpectContinue?
+    private let watcher: ContinueWatcher
 
-    init(inbound: NIOAsyncChannelInboundStream<HTTPClientResponsePart>, outbound: NIOAsyncChannelOutboundWriter<HTTPClientRequestPart>, channel: any Channel) {
+    init(
+        inbound: NIOAsyncChannelInboundStream<HTTPClientResponsePart>,
+        outbound: NIOAsyncChannelOutboundWriter<HTTPClientRequestPart>,
+        channel: any Channel,
+        expectContinue: ExpectContinue?,
+        watcher: ContinueWatcher
+    ) {
         self.outbound = outbound
         self.responses = inbound.makeAsyncIterator()
         self.channel = channel
+        self.expectContinue = expectContinue
+        self.watcher = watcher
     }
 
     /// Sends the request (a file body, or one whose progress is reported, part by part, each
@@ -169,9 +183,21 @@ private final class Exchanger: @unchecked Sendable {
     /// was sent (a server may answer, a 413 or a 401, and close before taking all of it: that
     /// answer is the outcome, and the connection cannot be used again).
     func exchange(head: HTTPRequestHead, body: RequestBodySource?, into sink: ResponseBodySink) async throws -> (HTTPResponseHead, bodySent: Bool) {
+        var head = head
+        // A large body asks first (the caller's own `Expect: 100-continue` is honoured too).
+        if let body, let expectContinue, expectContinue.applies(toBodyOf: body.length) {
+            head.headers.replaceOrAdd(name: "Expect", value: "100-continue")
+        }
+        let waitsToContinue = body != nil && head.headers[canonicalForm: "expect"].contains { $0.lowercased() == "100-continue" }
         do {
-            if body?.isStreamed == true {
+            if body?.isStreamed == true || waitsToContinue {
+                let goOn = waitsToContinue ? watcher.arm(on: channel.eventLoop, timeout: expectContinue?.timeout ?? .seconds(1)) : nil
                 try await outbound.write(.head(head))
+                // Answered before the body (a challenge, a 413): that answer is the outcome, the
+                // body never goes, and the connection is not used again.
+                if let goOn, try await !goOn.get() {
+                    return (try await ResponseReader.read(from: &responses, into: sink), false)
+                }
                 let outbound = outbound
                 try await body?.send { part in try await outbound.write(.body(.byteBuffer(part))) }
                 try await outbound.write(.end(nil))

@@ -135,6 +135,15 @@ public struct GetCommand: TSecCommand {
     var connectTimeout: Double = 10
 
     @Option(
+        name: .customLong("expect100-timeout"),
+        help: ArgumentHelp(
+            "How long a body of 1 MiB or more (or of unknown length) waits for the server's 100 Continue before it is sent anyway (curl's; Expect: 100-continue over HTTP/1.1, so that a challenge or a refusal costs no upload). 0: bodies never wait.",
+            valueName: "SECONDS"
+        )
+    )
+    var expect100Timeout: Double = 1
+
+    @Option(
         name: [.customShort("u"), .long],
         help: ArgumentHelp(
             "The user and password answering the server's HTTP Basic or Digest challenge, as curl's -u; without :PASSWORD it is asked on the terminal. Sent only to the URL's host and port, and only when the server asks (never up front, so a Digest server never sees the password).",
@@ -200,6 +209,7 @@ public struct GetCommand: TSecCommand {
         }
         try TimeLimit.validate(maxTime)
         try TimeLimit.validate(connectTimeout, option: "--connect-timeout")
+        if expect100Timeout != 0 { try TimeLimit.validate(expect100Timeout, option: "--expect100-timeout") }
         if let maxFilesize, maxFilesize < 0 { throw ValidationError("--max-filesize must not be negative") }
         if !form.isEmpty, !data.isEmpty { throw ValidationError("-F (a multipart form) and -d (a body of its own) cannot go together") }
         if uploadFile != nil, !form.isEmpty || !data.isEmpty { throw ValidationError("-T (a file as the body) goes with neither -d nor -F") }
@@ -238,6 +248,7 @@ public struct GetCommand: TSecCommand {
             configuration.cookieJar = try makeCookieJar(logger: configuration.logger)
             configuration.interceptor = retrying.makePolicy()
             configuration.hsts = try loadHSTS(logger: configuration.logger)
+            configuration.expectContinue = expect100Timeout == 0 ? nil : ExpectContinue(timeout: TimeLimit.duration(expect100Timeout))
             // The files written at the end are checked first: a request is not sent for what
             // could not be kept.
             for file in [cookieJar, hsts].compactMap({ $0 }) where !file.isEmpty { try FileWriting.checkReplaceable(file) }

@@ -542,6 +542,20 @@ struct GetCommandTests {
         await server.stop()
     }
 
+    @Test("a large upload waits for 100 Continue as curl's does, so a challenge costs no upload; --expect100-timeout 0 sends it at once; a bad timeout exits 2")
+    func expectContinue() async throws {
+        let file = try files.write("large-\(UUID().uuidString)", String(repeating: "x", count: 2 << 20))
+        for (arguments, onceOnly) in [([String](), true), (["--expect100-timeout", "0"], false)] {
+            let server = try await HTTPTestServer(chain: lab.loopbackChain())
+            let result = await get(server.url("/basic"), ["-T", file, "-u", "alice:wonderland"] + arguments)
+            #expect(result.status == 0, "\(result.output.stderr)")
+            #expect(result.output.stdout == "welcome alice")
+            #expect((server.receivedBodyBytes.total == 2 << 20) == onceOnly, "\(arguments): \(server.receivedBodyBytes.total)")
+            await server.stop()
+        }
+        #expect(await get(URL(string: "https://127.0.0.1:1/")!, ["--expect100-timeout", "-1"]).status == 2)
+    }
+
     @Test("--connect-timeout bounds making the connection alone: a server that never completes the connection fails after it, not after --max-time")
     func connectTimeout() async throws {
         let silent = try SilentListener()

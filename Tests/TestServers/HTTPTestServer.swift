@@ -25,6 +25,7 @@ import TransportSecurityNIO
 /// `/gzipped` and `/gzipped-truncated` (a gzip body, whole or cut short), `/headers` (the
 /// request headers as JSON), `/files/NAME` (what ``files`` holds), `POST /ocsp` (``ocspResponder``),
 /// `/header?name=N&value=V` (a 200 with the field `N: V`), `/early-hints` (a 103 before a 200),
+/// `Expect: 100-continue` answered (see `answerExpectation`), request body bytes counted in ``receivedBodyBytes``,
 /// `/flaky?key=K&failures=N[&status=S][&retry-after=V][&drop=1]` (the first N requests with key K
 /// answered with status S, 503 by default, and `Retry-After: V`, or with the connection closed
 /// unanswered, or with `cut=1` a 200 closed after 10 of its 100 bytes; later ones with 200 `recovered on request M, X-Attempt A`; counts in ``tally``),
@@ -53,6 +54,8 @@ public final class HTTPTestServer: Sendable {
     public let ocspResponder = OCSPResponderBox()
     /// How many requests `/flaky` received per key.
     public let tally = RequestTally()
+    /// The request body bytes received, all requests together.
+    public let receivedBodyBytes = ByteTally()
 
     public var port: Int { channel.localAddress?.port ?? 0 }
 
@@ -78,6 +81,7 @@ public final class HTTPTestServer: Sendable {
         let files = files
         let responder = ocspResponder
         let tally = tally
+        let receivedBodyBytes = receivedBodyBytes
         let contexts = currentContext
         let offersHTTP2 = offersHTTP2
         let streams = http2Streams
@@ -86,7 +90,7 @@ public final class HTTPTestServer: Sendable {
             .childChannelInitializer { channel in
                 let connection = counter.next()
                 @Sendable func routes() -> RouteHandler {
-                    RouteHandler(connection: connection, collected: collected, files: files, responder: responder, tally: tally)
+                    RouteHandler(connection: connection, collected: collected, files: files, responder: responder, tally: tally, receivedBodyBytes: receivedBodyBytes)
                 }
                 return channel.eventLoop.makeCompletedFuture {
                     if let context = contexts.get() {
@@ -172,6 +176,15 @@ public final class RequestTally: @unchecked Sendable {
     public func count(_ key: String) -> Int { lock.withLock { counts[key] ?? 0 } }
 }
 
+/// A count of bytes, safe to share.
+public final class ByteTally: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func add(_ bytes: Int) { lock.withLock { count += bytes } }
+    /// The bytes counted so far.
+    public var total: Int { lock.withLock { count } }
+}
+
 public final class ConnectionCounter: @unchecked Sendable {
     private let lock = NSLock()
     private var count = 0
@@ -188,11 +201,13 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
     let files: ServedFiles
     let responder: OCSPResponderBox
     let tally: RequestTally
+    let receivedBodyBytes: ByteTally
     private var head: HTTPRequestHead?
     private var requestsOnThisConnection = 0
     private var body = ByteBuffer()
 
-    init(connection: Int, collected: CollectedBodies, files: ServedFiles, responder: OCSPResponderBox, tally: RequestTally) {
+    init(connection: Int, collected: CollectedBodies, files: ServedFiles, responder: OCSPResponderBox, tally: RequestTally, receivedBodyBytes: ByteTally) {
+        self.receivedBodyBytes = receivedBodyBytes
         self.connection = connection
         self.tally = tally
         self.collected = collected
@@ -214,12 +229,30 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
                 let channel = context.channel
                 context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
                 self.head = nil
+            } else if head.headers[canonicalForm: "expect"].contains("100-continue") {
+                answerExpectation(context: context, head: head)
             }
         case .body(var chunk):
+            receivedBodyBytes.add(chunk.readableBytes)
             body.writeBuffer(&chunk)
         case .end:
             guard let head else { return }
             respond(context: context, to: head)
+        }
+    }
+
+    /// `Expect: 100-continue`: `/basic` without alice's credentials is refused at once (401,
+    /// then the connection closed: the body is not wanted); a URI with `ignore-expect` gets no
+    /// word; anything else gets `100 Continue`.
+    private func answerExpectation(context: ChannelHandlerContext, head: HTTPRequestHead) {
+        if head.uri.hasPrefix("/basic"), head.headers.first(name: "Authorization") != "Basic " + Data("alice:wonderland".utf8).base64EncodedString() {
+            let headers = HTTPHeaders([("Content-Length", "0"), ("WWW-Authenticate", #"Basic realm="lab""#), ("Connection", "close")])
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .unauthorized, headers: headers))), promise: nil)
+            let channel = context.channel
+            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
+            self.head = nil
+        } else if !head.uri.contains("ignore-expect") {
+            context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .continue))), promise: nil)
         }
     }
 
