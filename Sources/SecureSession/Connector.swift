@@ -21,7 +21,8 @@ enum Connector {
     /// An HTTP/1.1 connection's channel, and the watcher of requests that wait for `100 Continue`.
     private struct HTTP1Pipeline: Sendable {
         let channel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>
-        let watcher: ContinueWatcher
+        /// `nil` when bodies never wait (``SecureSessionConfiguration/expectContinue`` unset).
+        let watcher: ContinueWatcher?
     }
 
     /// An HTTP/2 connection's multiplexer, and the flag its `GOAWAY` watcher sets.
@@ -86,6 +87,7 @@ enum Connector {
         // its handshake (a TLS alert from the server).
         let firstError = NIOLockedValueBox<(any Error)?>(nil)
         let decompression = configuration.decompression
+        let waitsToContinue = configuration.expectContinue != nil
         if let proxy, let user = proxy.user, !proxy.speaksHTTP {
             // Credentials SOCKS5 cannot carry fail before any connection is made.
             do {
@@ -121,7 +123,7 @@ enum Connector {
                 }
                 guard let sslContext, let verifier else {
                     // Cleartext: HTTP/1.1, to the server (through a SOCKS tunnel) or to an HTTP proxy.
-                    let negotiation = tunnel.flatMapThrowing { Negotiation.http1_1(try http1Pipeline(on: channel, decompression: decompression)) }
+                    let negotiation = tunnel.flatMapThrowing { Negotiation.http1_1(try http1Pipeline(on: channel, decompression: decompression, waitsToContinue: waitsToContinue)) }
                     handshake.completeWith(negotiation.map { _ in () })
                     return channel.eventLoop.makeSucceededFuture((channel, negotiation, handshake.futureResult))
                 }
@@ -135,7 +137,7 @@ enum Connector {
                     try channel.pipeline.syncOperations.addHandler(HandshakeWatcher(promise: handshake, firstError: firstError))
                 }.flatMap {
                     channel.configureHTTP2AsyncSecureUpgrade(
-                        http1ConnectionInitializer: { channel in channel.eventLoop.makeCompletedFuture { try http1Pipeline(on: channel, decompression: decompression) } },
+                        http1ConnectionInitializer: { channel in channel.eventLoop.makeCompletedFuture { try http1Pipeline(on: channel, decompression: decompression, waitsToContinue: waitsToContinue) } },
                         http2ConnectionInitializer: { channel in http2Pipeline(on: channel) }
                     )
                 }.flatMap { $0 }
@@ -256,16 +258,20 @@ enum Connector {
     }
 
     /// HTTP/1.1 over `channel`, seen from async code.
-    private static func http1Pipeline(on channel: any Channel, decompression: ResponseDecompression) throws -> HTTP1Pipeline {
-        // swift-nio's client handlers, with informational answers forwarded to the watcher of
-        // requests that wait for `100 Continue` (which keeps them from the rest).
-        let watcher = ContinueWatcher()
-        try channel.pipeline.syncOperations.addHandlers([
-            HTTPRequestEncoder(),
-            ByteToMessageHandler(HTTPResponseDecoder(informationalResponseStrategy: .forward)),
-            NIOHTTPRequestHeadersValidator(),
-            watcher,
-        ])
+    private static func http1Pipeline(on channel: any Channel, decompression: ResponseDecompression, waitsToContinue: Bool) throws -> HTTP1Pipeline {
+        // swift-nio's client handlers; when bodies may wait for `100 Continue`, with
+        // informational answers forwarded to the watcher (which keeps them from the rest).
+        let watcher = waitsToContinue ? ContinueWatcher() : nil
+        if let watcher {
+            try channel.pipeline.syncOperations.addHandlers([
+                HTTPRequestEncoder(),
+                ByteToMessageHandler(HTTPResponseDecoder(informationalResponseStrategy: .forward)),
+                NIOHTTPRequestHeadersValidator(),
+                watcher,
+            ])
+        } else {
+            try channel.pipeline.syncOperations.addHTTPClientHandlers()
+        }
         try decompression.install(in: channel.pipeline.syncOperations)
         return HTTP1Pipeline(channel: try NIOAsyncChannel(wrappingChannelSynchronously: channel), watcher: watcher)
     }

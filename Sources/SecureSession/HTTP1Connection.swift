@@ -40,7 +40,7 @@ final class HTTP1Connection: PooledConnection, Sendable {
         closingError: @escaping @Sendable () -> (any Error)?,
         outbound: NIOAsyncChannelOutboundWriter<HTTPClientRequestPart>,
         inbound: NIOAsyncChannelInboundStream<HTTPClientResponsePart>,
-        continuing: (ExpectContinue?, ContinueWatcher)
+        continuing: (ExpectContinue?, ContinueWatcher?)
     ) {
         self.key = key
         self.channel = channel
@@ -59,7 +59,7 @@ final class HTTP1Connection: PooledConnection, Sendable {
     static func start(
         key: ConnectionKey,
         channel asyncChannel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>,
-        watcher: ContinueWatcher,
+        watcher: ContinueWatcher?,
         trustDecision: TrustDecision?,
         establishment: ConnectionEstablishment,
         expectContinue: ExpectContinue?,
@@ -162,14 +162,15 @@ private final class Exchanger: @unchecked Sendable {
     private var responses: NIOAsyncChannelInboundStream<HTTPClientResponsePart>.AsyncIterator
     private let channel: any Channel
     private let expectContinue: ExpectContinue?
-    private let watcher: ContinueWatcher
+    /// `nil` when bodies never wait for `100 Continue`.
+    private let watcher: ContinueWatcher?
 
     init(
         inbound: NIOAsyncChannelInboundStream<HTTPClientResponsePart>,
         outbound: NIOAsyncChannelOutboundWriter<HTTPClientRequestPart>,
         channel: any Channel,
         expectContinue: ExpectContinue?,
-        watcher: ContinueWatcher
+        watcher: ContinueWatcher?
     ) {
         self.outbound = outbound
         self.responses = inbound.makeAsyncIterator()
@@ -185,13 +186,15 @@ private final class Exchanger: @unchecked Sendable {
     func exchange(head: HTTPRequestHead, body: RequestBodySource?, into sink: ResponseBodySink) async throws -> (HTTPResponseHead, bodySent: Bool) {
         var head = head
         // A large body asks first (the caller's own `Expect: 100-continue` is honoured too).
-        if let body, let expectContinue, expectContinue.applies(toBodyOf: body.length) {
-            head.headers.replaceOrAdd(name: "Expect", value: "100-continue")
+        var goOn: EventLoopFuture<Bool>?
+        if let body, let expectContinue, let watcher {
+            if expectContinue.applies(toBodyOf: body.length) { head.headers.replaceOrAdd(name: "Expect", value: "100-continue") }
+            if head.headers[canonicalForm: "expect"].contains(where: { $0.lowercased() == "100-continue" }) {
+                goOn = watcher.arm(on: channel.eventLoop, timeout: expectContinue.timeout)
+            }
         }
-        let waitsToContinue = body != nil && head.headers[canonicalForm: "expect"].contains { $0.lowercased() == "100-continue" }
         do {
-            if body?.isStreamed == true || waitsToContinue {
-                let goOn = waitsToContinue ? watcher.arm(on: channel.eventLoop, timeout: expectContinue?.timeout ?? .seconds(1)) : nil
+            if body?.isStreamed == true || goOn != nil {
                 try await outbound.write(.head(head))
                 // Answered before the body (a challenge, a 413): that answer is the outcome, the
                 // body never goes, and the connection is not used again.

@@ -85,9 +85,9 @@ public struct SecureSessionConfiguration: Sendable {
     /// are sent as `https://`. `nil` (the default) keeps none, as curl without `--hsts`.
     public var hsts: HSTSStore?
     /// Whether large bodies wait for the server's `100 Continue` over HTTP/1.1
-    /// (``ExpectContinue``: a Digest challenge or a 413 then costs no upload); `nil` (the
-    /// default): bodies follow their heads at once, unless a request carries its own
-    /// `Expect: 100-continue`.
+    /// (``ExpectContinue``: a Digest challenge or a 413 then costs no upload; a request's own
+    /// `Expect: 100-continue` waits too); `nil` (the default): bodies follow their heads at
+    /// once, and the connections' pipelines are swift-nio's plain ones.
     public var expectContinue: ExpectContinue?
     /// Where the session's counters and timers go (swift-metrics: requests by status or error,
     /// their durations, trust decisions by rule, connections by protocol); `nil` (the default):
