@@ -11,20 +11,21 @@ final class ContinueWatcher: ChannelInboundHandler, Sendable {
     typealias InboundIn = HTTPClientResponsePart
     typealias InboundOut = HTTPClientResponsePart
 
-    /// What the next head decides: `true` send the body, `false` do not.
-    private let armed = NIOLockedValueBox<EventLoopPromise<Bool>?>(nil)
+    /// What the next head decides: `nil` send the body, a final status code do not.
+    private let armed = NIOLockedValueBox<EventLoopPromise<UInt?>?>(nil)
 
-    /// Waits for the next head, at most `timeout` (then: send the body).
-    func arm(on loop: any EventLoop, timeout: Duration) -> EventLoopFuture<Bool> {
-        let promise = loop.makePromise(of: Bool.self)
+    /// Waits for the next head, at most `timeout` (then: send the body, `nil`); the status of
+    /// a final answer that came first.
+    func arm(on loop: any EventLoop, timeout: Duration) -> EventLoopFuture<UInt?> {
+        let promise = loop.makePromise(of: UInt?.self)
         armed.withLockedValue { $0 = promise }
         loop.scheduleTask(in: .nanoseconds(timeout.nanoseconds)) { [armed] in
-            let waiting = armed.withLockedValue { current -> EventLoopPromise<Bool>? in
+            let waiting = armed.withLockedValue { current -> EventLoopPromise<UInt?>? in
                 guard current?.futureResult === promise.futureResult else { return nil }
                 defer { current = nil }
                 return current
             }
-            waiting?.succeed(true)
+            waiting?.succeed(nil)
         }
         return promise.futureResult
     }
@@ -36,7 +37,7 @@ final class ContinueWatcher: ChannelInboundHandler, Sendable {
                 defer { current = nil }
                 return current
             }
-            waiting?.succeed(isInformational)
+            waiting?.succeed(isInformational ? nil : head.status.code)
             if isInformational { return }
         }
         context.fireChannelRead(data)
@@ -47,7 +48,7 @@ final class ContinueWatcher: ChannelInboundHandler, Sendable {
         armed.withLockedValue { current in
             defer { current = nil }
             return current
-        }?.succeed(true)
+        }?.succeed(nil)
         context.fireChannelInactive()
     }
 }

@@ -92,7 +92,7 @@ final class HTTP1Connection: PooledConnection, Sendable {
 
     /// Sends a request and reads its response; the body goes to `sink` before this returns.
     /// Only the request that leased the connection calls this, one request at a time.
-    func execute(head: HTTPRequestHead, body: RequestBodySource?, closer: ConnectionCloser, sink: @escaping ResponseBodySink)
+    func execute(head: HTTPRequestHead, body: RequestBodySource?, mayWaitToContinue: Bool, closer: ConnectionCloser, sink: @escaping ResponseBodySink)
         async throws -> ExchangedResponse
     {
         closer.track(self)
@@ -101,10 +101,13 @@ final class HTTP1Connection: PooledConnection, Sendable {
             throw ResponseReader.failure(SecureSessionError.connectionFailed("\(key): the connection is closed"), on: key, closingError: closingError())
         }
         do {
-            let (response, bodySent) = try await exchanger.exchange(head: head, body: body, into: sink)
+            let (response, bodySent) = try await exchanger.exchange(head: head, body: body, mayWaitToContinue: mayWaitToContinue, into: sink)
             let reusable = response.isKeepAlive && bodySent
             if !reusable { close() }
             return ExchangedResponse(head: response, reusable: reusable)
+        } catch let refused as ExpectationRefused {
+            close()
+            throw refused
         } catch {
             close()
             throw ResponseReader.failure(error, on: key, closingError: closingError())
@@ -183,11 +186,13 @@ private final class Exchanger: @unchecked Sendable {
     /// write waiting for the connection to take it) and reads the response on this connection's streams; says whether the whole body
     /// was sent (a server may answer, a 413 or a 401, and close before taking all of it: that
     /// answer is the outcome, and the connection cannot be used again).
-    func exchange(head: HTTPRequestHead, body: RequestBodySource?, into sink: ResponseBodySink) async throws -> (HTTPResponseHead, bodySent: Bool) {
+    func exchange(head: HTTPRequestHead, body: RequestBodySource?, mayWaitToContinue: Bool, into sink: ResponseBodySink) async throws -> (HTTPResponseHead, bodySent: Bool) {
         var head = head
         // A large body asks first (the caller's own `Expect: 100-continue` is honoured too).
-        var goOn: EventLoopFuture<Bool>?
-        if let body, let expectContinue, let watcher {
+        var goOn: EventLoopFuture<UInt?>?
+        if !mayWaitToContinue {
+            head.headers.remove(name: "Expect")
+        } else if let body, let expectContinue, let watcher {
             if expectContinue.applies(toBodyOf: body.length) { head.headers.replaceOrAdd(name: "Expect", value: "100-continue") }
             if head.headers[canonicalForm: "expect"].contains(where: { $0.lowercased() == "100-continue" }) {
                 goOn = watcher.arm(on: channel.eventLoop, timeout: expectContinue.timeout)
@@ -197,8 +202,10 @@ private final class Exchanger: @unchecked Sendable {
             if body?.isStreamed == true || goOn != nil {
                 try await outbound.write(.head(head))
                 // Answered before the body (a challenge, a 413): that answer is the outcome, the
-                // body never goes, and the connection is not used again.
-                if let goOn, try await !goOn.get() {
+                // body never goes, and the connection is not used again. A 417 only says the
+                // expectation is not understood on the way: the request goes again without it.
+                if let goOn, let answered = try await goOn.get() {
+                    if answered == 417 { throw ExpectationRefused() }
                     return (try await ResponseReader.read(from: &responses, into: sink), false)
                 }
                 let outbound = outbound

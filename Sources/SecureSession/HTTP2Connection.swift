@@ -68,7 +68,7 @@ final class HTTP2Connection: PooledConnection, Sendable {
     /// Completes when the connection has closed.
     var closeFuture: EventLoopFuture<Void> { channel.closeFuture }
 
-    func execute(head: HTTPRequestHead, body: RequestBodySource?, closer: ConnectionCloser, sink: @escaping ResponseBodySink)
+    func execute(head: HTTPRequestHead, body: RequestBodySource?, mayWaitToContinue: Bool, closer: ConnectionCloser, sink: @escaping ResponseBodySink)
         async throws -> ExchangedResponse
     {
         // swift-nio-http2 holds a stream opened after the server's GOAWAY without failing it:

@@ -26,7 +26,13 @@ protocol PooledConnection: ClosableConnection {
     var isUsable: Bool { get }
     /// Sends a request and reads its response, the body into `sink`, before returning. What the
     /// request occupies (the connection for HTTP/1.1, its stream for HTTP/2) is tracked by
-    /// `closer` meanwhile, so that the request's deadline closes it and nothing else.
-    func execute(head: HTTPRequestHead, body: RequestBodySource?, closer: ConnectionCloser, sink: @escaping ResponseBodySink)
+    /// `closer` meanwhile, so that the request's deadline closes it and nothing else. Unless
+    /// `mayWaitToContinue` is `false` (after a server refused the expectation), a large body
+    /// may wait for `100 Continue` (``ExpectContinue``, HTTP/1.1).
+    func execute(head: HTTPRequestHead, body: RequestBodySource?, mayWaitToContinue: Bool, closer: ConnectionCloser, sink: @escaping ResponseBodySink)
         async throws -> ExchangedResponse
 }
+
+/// A server answered `417 Expectation Failed` to a request that waited for `100 Continue`: the
+/// request goes again without the expectation, on a new connection (RFC 9110 §10.1.1).
+struct ExpectationRefused: Error {}

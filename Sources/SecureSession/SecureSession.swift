@@ -403,6 +403,8 @@ public final class SecureSession: Sendable {
         // refused first; a retry sends the same body again (a file from its start).
         let body = try RequestBodySource.of(request)
         var attempt = 0
+        // Until a server refuses the expectation (417): then without it.
+        var mayWaitToContinue = true
         let clock = ContinuousClock()
         while true {
             attempt += 1
@@ -434,6 +436,7 @@ public final class SecureSession: Sendable {
                 let response = try await connection.execute(
                     head: requestHead(request, key: key, body: body),
                     body: body,
+                    mayWaitToContinue: mayWaitToContinue,
                     closer: closer
                 ) { head, buffer in
                     firstPart.withLockedValue { if $0 == nil { $0 = clock.now } }
@@ -456,6 +459,10 @@ public final class SecureSession: Sendable {
                     download: ended - head
                 )
                 return Exchange(head: response.head, connection: connection, heldBody: held.data, timing: timing)
+            } catch is ExpectationRefused where mayWaitToContinue {
+                pool.release(connection, reusable: false)
+                mayWaitToContinue = false
+                configuration.logger.debug("expectation refused (417), sending again without it", metadata: ["url": "\(request.url.redacted)"])
             } catch {
                 pool.release(connection, reusable: false)
                 // The session closed the connection under the request.

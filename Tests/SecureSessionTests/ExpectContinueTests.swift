@@ -41,7 +41,7 @@ struct ExpectContinueTests {
         }
     }
 
-    @Test("the body follows the server's 100 at once, or the timeout when the server says nothing; small bodies and HTTP/2 do not wait")
+    @Test("the body follows the server's 100 at once, or the timeout when the server says nothing; after a 417 the request goes again without the expectation; small bodies and HTTP/2 do not wait")
     func waiting() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
         let session = lab.session { $0.expectContinue = ExpectContinue(minimumBodySize: 1 << 20, timeout: .milliseconds(600)) }
@@ -55,6 +55,10 @@ struct ExpectContinueTests {
         #expect(clock.now - started >= .milliseconds(600))
         #expect(server.collected.all.last?.count == Self.size)
 
+        // A 417 (the expectation not understood on the way): sent again without it, once.
+        let refused = try await session.send(Self.upload(to: server.url("/collect?refuse-expect")))
+        #expect(refused.statusCode == 200)
+        #expect(server.collected.all.last?.count == Self.size)
         let asked = try await session.send(Self.upload(to: server.url("/headers"))).decode([String: String].self)
         #expect(asked["expect"] == "100-continue")
         let small = try await session.send(SecureRequest(.post, url: server.url("/headers"), body: Data("small".utf8))).decode([String: String].self)

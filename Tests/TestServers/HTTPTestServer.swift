@@ -242,12 +242,18 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
     }
 
     /// `Expect: 100-continue`: `/basic` without alice's credentials is refused at once (401,
-    /// then the connection closed: the body is not wanted); a URI with `ignore-expect` gets no
-    /// word; anything else gets `100 Continue`.
+    /// then the connection closed: the body is not wanted); a URI with `refuse-expect` gets a
+    /// 417, one with `ignore-expect` no word; anything else gets `100 Continue`.
     private func answerExpectation(context: ChannelHandlerContext, head: HTTPRequestHead) {
         if head.uri.hasPrefix("/basic"), head.headers.first(name: "Authorization") != "Basic " + Data("alice:wonderland".utf8).base64EncodedString() {
             let headers = HTTPHeaders([("Content-Length", "0"), ("WWW-Authenticate", #"Basic realm="lab""#), ("Connection", "close")])
             context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .unauthorized, headers: headers))), promise: nil)
+            let channel = context.channel
+            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
+            self.head = nil
+        } else if head.uri.contains("refuse-expect") {
+            let headers = HTTPHeaders([("Content-Length", "0"), ("Connection", "close")])
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .expectationFailed, headers: headers))), promise: nil)
             let channel = context.channel
             context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
             self.head = nil
