@@ -40,14 +40,15 @@ final class HTTP1Connection: PooledConnection, Sendable {
         closingError: @escaping @Sendable () -> (any Error)?,
         outbound: NIOAsyncChannelOutboundWriter<HTTPClientRequestPart>,
         inbound: NIOAsyncChannelInboundStream<HTTPClientResponsePart>,
-        continuing: (ExpectContinue?, ContinueWatcher?)
+        expectContinue: ExpectContinue?,
+        watcher: ContinueWatcher?
     ) {
         self.key = key
         self.channel = channel
         self.trustDecision = trustDecision
         self.establishment = establishment
         self.closingError = closingError
-        self.exchanger = Exchanger(inbound: inbound, outbound: outbound, channel: channel, expectContinue: continuing.0, watcher: continuing.1)
+        self.exchanger = Exchanger(inbound: inbound, outbound: outbound, channel: channel, expectContinue: expectContinue, watcher: watcher)
     }
 
     /// Whether the connection can take another request.
@@ -86,7 +87,8 @@ final class HTTP1Connection: PooledConnection, Sendable {
             closingError: closingError,
             outbound: outbound,
             inbound: inbound,
-            continuing: (expectContinue, watcher)
+            expectContinue: expectContinue,
+            watcher: watcher
         )
     }
 
