@@ -49,12 +49,18 @@ struct UserArgument {
         var saved = termios()
         let canHideEcho = tcgetattr(terminal, &saved) == 0
         if canHideEcho {
+            // Interrupted while echo is off (^C, ^\, a kill), the terminal gets its echo back
+            // before the process ends.
+            EchoRestorer.arm(terminal: terminal, settings: saved)
             var silent = saved
             silent.c_lflag &= ~tcflag_t(ECHO)
             _ = tcsetattr(terminal, TCSAFLUSH, &silent)
         }
         defer {
-            if canHideEcho { _ = tcsetattr(terminal, TCSAFLUSH, &saved) }
+            if canHideEcho {
+                _ = tcsetattr(terminal, TCSAFLUSH, &saved)
+                EchoRestorer.disarm()
+            }
         }
         let prompt = "Enter host password for user '\(user)':"
         _ = prompt.withCString { write(terminal, $0, strlen($0)) }
@@ -65,5 +71,35 @@ struct UserArgument {
         }
         _ = write(terminal, "\n", 1)
         return String(decoding: typed, as: UTF8.self)
+    }
+}
+
+/// Gives a terminal its settings back when a signal ends the process while a password is read
+/// with echo off (a shell would otherwise be left typing blind). The signal handler can see only
+/// globals: these are written before it is installed and read by it alone.
+private enum EchoRestorer {
+    nonisolated(unsafe) private static var terminal: Int32 = -1
+    nonisolated(unsafe) private static var settings = termios()
+    /// The handlers in place before, put back once the password is read.
+    nonisolated(unsafe) private static var previous: [(Int32, sighandler_t?)] = []
+    private static let signals = [SIGINT, SIGTERM, SIGQUIT, SIGHUP]
+
+    /// Restores `settings` on `terminal` if one of the signals comes.
+    static func arm(terminal descriptor: Int32, settings saved: termios) {
+        terminal = descriptor
+        settings = saved
+        previous = signals.map { number in
+            (number, signal(number) { received in
+                _ = tcsetattr(EchoRestorer.terminal, TCSANOW, &EchoRestorer.settings)
+                signal(received, SIG_DFL)
+                raise(received)
+            })
+        }
+    }
+
+    /// The password was read: the signals are handled as before.
+    static func disarm() {
+        for (number, handler) in previous { signal(number, handler) }
+        previous = []
     }
 }

@@ -400,6 +400,29 @@ struct GetCommandTests {
         #expect(typed.contains("Enter host password for user 'alice':"), "\(typed)")
         #expect(typed.contains("welcome alice"))
         #expect(!typed.contains("wonderland\r"), "the password was echoed: \(typed)")
+        // Interrupted at the prompt (^C), the terminal has its echo back.
+        let interrupter = """
+            import os, pty, sys, termios, time
+            pid, fd = pty.fork()
+            if pid == 0:
+                os.execv("/bin/sh", ["sh", "-c", "exec " + sys.argv[1]])
+            seen = b""
+            while b"password" not in seen:
+                try:
+                    chunk = os.read(fd, 4096)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                seen += chunk
+            time.sleep(0.2)
+            print("silent" if not termios.tcgetattr(fd)[3] & termios.ECHO else "echoing")
+            os.write(fd, b"\\x03")
+            _, status = os.waitpid(pid, 0)
+            print("echoing" if termios.tcgetattr(fd)[3] & termios.ECHO else "silent", os.WIFSIGNALED(status))
+            """
+        let interrupted = try shell("python3 -c '\(interrupter)' \"\(get)\"")
+        #expect(interrupted == "silent\nechoing True\n", "\(interrupted)")
         // Without one (a new session has no controlling terminal): exit 2, saying what to do.
         let detached = try shell("setsid -w \(get) 2>&1; echo \" exit $?\"")
         #expect(detached.hasSuffix(" exit 2\n"), "\(detached)")
