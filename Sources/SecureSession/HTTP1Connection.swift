@@ -219,8 +219,10 @@ private final class Exchanger: @unchecked Sendable {
             }
         } catch {
             // Only when the server closed the connection under the write can an answer be
-            // waiting; a write that fails on an open connection would wait for none.
-            guard !channel.isActive else { throw error }
+            // waiting; a write that fails on an open connection would wait for none. A refused
+            // expectation is not an answer: the request goes again (whether or not the server
+            // has closed the connection by now).
+            guard !channel.isActive, !(error is ExpectationRefused) else { throw error }
             return (try await ResponseReader.answer(sentBefore: error, from: &responses, into: sink), false)
         }
         return (try await ResponseReader.read(from: &responses, into: sink), true)
