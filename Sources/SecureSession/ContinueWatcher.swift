@@ -4,7 +4,8 @@ import NIOHTTP1
 
 /// Watches the answers of an HTTP/1.1 connection for a request that waits before its body
 /// (``ExpectContinue``): the first head after it is armed says whether to send the body (a
-/// `100 Continue`) or not (a final answer); a timer sends it anyway. Informational answers
+/// `100 Continue`, or any informational answer: the server is there and reading) or not (a final
+/// answer); a timer sends it anyway. Informational answers
 /// (100, 103) go no further than here, so the rest of the pipeline sees final answers only, as
 /// with swift-nio's default decoder.
 final class ContinueWatcher: ChannelInboundHandler, Sendable {
