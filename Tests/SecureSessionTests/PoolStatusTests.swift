@@ -13,10 +13,10 @@ struct PoolStatusTests {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
         let session = lab.session { $0.maximumConnectionsPerHost = 2 }
         #expect(session.poolStatus().isEmpty)
-        let slow = (0..<3).map { _ in Task { try await session.get(server.url("/delay/400")) } }
+        let slow = (0..<3).map { _ in Task { try await session.get(server.url("/delay/1500")) } }
         let name = "https://127.0.0.1:\(server.port)"
         var busy: [PoolStatus] = []
-        for _ in 0..<100 {
+        for _ in 0..<300 {
             busy = session.poolStatus()
             if busy == [PoolStatus(server: name, inUse: 2, waitingRequests: 1)] { break }
             try await Task.sleep(for: .milliseconds(10))
