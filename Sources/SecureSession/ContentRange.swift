@@ -33,7 +33,6 @@ extension ContentRange {
 
     /// Digits only (no sign, no space), at most 18 of them.
     private static func number(_ text: Substring) -> Int64? {
-        guard !text.isEmpty, text.count <= 18, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
-        return Int64(text)
+        text.count <= 18 ? DecimalNumber.saturating(text.utf8) : nil
     }
 }

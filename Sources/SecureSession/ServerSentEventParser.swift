@@ -62,8 +62,8 @@ public struct ServerSentEventParser: Sendable {
         case "event": eventType = text
         case "data": data += text + "\n"
         case "id" where !value.contains(0): lastEventID = text
-        case "retry" where !value.isEmpty && value.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }):
-            retry = Int(text) ?? Int.max
+        case "retry":
+            if let milliseconds = DecimalNumber.saturating(value) { retry = Int(clamping: milliseconds) }
         default: break
         }
         return nil

@@ -116,8 +116,7 @@ struct SetCookie {
     /// saturated rather than overflowing.
     private static func maxAgeSeconds(_ text: String) -> Int? {
         let digits = text.hasPrefix("-") ? text.dropFirst() : Substring(text)
-        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
-        let magnitude = Int(digits) ?? Int.max
+        guard let magnitude = DecimalNumber.saturating(digits.utf8).map(Int.init(clamping:)) else { return nil }
         return text.hasPrefix("-") ? -magnitude : magnitude
     }
 }

@@ -30,9 +30,9 @@ public struct StrictTransportSecurity: Sendable, Hashable {
             }
             switch name {
             case "max-age":
-                guard let value, !value.isEmpty, value.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
                 // A number too long for 64 bits is still a valid one: the longest there is.
-                maximumAge = Int64(value) ?? Int64.max
+                guard let value, let seconds = DecimalNumber.saturating(value.utf8) else { return nil }
+                maximumAge = seconds
             case "includesubdomains":
                 guard value == nil else { return nil }
                 includesSubdomains = true

@@ -8,10 +8,8 @@ enum RetryAfter {
     /// field or it is neither form.
     static func delay(in head: ResponseHead, now: Date) -> Duration? {
         guard let value = head.header("Retry-After")?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
-        if value.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
-            // Enormous numbers saturate: they are longer than any wait obeyed.
-            return .seconds(Int64(value) ?? Int64.max)
-        }
+        // Enormous numbers saturate: they are longer than any wait obeyed.
+        if let seconds = DecimalNumber.saturating(value.utf8) { return .seconds(seconds) }
         guard let date = CookieDate.parse(value) else { return nil }
         let seconds = date.timeIntervalSince(now)
         return seconds > 0 ? .nanoseconds(Int64(min(seconds, 1e9) * 1e9)) : .zero
