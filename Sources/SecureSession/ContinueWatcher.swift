@@ -20,13 +20,8 @@ final class ContinueWatcher: ChannelInboundHandler, Sendable {
     func arm(on loop: any EventLoop, timeout: Duration) -> EventLoopFuture<UInt?> {
         let promise = loop.makePromise(of: UInt?.self)
         armed.withLockedValue { $0 = promise }
-        loop.scheduleTask(in: .nanoseconds(timeout.nanoseconds)) { [armed] in
-            let waiting = armed.withLockedValue { current -> EventLoopPromise<UInt?>? in
-                guard current?.futureResult === promise.futureResult else { return nil }
-                defer { current = nil }
-                return current
-            }
-            waiting?.succeed(nil)
+        loop.scheduleTask(in: .nanoseconds(timeout.nanoseconds)) { [self] in
+            disarm(onlyIf: promise)?.succeed(nil)
         }
         return promise.futureResult
     }
@@ -34,11 +29,7 @@ final class ContinueWatcher: ChannelInboundHandler, Sendable {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if case .head(let head) = unwrapInboundIn(data) {
             let isInformational = head.status.code < 200 && head.status != .switchingProtocols
-            let waiting = armed.withLockedValue { current in
-                defer { current = nil }
-                return current
-            }
-            waiting?.succeed(isInformational ? nil : head.status.code)
+            disarm()?.succeed(isInformational ? nil : head.status.code)
             if isInformational { return }
         }
         context.fireChannelRead(data)
@@ -46,10 +37,17 @@ final class ContinueWatcher: ChannelInboundHandler, Sendable {
 
     func channelInactive(context: ChannelHandlerContext) {
         // Closed before a word: sending fails and tells why.
-        armed.withLockedValue { current in
-            defer { current = nil }
-            return current
-        }?.succeed(nil)
+        disarm()?.succeed(nil)
         context.fireChannelInactive()
+    }
+
+    /// Takes the armed promise away, to be decided by the caller; with `expected`, only when
+    /// it is that one (a timer of an earlier request finds the next one's armed and leaves it).
+    private func disarm(onlyIf expected: EventLoopPromise<UInt?>? = nil) -> EventLoopPromise<UInt?>? {
+        armed.withLockedValue { current in
+            guard let taken = current, expected.map({ $0.futureResult === taken.futureResult }) ?? true else { return nil }
+            current = nil
+            return taken
+        }
     }
 }
