@@ -128,13 +128,13 @@ enum Connector {
                     return channel.eventLoop.makeSucceededFuture((channel, negotiation, handshake.futureResult))
                 }
                 let negotiation = tunnel.flatMapThrowing {
-                    let tls = try NIOSSLClientHandler(
+                    try HandshakeWatcher.addVerifiedTLS(
+                        to: channel,
                         context: sslContext,
-                        serverHostname: verifier.serverNameIndication,
-                        customVerificationCallback: verifier.makeVerificationCallback(onDecision: decisions.record)
+                        verifier: verifier,
+                        decisions: decisions,
+                        watcher: HandshakeWatcher(promise: handshake, firstError: firstError)
                     )
-                    try channel.pipeline.syncOperations.addHandler(tls)
-                    try channel.pipeline.syncOperations.addHandler(HandshakeWatcher(promise: handshake, firstError: firstError))
                 }.flatMap {
                     channel.configureHTTP2AsyncSecureUpgrade(
                         http1ConnectionInitializer: { channel in channel.eventLoop.makeCompletedFuture { try http1Pipeline(on: channel, decompression: decompression, waitsToContinue: waitsToContinue) } },

@@ -1,6 +1,8 @@
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOSSL
 import NIOTLS
+import TransportSecurityNIO
 
 /// Completes a promise when the TLS handshake completes, fails it when the channel errors or
 /// closes first; keeps the first error the channel meets, handshake or not, to explain why the
@@ -47,5 +49,25 @@ final class HandshakeWatcher: ChannelInboundHandler, RemovableChannelHandler, Se
     /// `channelInactive`: the promise must not be left open. Completing it twice is harmless.
     func handlerRemoved(context: ChannelHandlerContext) {
         promise.fail(ChannelError.ioOnClosedChannel)
+    }
+}
+
+extension HandshakeWatcher {
+    /// Puts TLS judged by `verifier` (its decisions to `decisions`) at the end of `channel`'s
+    /// pipeline, watched by a handshake watcher: for a server, and for an HTTPS proxy first.
+    static func addVerifiedTLS(
+        to channel: any Channel,
+        context: NIOSSLContext,
+        verifier: PeerTrustVerifier,
+        decisions: DecisionBox,
+        watcher: HandshakeWatcher
+    ) throws {
+        let tls = try NIOSSLClientHandler(
+            context: context,
+            serverHostname: verifier.serverNameIndication,
+            customVerificationCallback: verifier.makeVerificationCallback(onDecision: decisions.record)
+        )
+        try channel.pipeline.syncOperations.addHandler(tls)
+        try channel.pipeline.syncOperations.addHandler(watcher)
     }
 }

@@ -33,13 +33,13 @@ final class ProxyTLS: Sendable {
         let handshake = channel.eventLoop.makePromise(of: Void.self)
         let completed = completed
         handshake.futureResult.whenSuccess { completed.set() }
-        let tls = try NIOSSLClientHandler(
+        try HandshakeWatcher.addVerifiedTLS(
+            to: channel,
             context: context,
-            serverHostname: verifier.serverNameIndication,
-            customVerificationCallback: verifier.makeVerificationCallback(onDecision: decisions.record)
+            verifier: verifier,
+            decisions: decisions,
+            watcher: HandshakeWatcher(promise: handshake, firstError: firstError, passesCompletionOn: false)
         )
-        try channel.pipeline.syncOperations.addHandler(tls)
-        try channel.pipeline.syncOperations.addHandler(HandshakeWatcher(promise: handshake, firstError: firstError, passesCompletionOn: false))
         return handshake.futureResult
     }
 
