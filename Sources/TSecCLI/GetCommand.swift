@@ -298,12 +298,7 @@ public struct GetCommand: TSecCommand {
         guard let hsts else { return nil }
         // `--hsts ''`: HSTS for this run only, as curl has it.
         guard !hsts.isEmpty, FileManager.default.fileExists(atPath: hsts) else { return HSTSStore(logger: logger) }
-        let data: Data
-        do {
-            data = try InputFile.read(hsts, limit: 16 << 20)
-        } catch {
-            throw ValidationError("the HSTS file \(hsts) cannot be read: \(error)")
-        }
+        let data = try ArgumentFile.read(hsts, as: "the HSTS file", limit: 16 << 20)
         return HSTSStore(try CurlHSTSFile.entries(in: String(decoding: data, as: UTF8.self), source: hsts), logger: logger)
     }
 
@@ -314,12 +309,7 @@ public struct GetCommand: TSecCommand {
         guard file != nil || cookieJar != nil else { return nil }
         let jar = CookieJar(logger: logger)
         guard let file, FileManager.default.fileExists(atPath: file) else { return jar }
-        let data: Data
-        do {
-            data = try InputFile.read(file, limit: 16 << 20)
-        } catch {
-            throw ValidationError("the cookie file \(file) cannot be read: \(error)")
-        }
+        let data = try ArgumentFile.read(file, as: "the cookie file", limit: 16 << 20)
         for cookie in try NetscapeCookieFile.cookies(in: String(decoding: data, as: UTF8.self), source: file, at: Date()) {
             jar.store(cookie)
         }
@@ -398,14 +388,8 @@ public struct GetCommand: TSecCommand {
     private func loadWriteOut() throws -> WriteOutFormat? {
         guard let writeOutText else { return nil }
         guard writeOutText.hasPrefix("@") else { return try WriteOutFormat(writeOutText) }
-        let named = String(writeOutText.dropFirst())
-        do {
-            return try WriteOutFormat(String(decoding: try RequestBodyFile.read(named), as: UTF8.self))
-        } catch let invalid as ValidationError {
-            throw invalid
-        } catch {
-            throw ValidationError("the -w format file \(named == "-" ? "/dev/stdin" : named) cannot be read: \(error)")
-        }
+        let format = try ArgumentFile.readArgument(String(writeOutText.dropFirst()), as: "the -w format file")
+        return try WriteOutFormat(String(decoding: format, as: UTF8.self))
     }
 
     private func makeRequest() throws -> SecureRequest {
@@ -450,12 +434,7 @@ public struct GetCommand: TSecCommand {
     /// standard input).
     private static func bodyPart(_ argument: String) throws -> Data {
         guard argument.hasPrefix("@") else { return Data(argument.utf8) }
-        let named = String(argument.dropFirst())
-        do {
-            return try RequestBodyFile.read(named)
-        } catch {
-            throw ValidationError("the request body file \(named == "-" ? "/dev/stdin" : named) cannot be read: \(error)")
-        }
+        return try ArgumentFile.readArgument(String(argument.dropFirst()), as: "the request body file")
     }
 
     /// The rules of `--config`; every issue found in them goes to stderr.
@@ -541,12 +520,7 @@ public struct GetCommand: TSecCommand {
             return value
         }
         if let passphraseFile {
-            let contents: Data
-            do {
-                contents = try InputFile.read(passphraseFile)
-            } catch {
-                throw ValidationError("the passphrase file \(passphraseFile) cannot be read: \(error)")
-            }
+            let contents = try ArgumentFile.read(passphraseFile, as: "the passphrase file")
             return String(decoding: contents, as: UTF8.self).split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
         }
         return ""
