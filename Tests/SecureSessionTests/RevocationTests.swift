@@ -73,6 +73,8 @@ struct RevocationTests {
         let trusted = await evaluate(fine, RevocationPolicy(options: .crl, failureMode: .hard, crls: [list, try crl(by: lab.root, revoking: [])]))
         #expect(trusted.isTrusted, "\(trusted.reason)")
         #expect(trusted.checks.last?.detail.contains("not revoked (a CRL of the policy)") == true)
+        #expect(trusted.reusableUntil == list.nextUpdate, "reused no longer than the lists are current")
+        #expect(!trusted.isProvisional)
 
         let stale = try crl(revoking: [], nextUpdate: -60)
         #expect(await evaluate(fine, RevocationPolicy(options: .crl, failureMode: .soft, crls: [stale])).isTrusted)
@@ -173,6 +175,8 @@ struct RevocationTests {
         let good = await evaluate(fine, RevocationPolicy(options: [.ocsp, .leafOnly], failureMode: .hard), fetcher: fetcher)
         #expect(good.isTrusted, "\(good.reason)")
         #expect(good.checks.last?.detail.contains("not revoked (OCSP)") == true)
+        #expect(good.reusableUntil == now.addingTimeInterval(3_600), "reused no longer than the answer is current")
+        #expect(!good.isProvisional)
         let refused = await evaluate(revoked, RevocationPolicy(options: .ocsp), fetcher: fetcher)
         #expect(!refused.isTrusted)
         #expect(refused.decidedBy == RevocationEvaluator.decider)
@@ -197,6 +201,119 @@ struct RevocationTests {
         let hard = await evaluate(fine, RevocationPolicy(options: [.ocsp, .leafOnly], failureMode: .hard), fetcher: fetcher)
         #expect(!hard.isTrusted)
         #expect(hard.decidedBy == RevocationEvaluator.decider)
+    }
+
+    @Test("an OCSP response that does not verify (another CA's signature, status unknown, stale) is no answer: the CRL is asked next, soft-fail lets through saying so, hard-fail refuses")
+    func unverifiableOCSP() async throws {
+        let (server, fetcher) = try await responder()
+        defer { Task { await server.stop() } }
+        let leaf = try leaf(ocsp: server.url("/ocsp").absoluteString)
+        let revoking = try crl(revoking: [leaf])
+        let answers: [(String, @Sendable ([UInt8]) throws -> [UInt8])] = [
+            ("signed by another CA", { [lab, now] request in
+                try lab.root.ocspResponse(to: request, at: now, nextUpdate: now.addingTimeInterval(3_600)) { _ in .good }
+            }),
+            ("status unknown", { [lab, now] request in
+                try lab.intermediate.ocspResponse(to: request, at: now, nextUpdate: now.addingTimeInterval(3_600)) { _ in .unknown }
+            }),
+            // Past its nextUpdate by more than swift-certificates' 75 minutes of leeway for clock skew.
+            ("stale", { [lab, now] request in
+                try lab.intermediate.ocspResponse(to: request, at: now.addingTimeInterval(-3 * 3_600), nextUpdate: now.addingTimeInterval(-2 * 3_600)) { _ in .good }
+            }),
+        ]
+        for (what, answer) in answers {
+            server.ocspResponder.answer = answer
+            fetcher.removeAll()
+            // OCSP first, then the CRL, which lists the leaf: the CRL must still be asked.
+            let viaCRL = await evaluate(leaf, RevocationPolicy(options: .useAnyAvailable, failureMode: .soft, crls: [revoking]), fetcher: fetcher)
+            #expect(!viaCRL.isTrusted, "\(what): \(viaCRL.reason)")
+            #expect(viaCRL.reason.contains("is revoked (listed in a CRL of the policy"), "\(what): \(viaCRL.reason)")
+
+            let soft = await evaluate(leaf, RevocationPolicy(options: [.ocsp, .leafOnly], failureMode: .soft), fetcher: fetcher)
+            let detail = soft.checks.last?.detail ?? ""
+            #expect(soft.isTrusted, "\(what): \(soft.reason)")
+            #expect(detail.contains("no answer, allowed (soft-fail)"), "\(what): \(detail)")
+            #expect(!detail.contains("not revoked"), "\(what): an answer that does not verify says nothing: \(detail)")
+            #expect(soft.isProvisional, "\(what)")
+
+            let hard = await evaluate(leaf, RevocationPolicy(options: [.ocsp, .leafOnly], failureMode: .hard), fetcher: fetcher)
+            #expect(!hard.isTrusted, "\(what)")
+            #expect(hard.reason.contains("no current revocation answer"), "\(what): \(hard.reason)")
+        }
+    }
+
+    @Test("hard-fail takes a positive answer from either method: a responder that is down leaves the CRL to answer")
+    func hardFailFallsBack() async throws {
+        let (server, fetcher) = try await responder()
+        defer { Task { await server.stop() } }
+        let fine = try leaf(ocsp: server.url("/ocsp").absoluteString)
+        server.ocspResponder.answer = nil  // HTTP 500
+        let clean = try crl(revoking: [])
+        let ocspFirst = await evaluate(fine, RevocationPolicy(options: [.ocsp, .crl, .leafOnly], failureMode: .hard, crls: [clean]), fetcher: fetcher)
+        #expect(ocspFirst.isTrusted, "\(ocspFirst.reason)")
+        #expect(ocspFirst.checks.last?.detail.contains("not revoked (a CRL of the policy)") == true, "\(ocspFirst.checks.last?.detail ?? "")")
+        // And the other way round: no CRL, a good OCSP answer.
+        server.ocspResponder.answer = { [lab, now] request in
+            try lab.intermediate.ocspResponse(to: request, at: now, nextUpdate: now.addingTimeInterval(3_600)) { _ in .good }
+        }
+        let crlFirst = await evaluate(fine, RevocationPolicy(options: [.ocsp, .crl, .preferCRL, .leafOnly], failureMode: .hard), fetcher: fetcher)
+        #expect(crlFirst.isTrusted, "\(crlFirst.reason)")
+        // Neither answers: refused, naming both.
+        server.ocspResponder.answer = nil
+        fetcher.removeAll()
+        let neither = await evaluate(fine, RevocationPolicy(options: [.ocsp, .crl, .leafOnly], failureMode: .hard), fetcher: fetcher)
+        #expect(!neither.isTrusted)
+        #expect(neither.reason.contains("no current revocation answer"), "\(neither.reason)")
+    }
+
+    @Test("an OCSP response without nextUpdate is no answer (RFC 5019 §4: the client must reject it)")
+    func ocspWithoutNextUpdate() async throws {
+        let (server, fetcher) = try await responder()
+        defer { Task { await server.stop() } }
+        let fine = try leaf(ocsp: server.url("/ocsp").absoluteString)
+        server.ocspResponder.answer = { [lab, now] request in
+            try lab.intermediate.ocspResponse(to: request, at: now, nextUpdate: nil) { _ in .good }
+        }
+        let hard = await evaluate(fine, RevocationPolicy(options: [.ocsp, .leafOnly], failureMode: .hard), fetcher: fetcher)
+        #expect(!hard.isTrusted)
+        #expect(hard.reason.contains("no current revocation answer") && hard.reason.contains("nextUpdate"), "\(hard.reason)")
+        let soft = await evaluate(fine, RevocationPolicy(options: [.ocsp, .leafOnly], failureMode: .soft), fetcher: fetcher)
+        #expect(soft.isTrusted && soft.isProvisional)
+    }
+
+    @Test("through a session, a soft-failed decision is reused no longer than a rejection: a certificate revoked meanwhile is refused on a later connection")
+    func provisionalDecisionInTheSessionCache() async throws {
+        let (responder, fetcher) = try await responder()
+        defer { Task { await responder.stop() } }
+        let profile = CertificateProfile.server("loopback", dnsNames: ["localhost"], ipAddresses: ["127.0.0.1"])
+        let leaf = try lab.pki.issue(profile.pointingTo(ocsp: responder.url("/ocsp").absoluteString), by: lab.intermediate)
+        let server = try await HTTPTestServer(chain: [leaf, lab.intermediate])
+        defer { Task { await server.stop() } }
+        let clock = ManualClock(Date())
+        let cache = DecisionCache(maximumAge: 3_600, rejectionAge: 60, clock: { clock.now })
+        let evaluator = RevocationEvaluator(SecurityPolicy.default, policy: RevocationPolicy(options: [.ocsp, .leafOnly], failureMode: .soft), fetcher: fetcher)
+        // A new session each time, sharing the cache: every request is a new handshake.
+        func status() async throws -> Int {
+            let session = lab.session(evaluator) { $0.decisionCache = cache }
+            defer { Task { await session.shutdown() } }
+            return try await session.get(server.url("/hello")).statusCode
+        }
+
+        responder.ocspResponder.answer = nil  // the responder is down: soft-fail lets the server through
+        #expect(try await status() == 200)
+        let revokedAt = now.addingTimeInterval(-60)
+        responder.ocspResponder.answer = { [lab, now] request in
+            try lab.intermediate.ocspResponse(to: request, at: now, nextUpdate: now.addingTimeInterval(3_600)) { _ in .revoked(revokedAt) }
+        }
+        clock.advance(30)
+        #expect(try await status() == 200, "within a minute the provisional decision stands")
+        clock.advance(31)
+        await #expect {
+            _ = try await status()
+        } throws: { error in
+            guard case SecureSessionError.trustRejected(let decision) = error else { return false }
+            return decision.decidedBy == RevocationEvaluator.decider && decision.reason.contains("is revoked")
+        }
     }
 
     @Test("a responder that never answers gives up after the fetcher's timeout: soft-fail lets the server through in time, hard-fail refuses it")

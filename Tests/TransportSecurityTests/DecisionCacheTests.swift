@@ -1,16 +1,8 @@
 import Foundation
 import PKIBuilder
+import TestServers
 import Testing
 import TransportSecurity
-
-/// A wall clock the test moves by hand.
-final class ManualClock: @unchecked Sendable {
-    private let lock = NSLock()
-    private var current: Date
-    init(_ start: Date) { current = start }
-    var now: Date { lock.withLock { current } }
-    func advance(_ seconds: TimeInterval) { lock.withLock { current += seconds } }
-}
 
 /// Counts how often it is asked, and answers like its base.
 struct CountingEvaluator: ServerTrustEvaluating {
@@ -101,6 +93,45 @@ struct DecisionCacheTests {
         #expect(cache.cachedDecision(for: key) != nil)
         clock.advance(3601)
         #expect(cache.cachedDecision(for: key) == nil)
+    }
+
+    @Test("a decision is never reused past its own reusableUntil (the next update of the revocation answers behind it)")
+    func decisionBound() async throws {
+        let clock = ManualClock(fixture.now)
+        let cache = DecisionCache(maximumAge: 86_400, clock: { clock.now })
+        var live = fixture.trust(.legitimate)
+        live.evaluationTime = nil
+        let key = try #require(DecisionCacheKey(trust: live, host: fixture.host, evaluator: DefaultTrustEvaluator()))
+        let answeredUntil = fixture.now.addingTimeInterval(120)
+        cache.store(TrustDecision(isTrusted: true, decidedBy: "test", reason: "test", reusableUntil: answeredUntil), for: key, chain: live.chain)
+        clock.advance(119)
+        #expect(cache.cachedDecision(for: key)?.reusableUntil == answeredUntil)
+        clock.advance(1)
+        #expect(cache.cachedDecision(for: key) == nil, "the answer is no longer current, although the maximum age is a day")
+        // An answer that was current only at the moment of the evaluation (OCSP without nextUpdate).
+        cache.store(TrustDecision(isTrusted: true, decidedBy: "test", reason: "test", reusableUntil: clock.now), for: key, chain: live.chain)
+        #expect(cache.cachedDecision(for: key) == nil)
+        // A fixed evaluation time before the bound is answered from the cache.
+        let fixedKey = try #require(DecisionCacheKey(trust: fixture.trust(.legitimate), host: fixture.host, evaluator: DefaultTrustEvaluator()))
+        cache.store(TrustDecision(isTrusted: true, decidedBy: "test", reason: "test", reusableUntil: fixture.now.addingTimeInterval(1)), for: fixedKey, chain: live.chain)
+        #expect(cache.cachedDecision(for: fixedKey) != nil)
+    }
+
+    @Test("a provisional decision (let through without a revocation answer) is kept no longer than a rejection")
+    func provisional() async throws {
+        let clock = ManualClock(Date())
+        let cache = DecisionCache(maximumAge: 600, rejectionAge: 30, clock: { clock.now })
+        let trust = fixture.trust(.legitimate)
+        func key(_ host: String) throws -> DecisionCacheKey {
+            try #require(DecisionCacheKey(trust: trust, host: host, evaluator: DefaultTrustEvaluator()))
+        }
+        cache.store(TrustDecision(isTrusted: true, decidedBy: "test", reason: "soft-fail", isProvisional: true), for: try key("a.example.test"), chain: trust.chain)
+        cache.store(TrustDecision(isTrusted: true, decidedBy: "test", reason: "answered"), for: try key("b.example.test"), chain: trust.chain)
+        clock.advance(29)
+        #expect(cache.cachedDecision(for: try key("a.example.test"))?.isProvisional == true)
+        clock.advance(2)
+        #expect(cache.cachedDecision(for: try key("a.example.test")) == nil)
+        #expect(cache.cachedDecision(for: try key("b.example.test")) != nil)
     }
 
     @Test("a changed trust store never answers from an entry made with the old one")

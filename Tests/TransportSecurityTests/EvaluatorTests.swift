@@ -79,6 +79,33 @@ struct EvaluatorTests {
         #expect(await CompositeTrustEvaluator([]).evaluate(fixture.trust(.legitimate), forHost: fixture.host).isTrusted == false)
     }
 
+    @Test("a composite and a trust manager keep how long the decisions behind them may be reused")
+    func reuseBoundsPassThrough() async throws {
+        let soon = fixture.now.addingTimeInterval(60)
+        let later = fixture.now.addingTimeInterval(600)
+        let composite = CompositeTrustEvaluator([
+            FixedDecisionEvaluator(decision: TrustDecision(isTrusted: true, decidedBy: "a", reason: "a", reusableUntil: later)),
+            FixedDecisionEvaluator(decision: TrustDecision(isTrusted: true, decidedBy: "b", reason: "b", reusableUntil: soon, isProvisional: true)),
+            FixedDecisionEvaluator(decision: TrustDecision(isTrusted: true, decidedBy: "c", reason: "c")),
+        ])
+        let combined = await composite.evaluate(fixture.trust(.legitimate), forHost: fixture.host)
+        #expect(combined.isTrusted)
+        #expect(combined.reusableUntil == soon, "the earliest bound")
+        #expect(combined.isProvisional, "provisional if any part is")
+
+        let refused = TrustDecision(isTrusted: false, decidedBy: "d", reason: "d", reusableUntil: soon)
+        let refusal = await CompositeTrustEvaluator([composite, FixedDecisionEvaluator(decision: refused)])
+            .evaluate(fixture.trust(.legitimate), forHost: fixture.host)
+        #expect(!refusal.isTrusted)
+        #expect(refusal.reusableUntil == soon)
+
+        let manager = try ServerTrustManager(evaluators: ["api.example.test": composite])
+        let managed = await manager.evaluate(fixture.trust(.legitimate), forHost: "api.example.test")
+        #expect(managed.decidedBy.hasPrefix("api.example.test → "))
+        #expect(managed.reusableUntil == soon)
+        #expect(managed.isProvisional)
+    }
+
     @Test("the disabled evaluator accepts anything and says it is insecure")
     func disabled() async {
         let decision = await InsecureDisabledTrustEvaluator().evaluate(fixture.trust(.untrustedRoot), forHost: fixture.host)
@@ -101,4 +128,11 @@ struct EvaluatorTests {
         #expect(a != AnyServerTrustEvaluator(InsecureDisabledTrustEvaluator()))
         #expect(AnyServerTrustEvaluator(a) == a)
     }
+}
+
+/// Answers every evaluation with the same decision.
+struct FixedDecisionEvaluator: ServerTrustEvaluating {
+    let decision: TrustDecision
+
+    func evaluate(_ trust: ServerTrust, forHost host: String) async -> TrustDecision { decision }
 }

@@ -216,7 +216,7 @@ struct PinSetRegistryTests {
     @Test("an accepted document stops applying when it expires: the built-in sets apply again")
     func expiry() throws {
         let document = fixture.json(version: 2, pins: [fixture.pinB], expiresAt: fixture.now.addingTimeInterval(3_600))
-        let clock = TestClock(fixture.now)
+        let clock = ManualClock(fixture.now)
         let registry = PinSetRegistry(publicKey: try fixture.key.publicKey, builtIn: builtIn, clock: { clock.now })
         try registry.offer(document: document, signatureText: fixture.signature(document))
         #expect(registry.source == .signedDocument(version: 2))
@@ -255,16 +255,5 @@ struct PinSetRegistryTests {
     /// A stored file with `document` and `signature`, as the store writes it.
     private static func envelope(_ document: [UInt8], signature: [UInt8]) -> Data {
         Data(#"{"format":1,"document":"\#(Data(document).base64EncodedString())","signature":"\#(Data(signature).base64EncodedString())"}"#.utf8)
-    }
-}
-
-/// A clock a test moves by hand.
-final class TestClock: @unchecked Sendable {
-    private let lock = NSLock()
-    private var moment: Date
-    init(_ moment: Date) { self.moment = moment }
-    var now: Date {
-        get { lock.withLock { moment } }
-        set { lock.withLock { moment = newValue } }
     }
 }

@@ -6,8 +6,11 @@ import Foundation
 /// An entry is keyed by the chain's certificate fingerprints, the host, the evaluator, the trust
 /// store's and anchors' fingerprints, the limits and (when fixed) the evaluation time. It is used
 /// only while:
-/// - it is younger than ``maximumAge`` (``rejectionAge`` for a rejection), and
-/// - the evaluation time is before the earliest `notAfter` of the chain and validated path.
+/// - it is younger than ``maximumAge`` (``rejectionAge`` for a rejection, and for a decision that
+///   is ``TrustDecision/isProvisional``, made without a revocation answer it asked for), and
+/// - the evaluation time is before the earliest `notAfter` of the chain and validated path, and
+///   before the decision's own ``TrustDecision/reusableUntil`` (the `nextUpdate` of the
+///   revocation answers it relied on).
 ///
 /// A changed trust store has a new fingerprint, so it never meets an entry made with the old one.
 /// Lookups are synchronous, so a cache hit needs no task hop.
@@ -16,7 +19,7 @@ public final class DecisionCache: @unchecked Sendable {
     public let capacity: Int
     /// How long a positive decision is reused at most.
     public let maximumAge: TimeInterval
-    /// How long a rejection is reused at most.
+    /// How long a rejection, or a provisional decision, is reused at most.
     public let rejectionAge: TimeInterval
 
     private let clock: @Sendable () -> Date
@@ -30,7 +33,7 @@ public final class DecisionCache: @unchecked Sendable {
         let decision: TrustDecision
         let storedAt: Date
         let usableUntil: Date
-        let certificatesValidUntil: Date
+        let factsValidUntil: Date
         let sequence: UInt64
     }
 
@@ -38,7 +41,7 @@ public final class DecisionCache: @unchecked Sendable {
     /// - Parameters:
     ///   - capacity: The most decisions kept (oldest evicted first).
     ///   - maximumAge: The longest a positive decision is reused.
-    ///   - rejectionAge: The longest a rejection is reused.
+    ///   - rejectionAge: The longest a rejection or a provisional decision is reused.
     ///   - clock: The wall clock (tests pass their own).
     public init(
         capacity: Int = 1024,
@@ -65,7 +68,7 @@ public final class DecisionCache: @unchecked Sendable {
             missCount += 1
             return nil
         }
-        guard now < entry.usableUntil, evaluationTime < entry.certificatesValidUntil, now >= entry.storedAt else {
+        guard now < entry.usableUntil, evaluationTime < entry.factsValidUntil, now >= entry.storedAt else {
             entries[key] = nil
             missCount += 1
             return nil
@@ -79,7 +82,8 @@ public final class DecisionCache: @unchecked Sendable {
         let now = clock()
         let validated = decision.checks.compactMap(\.evaluation).flatMap(\.path)
         let certificatesValidUntil = (chain + validated).map(\.certificate.notValidAfter).min() ?? now
-        let entryAge = decision.isTrusted ? maximumAge : rejectionAge
+        let factsValidUntil = TrustDecision.earlier(certificatesValidUntil, decision.reusableUntil) ?? now
+        let entryAge = decision.isTrusted && !decision.isProvisional ? maximumAge : rejectionAge
         lock.lock()
         defer { lock.unlock() }
         if entries[key] == nil, entries.count >= capacity { evict(now: now) }
@@ -88,7 +92,7 @@ public final class DecisionCache: @unchecked Sendable {
             decision: decision,
             storedAt: now,
             usableUntil: now.addingTimeInterval(entryAge),
-            certificatesValidUntil: certificatesValidUntil,
+            factsValidUntil: factsValidUntil,
             sequence: sequence
         )
     }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Every evaluator must trust the server; the first that does not decides.
 public struct CompositeTrustEvaluator: ServerTrustEvaluating {
     /// The evaluators, in the order they run.
@@ -13,20 +15,20 @@ public struct CompositeTrustEvaluator: ServerTrustEvaluating {
             return TrustDecision(isTrusted: false, decidedBy: evaluatorName, reason: "the composite holds no evaluator")
         }
         var checks: [TrustCheck] = []
+        var reusableUntil: Date?
+        var isProvisional = false
         for evaluator in evaluators {
             let decision = await evaluator.evaluate(trust, forHost: host)
             checks += decision.checks
             guard decision.isTrusted else {
-                return TrustDecision(
-                    isTrusted: false,
-                    decidedBy: "\(evaluatorName) → \(decision.decidedBy)",
-                    rule: decision.rule,
-                    reason: decision.reason,
-                    checks: checks,
-                    pinMismatch: decision.pinMismatch
-                )
+                return decision.relabeled(decidedBy: "\(evaluatorName) → \(decision.decidedBy)", checks: checks)
             }
+            reusableUntil = TrustDecision.earlier(reusableUntil, decision.reusableUntil)
+            isProvisional = isProvisional || decision.isProvisional
         }
-        return TrustDecision(isTrusted: true, decidedBy: evaluatorName, reason: "all \(evaluators.count) evaluators trust the server", checks: checks)
+        return TrustDecision(
+            isTrusted: true, decidedBy: evaluatorName, reason: "all \(evaluators.count) evaluators trust the server", checks: checks,
+            reusableUntil: reusableUntil, isProvisional: isProvisional
+        )
     }
 }

@@ -42,14 +42,7 @@ public struct ServerTrustManager: Sendable, Hashable {
     public func evaluate(_ trust: ServerTrust, forHost host: String) async -> TrustDecision {
         if let rule = rule(forHost: host) {
             let decision = await rule.evaluator.evaluate(trust, forHost: host)
-            return TrustDecision(
-                isTrusted: decision.isTrusted,
-                decidedBy: "\(rule.pattern) → \(decision.decidedBy)",
-                rule: decision.rule,
-                reason: decision.reason,
-                checks: decision.checks,
-                pinMismatch: decision.pinMismatch
-            )
+            return decision.relabeled(decidedBy: "\(rule.pattern) → \(decision.decidedBy)")
         }
         guard !allHostsMustBeEvaluated else {
             return TrustDecision(

@@ -2,10 +2,12 @@ import Foundation
 
 extension TrustDecision: Encodable {
     private enum CodingKeys: String, CodingKey {
-        case trusted, decidedBy, rule, reason, checks, pinMismatch
+        case trusted, decidedBy, rule, reason, checks, pinMismatch, reusableUntil, provisional
     }
 
-    /// Encodes `trusted`, `decidedBy`, `rule`, `reason`, `checks` and `pinMismatch`.
+    /// Encodes `trusted`, `decidedBy`, `rule`, `reason`, `checks` and `pinMismatch`; then
+    /// `reusableUntil` (ISO 8601) when set and `provisional: true` when the decision is
+    /// provisional.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(isTrusted, forKey: .trusted)
@@ -14,6 +16,8 @@ extension TrustDecision: Encodable {
         try container.encode(reason, forKey: .reason)
         try container.encode(checks, forKey: .checks)
         try container.encodeIfPresent(pinMismatch, forKey: .pinMismatch)
+        try container.encodeIfPresent(reusableUntil?.formatted(.iso8601), forKey: .reusableUntil)
+        if isProvisional { try container.encode(true, forKey: .provisional) }
     }
 }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The answer of a ``SecurityPolicy`` or an evaluator: trusted or not, which rule decided, what
 /// was checked, and on a pin mismatch the pins seen and expected.
 public struct TrustDecision: Sendable, Hashable, CustomStringConvertible {
@@ -13,6 +15,15 @@ public struct TrustDecision: Sendable, Hashable, CustomStringConvertible {
     public let checks: [TrustCheck]
     /// The pins seen and expected, when pinning decided against the server.
     public let pinMismatch: PinMismatch?
+    /// The evaluation time from which the decision no longer holds, when something besides the
+    /// certificates' own validity limits it: the earliest `nextUpdate` of the revocation answers
+    /// it relied on. A ``DecisionCache`` reuses the decision only for evaluation times before it;
+    /// `nil` when nothing but the certificates limits it.
+    public let reusableUntil: Date?
+    /// Whether the decision let a certificate through without an answer it asked for (revocation
+    /// soft-fail: a responder down, a CRL out of reach). It stands for this connection, but a
+    /// ``DecisionCache`` keeps it no longer than a rejection, so that the answer is sought again soon.
+    public let isProvisional: Bool
 
     /// Creates a decision.
     public init(
@@ -21,7 +32,9 @@ public struct TrustDecision: Sendable, Hashable, CustomStringConvertible {
         rule: SecurityPolicy.Rule? = nil,
         reason: String,
         checks: [TrustCheck] = [],
-        pinMismatch: PinMismatch? = nil
+        pinMismatch: PinMismatch? = nil,
+        reusableUntil: Date? = nil,
+        isProvisional: Bool = false
     ) {
         self.isTrusted = isTrusted
         self.decidedBy = decidedBy
@@ -29,6 +42,8 @@ public struct TrustDecision: Sendable, Hashable, CustomStringConvertible {
         self.reason = reason
         self.checks = checks
         self.pinMismatch = pinMismatch
+        self.reusableUntil = reusableUntil
+        self.isProvisional = isProvisional
     }
 
     /// The last full trust evaluation that was made, if any.
@@ -85,10 +100,32 @@ extension TrustDecision {
     /// This trusted decision after a later check let it through: the same decider, rule and
     /// reason (with `note` appended), with `checks`, and the pin mismatch a report-only check saw
     /// (this decision's own otherwise).
-    func stillTrusted(checks: [TrustCheck], pinMismatch: PinMismatch? = nil, note: String? = nil) -> TrustDecision {
+    /// Its reuse bounds only tighten: the earlier of `reusableUntil` and this decision's own, and
+    /// provisional if either is.
+    func stillTrusted(
+        checks: [TrustCheck], pinMismatch: PinMismatch? = nil, note: String? = nil,
+        reusableUntil: Date? = nil, provisional: Bool = false
+    ) -> TrustDecision {
         TrustDecision(
             isTrusted: true, decidedBy: decidedBy, rule: rule, reason: reason + (note.map { "; " + $0 } ?? ""),
-            checks: checks, pinMismatch: pinMismatch ?? self.pinMismatch
+            checks: checks, pinMismatch: pinMismatch ?? self.pinMismatch,
+            reusableUntil: Self.earlier(self.reusableUntil, reusableUntil), isProvisional: isProvisional || provisional
         )
+    }
+
+    /// The same decision under another `decidedBy` (a manager or composite naming the way it took),
+    /// with `checks` when given.
+    func relabeled(decidedBy: String, checks: [TrustCheck]? = nil) -> TrustDecision {
+        TrustDecision(
+            isTrusted: isTrusted, decidedBy: decidedBy, rule: rule, reason: reason, checks: checks ?? self.checks,
+            pinMismatch: pinMismatch, reusableUntil: reusableUntil, isProvisional: isProvisional
+        )
+    }
+
+    /// The earlier of two optional times; `nil` only when both are.
+    static func earlier(_ first: Date?, _ second: Date?) -> Date? {
+        guard let first else { return second }
+        guard let second else { return first }
+        return min(first, second)
     }
 }

@@ -1,12 +1,18 @@
-@_spi(FixedExpiryValidationTime) import X509
 import Foundation
-import SwiftASN1
+import X509
 
 /// Adds revocation checking to another evaluator: the other evaluator decides first and its
 /// rejection stands; then every certificate of the validated path but the anchor is checked
-/// with CRLs and OCSP as a ``RevocationPolicy`` says. A revoked certificate is always refused;
-/// what happens without an answer is the policy's failure mode. OCSP responses are checked by
-/// swift-certificates' `OCSPVerifierPolicy` (signature, responder, times, certificate ID).
+/// with CRLs and OCSP as a ``RevocationPolicy`` says, each method in turn until one gives a
+/// current answer. A revoked certificate is always refused; what happens without an answer is
+/// the policy's failure mode. OCSP responses are checked by swift-certificates'
+/// `OCSPVerifierPolicy` (signature, responder, times, certificate ID, nonce): a response that
+/// does not verify, or says `unknown`, is no answer, so the next method is still asked.
+///
+/// A trusted decision carries how long its answers hold: ``TrustDecision/reusableUntil`` is the
+/// earliest `nextUpdate` among them, and a decision that let a certificate through without an
+/// answer (soft-fail) is ``TrustDecision/isProvisional``, so that a ``DecisionCache`` asks again
+/// soon instead of reusing it for an hour.
 public struct RevocationEvaluator: ServerTrustEvaluating {
     /// What `decidedBy` says when revocation rejects a server.
     public static let decider = "revocation"
@@ -40,12 +46,29 @@ public struct RevocationEvaluator: ServerTrustEvaluating {
 
     /// What was found for one certificate.
     enum Status {
-        case good(String)
+        /// Not revoked, by `source`, on an answer current until `until` (`nil`: no end given).
+        case good(source: String, until: Date?)
         case revoked(String)
         case noAnswer(String)
     }
 
-    /// The base decision, then revocation.
+    /// The ways of asking.
+    private enum Method {
+        case ocsp, crl
+    }
+
+    /// The methods of the policy, in the order they are asked.
+    private var methods: [Method] {
+        var methods: [Method] = []
+        if policy.options.contains(.ocsp) { methods.append(.ocsp) }
+        if policy.options.contains(.crl) {
+            if policy.options.contains(.preferCRL) { methods.insert(.crl, at: 0) } else { methods.append(.crl) }
+        }
+        return methods
+    }
+
+    /// The base decision, then revocation: each certificate is put to the methods in order until
+    /// one answers; a revocation refuses the server at once.
     public func evaluate(_ trust: ServerTrust, forHost host: String) async -> TrustDecision {
         let decision = await base.evaluate(trust, forHost: host)
         guard decision.isTrusted else { return decision }
@@ -60,53 +83,44 @@ public struct RevocationEvaluator: ServerTrustEvaluating {
         guard path.count >= 2 else { return decision }
         // The anchor is trusted as it is; with leafOnly, so are the intermediates.
         let checked = policy.options.contains(.leafOnly) ? [path[0]] : Array(path.dropLast())
+        let ocsp = OCSPPathCheck(path: path, fetcher: fetcher, networkAllowed: networkAllowed, time: time)
 
-        // CRLs first when preferred or when they are the only method; OCSP for the rest.
         var statuses: [Status?] = Array(repeating: nil, count: checked.count)
-        let crlFirst = policy.options.contains(.crl) && (policy.options.contains(.preferCRL) || !policy.options.contains(.ocsp))
-        if crlFirst {
-            for index in checked.indices { statuses[index] = await crlStatus(of: checked[index], issuer: path[index + 1], at: time, networkAllowed: networkAllowed) }
-        }
-        if policy.options.contains(.ocsp) {
-            let pending = Set(checked.indices.filter { index in
-                if case .good = statuses[index] { return false }
-                if case .revoked = statuses[index] { return false }
-                return true
-            }.map { checked[$0].certificate.serialNumber })
-            let answers = OCSPAnswers()
-            if let failure = await ocspFailure(path: path, pending: pending, answers: answers, time: time, networkAllowed: networkAllowed) {
-                return reject("OCSP: \(failure)")
-            }
-            for index in checked.indices where pending.contains(checked[index].certificate.serialNumber) {
-                statuses[index] = answers.answered(checked[index].certificate.serialNumber)
-                    ? .good("OCSP")
-                    : .noAnswer(answers.error(checked[index].certificate.serialNumber) ?? "no OCSP responder")
-            }
-        }
-        if policy.options.contains(.crl), !crlFirst {
+        for method in methods {
             for index in checked.indices {
-                if case .good = statuses[index] { continue }
-                let crl = await crlStatus(of: checked[index], issuer: path[index + 1], at: time, networkAllowed: networkAllowed)
-                if case .noAnswer(let crlReason) = crl, case .noAnswer(let ocspReason) = statuses[index] {
-                    statuses[index] = .noAnswer("\(ocspReason); \(crlReason)")
-                } else {
-                    statuses[index] = crl
+                if case .good? = statuses[index] { continue }
+                let found: Status
+                switch method {
+                case .crl: found = await crlStatus(of: checked[index], issuer: path[index + 1], at: time, networkAllowed: networkAllowed)
+                case .ocsp: found = await ocsp.status(ofCertificateAt: index)
+                }
+                switch (statuses[index], found) {
+                case (_, .revoked(let detail)):
+                    return reject("\(checked[index].subjectSummary) is revoked (\(detail))")
+                case (.noAnswer(let earlier)?, .noAnswer(let reason)):
+                    statuses[index] = .noAnswer("\(earlier); \(reason)")
+                default:
+                    statuses[index] = found
                 }
             }
         }
 
         var details: [String] = []
+        var reusableUntil: Date?
+        var provisional = false
         for (certificate, status) in zip(checked, statuses) {
             switch status {
-            case .revoked(let detail)?:
-                return reject("\(certificate.subjectSummary) is revoked (\(detail))")
-            case .good(let source)?:
-                details.append("\(certificate.subjectSummary): not revoked (\(source))")
+            case .revoked?:
+                preconditionFailure("a revocation refuses the server as soon as it is found")
+            case .good(let source, let until)?:
+                details.append("\(certificate.subjectSummary): not revoked (\(source))" + (until.map { ", answer current until \($0.formatted(.iso8601))" } ?? ""))
+                reusableUntil = TrustDecision.earlier(reusableUntil, until)
             case .noAnswer(let why)?:
                 if policy.failureMode == .hard {
                     return reject("no current revocation answer for \(certificate.subjectSummary) and a positive answer is required (hard-fail): \(why)")
                 }
                 details.append("\(certificate.subjectSummary): no answer, allowed (soft-fail): \(why)")
+                provisional = true
             case nil:
                 if policy.failureMode == .hard {
                     return reject("no revocation method applies to \(certificate.subjectSummary) and a positive answer is required (hard-fail)")
@@ -115,7 +129,7 @@ public struct RevocationEvaluator: ServerTrustEvaluating {
             }
         }
         checks.append(TrustCheck(name: "revocation", passed: true, detail: details.joined(separator: "; ")))
-        return decision.stillTrusted(checks: checks)
+        return decision.stillTrusted(checks: checks, reusableUntil: reusableUntil, provisional: provisional)
     }
 
     /// The certificate's status from the policy's CRLs and its distribution points.
@@ -155,30 +169,8 @@ public struct RevocationEvaluator: ServerTrustEvaluating {
             if let date = list.revocationDate(of: certificate.certificate.serialNumber) {
                 return .revoked("listed in \(source) since \(date.formatted(.iso8601))")
             }
-            return .good(source)
+            return .good(source: source, until: list.nextUpdate)
         }
         return .noAnswer(problems.isEmpty ? "no CRL" : problems.joined(separator: "; "))
     }
-
-    /// Runs swift-certificates' OCSP policy over the path; the failure reason, if it fails.
-    private func ocspFailure(path: [DERCertificate], pending: Set<Certificate.SerialNumber>, answers: OCSPAnswers, time: Date, networkAllowed: Bool) async -> String? {
-        let requester = PolicyOCSPRequester(fetcher: fetcher, pending: pending, answers: answers, networkAllowed: networkAllowed, hardFail: policy.failureMode == .hard)
-        let critical = Set(path.flatMap { $0.certificate.extensions.filter(\.critical).map(\.oid) })
-        var verifier = Verifier(rootCertificates: CertificateStore([path[path.count - 1].certificate])) {
-            PathRevocationPolicy(
-                verifyingCriticalExtensions: Array(critical),
-                ocsp: OCSPVerifierPolicy(failureMode: policy.failureMode == .hard ? .hard : .soft, requester: requester, fixedExpiryValidationTime: time)
-            )
-        }
-        let result = await verifier.validate(leaf: path[0].certificate, intermediates: CertificateStore(path.dropFirst().dropLast().map(\.certificate)))
-        switch result {
-        case .validCertificate: return nil
-        case .couldNotValidate(let failures):
-            return failures.map(\.policyFailureReason.description).joined(separator: "; ").nonEmpty ?? "the path could not be rebuilt for OCSP"
-        }
-    }
-}
-
-extension String {
-    fileprivate var nonEmpty: String? { isEmpty ? nil : self }
 }
