@@ -3,8 +3,10 @@ import TransportSecurity
 
 /// Fetches OCSP responses (HTTP POST, `application/ocsp-request`) and CRLs (HTTP GET) through a
 /// ``SecureSession``, for a `RevocationEvaluator`, and keeps each until its `nextUpdate`: a
-/// response carrying a nonce, or without `nextUpdate`, is not kept. With the network disabled
-/// only what is kept is answered.
+/// response carrying a nonce, or without `nextUpdate`, is not kept, and an answer the evaluator
+/// could not use (it does not verify, is not current) is dropped when the evaluator says so, so
+/// that a forged answer claiming a distant `nextUpdate` is not served again. With the network
+/// disabled only what is kept is answered.
 ///
 /// Give it a session of its own: OCSP and CRL URLs are usually plain `http`, and the session
 /// whose connections are being judged should not fetch the answers about itself.
@@ -35,8 +37,7 @@ public final class SessionRevocationFetcher: RevocationFetching {
 
     /// An OCSP response, kept or fetched.
     public func ocspResponse(request: [UInt8], responderURL: String, networkAllowed: Bool) async throws -> [UInt8] {
-        let ids = try OCSPMessageSummary.certificateIDs(inRequest: request)
-        let key = "ocsp " + responderURL + " " + ids.map { Data($0.derBytes).base64EncodedString() }.joined(separator: ",")
+        let key = try Self.ocspKey(request: request, responderURL: responderURL)
         if let kept = cache.value(for: key, at: clock()) { return kept }
         guard networkAllowed else { throw RevocationError("no kept OCSP response and network access is disabled", source: responderURL) }
         guard let url = URL(string: responderURL) else { throw RevocationError("not a URL", source: responderURL) }
@@ -55,7 +56,7 @@ public final class SessionRevocationFetcher: RevocationFetching {
 
     /// A CRL, kept or fetched.
     public func crl(at urlText: String, networkAllowed: Bool) async throws -> [UInt8] {
-        let key = "crl " + urlText
+        let key = Self.crlKey(url: urlText)
         if let kept = cache.value(for: key, at: clock()) { return kept }
         guard networkAllowed else { throw RevocationError("no kept CRL and network access is disabled", source: urlText) }
         guard let url = URL(string: urlText) else { throw RevocationError("not a URL", source: urlText) }
@@ -68,6 +69,26 @@ public final class SessionRevocationFetcher: RevocationFetching {
         }
         return bytes
     }
+
+    /// Drops the response kept for `request`, if any.
+    public func discardOCSPResponse(request: [UInt8], responderURL: String) {
+        guard let key = try? Self.ocspKey(request: request, responderURL: responderURL) else { return }
+        cache.remove(key)
+    }
+
+    /// Drops the CRL kept for `url`, if any.
+    public func discardCRL(at url: String) {
+        cache.remove(Self.crlKey(url: url))
+    }
+
+    /// Responses are kept per responder and certificates asked about (the `CertID`s, not the
+    /// nonce, which changes with every request).
+    private static func ocspKey(request: [UInt8], responderURL: String) throws -> String {
+        let ids = try OCSPMessageSummary.certificateIDs(inRequest: request)
+        return "ocsp " + responderURL + " " + ids.map { Data($0.derBytes).base64EncodedString() }.joined(separator: ",")
+    }
+
+    private static func crlKey(url: String) -> String { "crl " + url }
 }
 
 /// Kept answers with their expiry.
@@ -88,6 +109,7 @@ private final class LockedCache: @unchecked Sendable {
     }
 
     func keep(_ bytes: [UInt8], for key: String, until: Date) { lock.withLock { entries[key] = (bytes, until) } }
+    func remove(_ key: String) { lock.withLock { entries[key] = nil } }
     func countFetch() { lock.withLock { fetchCount += 1 } }
     var fetches: Int { lock.withLock { fetchCount } }
     func removeAll() { lock.withLock { entries = [:] } }

@@ -61,6 +61,40 @@ struct RevocationTests {
         #expect(throws: RevocationError.self) { try CertificateRevocationList(bytes: Array(der.prefix(40)), source: "short.crl") }
     }
 
+    @Test("OCSP messages: the CertIDs of openssl's requests (SHA-1 and SHA-256) name their certificate and no other; single responses read back their status and nextUpdate")
+    func ocspMessages() throws {
+        let asked = try leaf()
+        let other = try leaf()
+        let folder = NSTemporaryDirectory() + "tsec-ocsp-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try asked.pemString.write(toFile: folder + "/leaf.pem", atomically: true, encoding: .utf8)
+        try lab.intermediate.pemString.write(toFile: folder + "/issuer.pem", atomically: true, encoding: .utf8)
+        for digest in ["sha1", "sha256"] {
+            _ = try shell("cd \(folder) && openssl ocsp -\(digest) -issuer issuer.pem -cert leaf.pem -no_nonce -reqout \(digest).der")
+            let request = Array(try Data(contentsOf: URL(fileURLWithPath: "\(folder)/\(digest).der")))
+            let ids = try OCSPMessageSummary.certificateIDs(inRequest: request)
+            #expect(ids.count == 1)
+            #expect(ids.first?.issuerNameHash.count == (digest == "sha1" ? 20 : 32))
+            #expect(ids.first?.names(asked.certificate) == true, "\(digest)")
+            #expect(ids.first?.names(other.certificate) == false, "\(digest): another serial")
+            #expect(ids.first?.names(lab.intermediate.certificate) == false, "\(digest): another issuer")
+        }
+
+        let request = Array(try Data(contentsOf: URL(fileURLWithPath: folder + "/sha1.der")))
+        let id = try #require(try OCSPMessageSummary.certificateIDs(inRequest: request).first)
+        let statuses: [(OCSPTestStatus, OCSPMessageSummary.CertificateStatus)] = [(.good, .good), (.revoked(now), .revoked), (.unknown, .unknown)]
+        for (answer, expected) in statuses {
+            let response = try lab.intermediate.ocspResponse(to: request, at: now, nextUpdate: now.addingTimeInterval(600)) { _ in answer }
+            let single = OCSPMessageSummary.singleResponse(for: id.derBytes, inResponse: response)
+            #expect(single?.status == expected)
+            #expect(single?.nextUpdate == now.addingTimeInterval(600))
+            #expect(OCSPMessageSummary.singleResponses(inResponse: response)?.count == 1)
+        }
+        #expect(OCSPMessageSummary.singleResponse(for: [0x30, 0x00], inResponse: try lab.intermediate.ocspResponse(to: request, at: now, nextUpdate: nil) { _ in .good }) == nil)
+        #expect(OCSPMessageSummary.singleResponses(inResponse: Array("garbage".utf8)) == nil)
+    }
+
     @Test("CRLs of the policy: revoked is refused, listed-but-other is trusted, stale or foreign lists give no answer (soft allows, hard refuses)")
     func policyCRLs() async throws {
         let revoked = try leaf()
@@ -240,6 +274,48 @@ struct RevocationTests {
             #expect(!hard.isTrusted, "\(what)")
             #expect(hard.reason.contains("no current revocation answer"), "\(what): \(hard.reason)")
         }
+    }
+
+    @Test("an answer that cannot be used is not kept: a forged OCSP response or CRL claiming to be current for years is asked for again next time, so the real answer gets through")
+    func unusableAnswersAreNotKept() async throws {
+        let (server, fetcher) = try await responder()
+        defer { Task { await server.stop() } }
+        let crlURL = server.url("/files/intermediate.crl").absoluteString
+        let leaf = try leaf(ocsp: server.url("/ocsp").absoluteString, crl: crlURL)
+        let years = now.addingTimeInterval(10 * 365 * 86_400)
+
+        // OCSP: first a "good" signed by the wrong CA, current for ten years; then the real answer.
+        server.ocspResponder.answer = { [lab, now] request in
+            try lab.root.ocspResponse(to: request, at: now, nextUpdate: years) { _ in .good }
+        }
+        let ocspOnly = RevocationPolicy(options: [.ocsp, .leafOnly], failureMode: .soft)
+        #expect(await evaluate(leaf, ocspOnly, fetcher: fetcher).isProvisional)
+        let revokedSerial = leaf.certificate.serialNumber
+        server.ocspResponder.answer = { [lab, now] request in
+            try lab.intermediate.ocspResponse(to: request, at: now, nextUpdate: now.addingTimeInterval(3_600)) { serial in
+                serial == revokedSerial ? .revoked(now.addingTimeInterval(-60)) : .good
+            }
+        }
+        let fetches = fetcher.networkFetches
+        let afterOCSP = await evaluate(leaf, ocspOnly, fetcher: fetcher)
+        #expect(!afterOCSP.isTrusted, "\(afterOCSP.reason)")
+        #expect(fetcher.networkFetches > fetches, "the forged response was not served again")
+
+        // CRL: first a list by the root (not the leaf's issuer) naming nothing, for ten years; then the real one.
+        let forged = try lab.root.revocationList(revoking: [], thisUpdate: now.addingTimeInterval(-60), nextUpdate: years)
+        server.files["intermediate.crl"] = PEMDocument(type: CertificateRevocationList.pemLabel, derBytes: forged).pemString
+        let crlOnly = RevocationPolicy(options: [.crl, .leafOnly], failureMode: .soft)
+        #expect(await evaluate(leaf, crlOnly, fetcher: fetcher).isProvisional)
+        let real = try lab.intermediate.revocationList(revoking: [leaf], thisUpdate: now.addingTimeInterval(-60), nextUpdate: now.addingTimeInterval(3_600))
+        server.files["intermediate.crl"] = PEMDocument(type: CertificateRevocationList.pemLabel, derBytes: real).pemString
+        let afterCRL = await evaluate(leaf, crlOnly, fetcher: fetcher)
+        #expect(!afterCRL.isTrusted, "\(afterCRL.reason)")
+        #expect(afterCRL.reason.contains("is revoked (listed in \(crlURL)"), "\(afterCRL.reason)")
+
+        // An answer that could be used (it verified, and lists the leaf) is kept.
+        let kept = fetcher.networkFetches
+        #expect(!(await evaluate(leaf, crlOnly, fetcher: fetcher)).isTrusted)
+        #expect(fetcher.networkFetches == kept)
     }
 
     @Test("hard-fail takes a positive answer from either method: a responder that is down leaves the CRL to answer")

@@ -46,16 +46,17 @@ struct DecisionCacheTests {
         #expect(cache.statistics.hits == 2)
     }
 
-    @Test("another host, chain, evaluator or evaluation time is another entry")
+    @Test("another host, chain, validation policy, evaluator or evaluation time is another entry")
     func keys() async {
         let (evaluator, counter, _) = make(clock: ManualClock(Date()))
+        _ = await evaluator.evaluate(fixture.trust(.legitimate, policy: .basicX509), forHost: fixture.host)
         _ = await evaluator.evaluate(fixture.trust(.legitimate), forHost: fixture.host)
         _ = await evaluator.evaluate(fixture.trust(.legitimate), forHost: "other.example.test")
         _ = await evaluator.evaluate(fixture.trust(.reissuedSameKey), forHost: fixture.host)
         var later = fixture.trust(.legitimate)
         later.evaluationTime = fixture.now.addingTimeInterval(60)
         _ = await evaluator.evaluate(later, forHost: fixture.host)
-        #expect(counter.value == 4)
+        #expect(counter.value == 5)
     }
 
     @Test("entries expire with their age, rejections sooner")

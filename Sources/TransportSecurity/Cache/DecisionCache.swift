@@ -3,8 +3,9 @@ import Foundation
 /// A bounded, thread-safe cache of trust decisions, so that a repeated connection to the same
 /// server with the same chain is decided without validating again.
 ///
-/// An entry is keyed by the chain's certificate fingerprints, the host, the evaluator, the trust
-/// store's and anchors' fingerprints, the limits and (when fixed) the evaluation time. It is used
+/// An entry is keyed by the chain's certificate fingerprints, the host, the server trust's
+/// validation policy, the evaluator, the trust store's and anchors' fingerprints, the limits and
+/// (when fixed) the evaluation time. It is used
 /// only while:
 /// - it is younger than ``maximumAge`` (``rejectionAge`` for a rejection, and for a decision that
 ///   is ``TrustDecision/isProvisional``, made without a revocation answer it asked for), and

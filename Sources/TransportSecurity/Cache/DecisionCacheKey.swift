@@ -6,6 +6,8 @@ public struct DecisionCacheKey: Sendable, Hashable {
     public let chainFingerprints: [[UInt8]]
     /// The host the decision is for.
     public let host: String
+    /// The server trust's validation policy (an evaluator may judge under the one it is given).
+    public let validationPolicy: TrustValidationPolicy
     /// The evaluator that decides.
     public let evaluator: AnyServerTrustEvaluator
     /// The fingerprint of the store standing for the system store.
@@ -36,6 +38,7 @@ public struct DecisionCacheKey: Sendable, Hashable {
         guard let system = try? trust.systemStore ?? TrustStore.system else { return nil }
         self.chainFingerprints = chainFingerprints
         self.host = ServerHost(host).name
+        self.validationPolicy = trust.policy
         self.evaluator = AnyServerTrustEvaluator(evaluator)
         self.systemStoreFingerprint = system.fingerprint
         self.anchorsFingerprint = trust.anchors.map(TrustStore.fingerprint(of:))

@@ -94,8 +94,13 @@ public enum OCSPMessageSummary {
     /// This reads what the response claims; whether it verifies is `OCSPVerifierPolicy`'s
     /// business.
     public static func singleResponse(for certificateID: [UInt8], inResponse bytes: [UInt8]) -> SingleResponse? {
-        basicResponseData(bytes).flatMap { singleResponses(in: $0.fields, responsesIndex: $0.responsesIndex) }?
-            .first { $0.certificateID == certificateID }
+        singleResponses(inResponse: bytes)?.first { $0.certificateID == certificateID }
+    }
+
+    /// Every single response of a successful `OCSPResponse`, in order; `nil` when the response is
+    /// not a successful one or one of them is malformed.
+    public static func singleResponses(inResponse bytes: [UInt8]) -> [SingleResponse]? {
+        basicResponseData(bytes).flatMap { singleResponses(in: $0.fields, responsesIndex: $0.responsesIndex) }
     }
 
     /// The lifetime of a successful `OCSPResponse`; `nil` for any other response.

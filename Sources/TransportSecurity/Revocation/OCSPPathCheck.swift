@@ -45,13 +45,15 @@ struct OCSPPathCheck {
             return .noAnswer(failure ?? "no OCSP responder")
         case .failure(let why):
             return .noAnswer(why)
-        case .response(let bytes, let certificateID, let responder):
+        case .response(let bytes, let request, let certificateID, let responder):
             let claim = OCSPMessageSummary.singleResponse(for: certificateID, inResponse: bytes)
             guard let failure else {
                 // swift-certificates refuses a response without nextUpdate (RFC 5019 §4); were one
                 // let through, it would hold for this evaluation only.
                 return .good(source: "OCSP", until: claim?.nextUpdate ?? time)
             }
+            // Not kept: a forged response must not stand in for the responder until its nextUpdate.
+            fetcher?.discardOCSPResponse(request: request, responderURL: responder)
             if claim?.status == .revoked {
                 return .revoked("reported by OCSP \(responder): \(failure)")
             }
@@ -74,8 +76,8 @@ struct PathRevocationPolicy<Requester: OCSPRequester>: VerifierPolicy {
 /// What became of the query about the one certificate a run asks about.
 final class OCSPExchange: @unchecked Sendable {
     enum Outcome {
-        /// The responder's answer, the `CertID` it was asked about, and the responder.
-        case response([UInt8], certificateID: [UInt8], responder: String)
+        /// The responder's answer, the request, the `CertID` it was asked about, and the responder.
+        case response([UInt8], request: [UInt8], certificateID: [UInt8], responder: String)
         /// No answer, and why.
         case failure(String)
     }
@@ -112,7 +114,7 @@ struct TargetedOCSPRequester: OCSPRequester {
         }
         do {
             let response = try await fetcher.ocspResponse(request: request, responderURL: uri, networkAllowed: networkAllowed)
-            exchange.record(.response(response, certificateID: identifier.derBytes, responder: uri))
+            exchange.record(.response(response, request: request, certificateID: identifier.derBytes, responder: uri))
             return .response(response)
         } catch {
             exchange.record(.failure("OCSP \(uri): \(error)"))

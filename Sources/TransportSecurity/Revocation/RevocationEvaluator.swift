@@ -132,38 +132,26 @@ public struct RevocationEvaluator: ServerTrustEvaluating {
         return decision.stillTrusted(checks: checks, reusableUntil: reusableUntil, provisional: provisional)
     }
 
-    /// The certificate's status from the policy's CRLs and its distribution points.
+    /// The certificate's status from the policy's CRLs and its distribution points. A fetched
+    /// list that cannot be used is handed back to the fetcher to be dropped.
     private func crlStatus(of certificate: DERCertificate, issuer: DERCertificate, at time: Date, networkAllowed: Bool) async -> Status {
-        var lists: [(CertificateRevocationList, String)] = policy.crls.filter { $0.issuer == certificate.certificate.issuer }.map { ($0, "a CRL of the policy") }
+        // Each list with where it came from, and its URL when it was fetched.
+        var lists: [(list: CertificateRevocationList, source: String, fetchedFrom: String?)] =
+            policy.crls.filter { $0.issuer == certificate.certificate.issuer }.map { ($0, "a CRL of the policy", nil) }
         var problems: [String] = []
         if let fetcher {
             for url in certificate.certificate.crlDistributionPointURLs {
                 do {
-                    lists.append((try CertificateRevocationList(bytes: try await fetcher.crl(at: url, networkAllowed: networkAllowed), source: url), url))
+                    lists.append((try CertificateRevocationList(bytes: try await fetcher.crl(at: url, networkAllowed: networkAllowed), source: url), url, url))
                 } catch {
                     problems.append("CRL \(url): \(error)")
                 }
             }
         }
-        for (list, source) in lists {
-            guard list.isSigned(by: issuer.certificate) else {
-                problems.append("\(source) is not signed by \(issuer.subjectSummary)")
-                continue
-            }
-            if let usage = try? issuer.certificate.extensions.keyUsage, !usage.cRLSign {
-                problems.append("\(source) is signed by \(issuer.subjectSummary), whose key usage does not include cRLSign (RFC 5280 §6.3.3 f)")
-                continue
-            }
-            guard list.nonConformities.isEmpty else {
-                problems.append("\(source) is not used: \(list.nonConformities.joined(separator: "; "))")
-                continue
-            }
-            guard list.unsupportedCriticalExtensions.isEmpty else {
-                problems.append("\(source) has unsupported critical extensions \(list.unsupportedCriticalExtensions)")
-                continue
-            }
-            guard list.isCurrent(at: time) else {
-                problems.append("\(source) is not current (next update \(list.nextUpdate.map { $0.formatted(.iso8601) } ?? "none"))")
+        for (list, source, fetchedFrom) in lists {
+            if let problem = Self.problem(with: list, from: source, issuer: issuer, at: time) {
+                problems.append(problem)
+                if let fetchedFrom { fetcher?.discardCRL(at: fetchedFrom) }
                 continue
             }
             if let date = list.revocationDate(of: certificate.certificate.serialNumber) {
@@ -172,5 +160,25 @@ public struct RevocationEvaluator: ServerTrustEvaluating {
             return .good(source: source, until: list.nextUpdate)
         }
         return .noAnswer(problems.isEmpty ? "no CRL" : problems.joined(separator: "; "))
+    }
+
+    /// Why `list` cannot answer for the certificates of `issuer` at `time`; `nil` when it can.
+    private static func problem(with list: CertificateRevocationList, from source: String, issuer: DERCertificate, at time: Date) -> String? {
+        guard list.isSigned(by: issuer.certificate) else {
+            return "\(source) is not signed by \(issuer.subjectSummary)"
+        }
+        if let usage = try? issuer.certificate.extensions.keyUsage, !usage.cRLSign {
+            return "\(source) is signed by \(issuer.subjectSummary), whose key usage does not include cRLSign (RFC 5280 §6.3.3 f)"
+        }
+        guard list.nonConformities.isEmpty else {
+            return "\(source) is not used: \(list.nonConformities.joined(separator: "; "))"
+        }
+        guard list.unsupportedCriticalExtensions.isEmpty else {
+            return "\(source) has unsupported critical extensions \(list.unsupportedCriticalExtensions)"
+        }
+        guard list.isCurrent(at: time) else {
+            return "\(source) is not current (next update \(list.nextUpdate.map { $0.formatted(.iso8601) } ?? "none"))"
+        }
+        return nil
     }
 }

@@ -57,4 +57,18 @@ public protocol RevocationFetching: AnyObject, Sendable {
     func ocspResponse(request: [UInt8], responderURL: String, networkAllowed: Bool) async throws -> [UInt8]
     /// The CRL at `url` (DER or PEM); with `networkAllowed` false, only a cached one.
     func crl(at url: String, networkAllowed: Bool) async throws -> [UInt8]
+    /// Told that the response it gave to `request` could not be used (it does not verify, is not
+    /// current, says `unknown`, or claims a revocation): a fetcher that keeps responses drops it,
+    /// so that a forged response is never served again until the `nextUpdate` it claims.
+    func discardOCSPResponse(request: [UInt8], responderURL: String)
+    /// Told that the CRL it gave for `url` could not be used (not signed by the certificate's
+    /// issuer, not current, not conforming): a fetcher that keeps CRLs drops it.
+    func discardCRL(at url: String)
+}
+
+extension RevocationFetching {
+    /// Does nothing: a fetcher that keeps nothing has nothing to drop.
+    public func discardOCSPResponse(request: [UInt8], responderURL: String) {}
+    /// Does nothing: a fetcher that keeps nothing has nothing to drop.
+    public func discardCRL(at url: String) {}
 }
