@@ -54,6 +54,43 @@ struct MutualTLSTests {
         await server.stop()
     }
 
+    @Test("the server checks client certificates against its client CA's CRL: a revoked client is refused, the others get through; hard-fail without a current list refuses everyone")
+    func revokedClients() async throws {
+        let clientCA = try lab.pki.issueRoot(.certificateAuthority("Client CA"))
+        let alice = try lab.pki.issue(.client("alice"), by: clientCA)
+        let mallory = try lab.pki.issue(.client("mallory"), by: clientCA)
+        let now = lab.pki.now
+        func server(crls: [CertificateRevocationList]) async throws -> TLSTestServer {
+            let verifier = PeerTrustVerifier(
+                evaluator: RevocationEvaluator(
+                    ClientCertificateEvaluator(clientCAs: [clientCA.der]),
+                    policy: RevocationPolicy(options: .crl, failureMode: .hard, crls: crls)
+                ),
+                host: "client",
+                systemStore: .empty,
+                evaluationTime: now,
+                cache: nil
+            )
+            return try await TLSTestServer(chain: lab.chain(.legitimate), clientVerifier: verifier)
+        }
+        let list = try CertificateRevocationList(
+            bytes: clientCA.revocationList(revoking: [mallory], thisUpdate: now.addingTimeInterval(-60), nextUpdate: now.addingTimeInterval(3_600))
+        )
+        let checking = try await server(crls: [list])
+        #expect(try await connect(port: checking.port, verifier: serverVerifier, identity: identity(alice)).echoed == "ping")
+        let revoked = try await connect(port: checking.port, verifier: serverVerifier, identity: identity(mallory))
+        #expect(revoked.echoed == nil, "a revoked client must not get data through")
+        #expect(revoked.closed)
+        await checking.stop()
+
+        let stale = try CertificateRevocationList(
+            bytes: clientCA.revocationList(revoking: [], thisUpdate: now.addingTimeInterval(-7_200), nextUpdate: now.addingTimeInterval(-3_600))
+        )
+        let withoutCurrentList = try await server(crls: [stale])
+        #expect(try await connect(port: withoutCurrentList.port, verifier: serverVerifier, identity: identity(alice)).echoed == nil)
+        await withoutCurrentList.stop()
+    }
+
     @Test("an identity provider is asked only when the server requests a certificate; nil or an error means none")
     func identityProvider() async throws {
         let clientCA = try lab.pki.issueRoot(.certificateAuthority("Client CA"))
