@@ -154,6 +154,8 @@ public struct GetCommand: TSecCommand {
 
     @OptionGroup var retrying: RetryOptions
 
+    @OptionGroup var revocation: RevocationOptions
+
     @Option(
         name: [.customShort("w"), .customLong("write-out")],
         help: ArgumentHelp(
@@ -239,10 +241,12 @@ public struct GetCommand: TSecCommand {
         let request: SecureRequest
         var configuration: SecureSessionConfiguration
         let writeOut: WriteOutFormat?
+        let revocationLists: [CertificateRevocationList]
         do {
             writeOut = try loadWriteOut()
             request = try makeRequest()
             configuration = try makeConfiguration(reportingTo: terminal)
+            revocationLists = try revocation.loadLists()
             configuration.logger = logger(to: terminal)
             configuration.decompression = compressed ? .enabled() : .disabled
             configuration.cookieJar = try makeCookieJar(logger: configuration.logger)
@@ -258,9 +262,17 @@ public struct GetCommand: TSecCommand {
             complain("tsec get: \(error)", to: terminal)
             return ExitStatus.usageOrInput
         }
+        // --revocation fetches answers through a session of its own, reaching the network as this one does.
+        let revocationSession = revocation.fetches ? SecureSession(configuration: revocationFetching(like: configuration)) : nil
+        configuration.trustEvaluator = revocation.evaluator(
+            around: configuration.trustEvaluator,
+            lists: revocationLists,
+            fetcher: revocationSession.map { SessionRevocationFetcher(session: $0) }
+        )
         let session = SecureSession(configuration: configuration)
         let status = await fetch(request, with: session, writeOut: writeOut, to: terminal)
         await session.shutdown()
+        await revocationSession?.shutdown()
         // What the run learnt is kept: the HSTS hosts always, the cookies when there are some
         // (as curl, a jar with no cookie leaves the file as it is: a failed request does not
         // empty it).
@@ -475,6 +487,19 @@ public struct GetCommand: TSecCommand {
             proxies: try makeProxies(),
             addressOverrides: resolve.compactMap(AddressOverride.init(curlSyntax:)),
             transportRules: try loadRules(reportingTo: terminal)
+        )
+    }
+
+    /// The configuration of the session fetching OCSP responses and CRLs: the same store, time,
+    /// proxies, address overrides, connect timeout and log as `configuration`.
+    private func revocationFetching(like configuration: SecureSessionConfiguration) -> SecureSessionConfiguration {
+        SecureSessionConfiguration(
+            systemStore: configuration.systemStore,
+            evaluationTime: configuration.evaluationTime,
+            connectTimeout: configuration.connectTimeout,
+            logger: configuration.logger,
+            proxies: configuration.proxies,
+            addressOverrides: configuration.addressOverrides
         )
     }
 

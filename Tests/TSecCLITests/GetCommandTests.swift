@@ -1,5 +1,6 @@
 import Foundation
 import PKIBuilder
+import SwiftASN1
 import TSecCLI
 import TestServers
 import Testing
@@ -278,6 +279,91 @@ struct GetCommandTests {
         #expect(await get(legitimate.url("/hello"), ["--pin-sha256", "sha256/not-a-pin"]).status == 2)
         await legitimate.stop()
         await proxy.stop()
+    }
+
+    @Test("--crlfile checks the leaf against CRLs from files, as curl's: a listed leaf exits 1, so does one whose issuer has no current list; a file may hold several PEM CRLs; an unreadable one exits 2")
+    func crlFile() async throws {
+        let chain = try lab.loopbackChain()
+        let server = try await HTTPTestServer(chain: chain)
+        defer { Task { await server.stop() } }
+        let now = lab.pki.now
+        func pem(_ issuer: IssuedCertificate, revoking: [IssuedCertificate], nextUpdate: TimeInterval = 3_600) throws -> String {
+            let der = try issuer.revocationList(revoking: revoking, thisUpdate: now.addingTimeInterval(-60), nextUpdate: now.addingTimeInterval(nextUpdate))
+            return PEMDocument(type: CertificateRevocationList.pemLabel, derBytes: der).pemString + "\n"
+        }
+        let revoking = try files.write("revoking.crl", pem(lab.intermediate, revoking: [chain[0]]))
+        let refused = await get(server.url("/hello"), ["--crlfile", revoking])
+        #expect(refused.status == 1)
+        #expect(refused.output.stderr.contains("is revoked (listed in a CRL of the policy since"), "\(refused.output.stderr)")
+        #expect(refused.output.stdout.isEmpty)
+
+        // The root's list and the intermediate's in one file, plus a certificate block passed over.
+        let both = try files.write("both.crl", pem(lab.root, revoking: []) + lab.root.pemString + "\n" + pem(lab.intermediate, revoking: [lab.leaf]))
+        let allowed = await get(server.url("/hello"), ["--crlfile", both])
+        #expect(allowed.status == 0, "\(allowed.output.stderr)")
+        #expect(allowed.output.stdout == "hello")
+
+        let rootOnly = try files.write("root.crl", pem(lab.root, revoking: []))
+        let uncovered = await get(server.url("/hello"), ["--crlfile", rootOnly])
+        #expect(uncovered.status == 1)
+        #expect(uncovered.output.stderr.contains("no current revocation answer"), "\(uncovered.output.stderr)")
+        let stale = try files.write("stale.crl", pem(lab.intermediate, revoking: [], nextUpdate: -30))
+        #expect(await get(server.url("/hello"), ["--crlfile", stale]).status == 1)
+
+        let garbage = try files.write("garbage.crl", "not a list")
+        let unreadable = await get(server.url("/hello"), ["--crlfile", garbage])
+        #expect(unreadable.status == 2)
+        #expect(unreadable.output.stderr.contains(garbage), "\(unreadable.output.stderr)")
+        let certificateOnly = await get(server.url("/hello"), ["--crlfile", files.path("root.pem")])
+        #expect(certificateOnly.status == 2)
+        #expect(certificateOnly.output.stderr.contains("no X509 CRL block"), "\(certificateOnly.output.stderr)")
+        let broken = try files.write("broken.crl", pem(lab.root, revoking: []) + "-----BEGIN X509 CRL-----\nAAAA\n-----END X509 CRL-----\n")
+        let second = await get(server.url("/hello"), ["--crlfile", broken])
+        #expect(second.status == 2)
+        #expect(second.output.stderr.contains("CRL #2 of the file"), "\(second.output.stderr)")
+        #expect(await get(server.url("/hello"), ["--crlfile", files.path("missing.crl")]).status == 2)
+    }
+
+    @Test("--revocation asks the OCSP responder of every certificate but the anchor: good exits 0, revoked exits 1; without an answer soft goes on (provisional in --json) and hard exits 1")
+    func onlineRevocation() async throws {
+        let responder = try await HTTPTestServer(chain: nil)
+        defer { Task { await responder.stop() } }
+        let profile = CertificateProfile.server("loopback", dnsNames: ["localhost"], ipAddresses: ["127.0.0.1"])
+        let leaf = try lab.pki.issue(profile.pointingTo(ocsp: responder.url("/ocsp").absoluteString), by: lab.intermediate)
+        let server = try await HTTPTestServer(chain: [leaf, lab.intermediate])
+        defer { Task { await server.stop() } }
+        let now = lab.pki.now
+        func answer(_ status: OCSPTestStatus) {
+            responder.ocspResponder.answer = { [lab] request in
+                try lab.intermediate.ocspResponse(to: request, at: now, nextUpdate: now.addingTimeInterval(3_600)) { _ in status }
+            }
+        }
+        // The intermediate names no responder: under hard-fail, the root's CRL answers for it.
+        let rootList = try lab.root.revocationList(revoking: [], thisUpdate: now.addingTimeInterval(-60), nextUpdate: now.addingTimeInterval(3_600))
+        let rootCRL = try files.write("root-online.crl", PEMDocument(type: CertificateRevocationList.pemLabel, derBytes: rootList).pemString)
+
+        answer(.good)
+        let good = await get(server.url("/hello"), ["--revocation", "hard", "--crlfile", rootCRL])
+        #expect(good.status == 0, "\(good.output.stderr)")
+        #expect(good.output.stdout == "hello")
+        let intermediateUnanswered = await get(server.url("/hello"), ["--revocation", "hard"])
+        #expect(intermediateUnanswered.status == 1)
+        #expect(intermediateUnanswered.output.stderr.contains(lab.intermediate.der.subjectSummary), "\(intermediateUnanswered.output.stderr)")
+
+        answer(.revoked(now.addingTimeInterval(-60)))
+        let revoked = await get(server.url("/hello"), ["--revocation", "soft"])
+        #expect(revoked.status == 1)
+        #expect(revoked.output.stderr.contains("is revoked"), "\(revoked.output.stderr)")
+
+        responder.ocspResponder.answer = nil  // the responder fails (HTTP 500)
+        let soft = await get(server.url("/hello"), ["--revocation", "soft", "--json"])
+        #expect(soft.status == 0, "\(soft.output.stderr)")
+        #expect(soft.output.stdout.contains("\"provisional\" : true"), "\(soft.output.stdout)")
+        #expect(soft.output.stdout.contains("no answer, allowed (soft-fail)"))
+        let hard = await get(server.url("/hello"), ["--revocation", "hard", "--crlfile", rootCRL])
+        #expect(hard.status == 1)
+        #expect(hard.output.stderr.contains("no current revocation answer"), "\(hard.output.stderr)")
+        #expect(await get(server.url("/hello"), ["--revocation", "sometimes"]).status == 2)
     }
 
     @Test("--pinnedpubkey takes curl's forms: sha256// digests joined by ';', or a PEM or DER public key file (written by openssl)")

@@ -60,6 +60,40 @@ public struct CertificateRevocationList: Sendable, Hashable {
         try self.init(bytes: Array(data), source: path)
     }
 
+    /// Every CRL of a file: the one CRL of a DER file, or every `X509 CRL` block of a PEM file
+    /// (other blocks, such as certificates, are passed over), as OpenSSL and curl read
+    /// `--crlfile`.
+    /// - Throws: ``RevocationError`` naming the file, and the block (`CRL #2`) that is malformed;
+    ///   a PEM file without a CRL block is an error too.
+    public static func lists(contentsOfFile path: String) throws(RevocationError) -> [CertificateRevocationList] {
+        let data: Data
+        do {
+            data = try InputFile.read(path)
+        } catch {
+            throw RevocationError("cannot read the file: \(error)", source: path)
+        }
+        guard let text = String(data: data, encoding: .utf8), text.contains("-----BEGIN ") else {
+            return [try CertificateRevocationList(bytes: Array(data), source: path)]
+        }
+        let blocks: [PEMBlockScanner.Block]
+        do {
+            blocks = try PEMBlockScanner.blocks(in: text, source: path).filter { $0.type == pemLabel }
+        } catch {
+            guard case .malformedPEM(let why) = error.reason else { throw RevocationError("\(error)", source: path) }
+            throw RevocationError("malformed PEM: \(why)", source: path)
+        }
+        guard !blocks.isEmpty else { throw RevocationError("no \(pemLabel) block in this PEM file", source: path) }
+        var lists: [CertificateRevocationList] = []
+        for (index, block) in blocks.enumerated() {
+            do {
+                lists.append(try CertificateRevocationList(bytes: Array(block.text.utf8)))
+            } catch {
+                throw RevocationError("CRL #\(index + 1) of the file: \(error.detail)", source: path)
+            }
+        }
+        return lists
+    }
+
     private init(der: [UInt8]) throws {
         derBytes = der
         let root = try DER.parse(der)
