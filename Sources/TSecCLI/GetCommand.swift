@@ -44,20 +44,7 @@ public struct GetCommand: TSecCommand {
     )
     var pinnedPublicKeys: [String] = []
 
-    @Option(help: "A PKCS#12 client identity (.p12/.pfx).")
-    var clientIdentity: String?
-
-    @Option(help: "The environment variable holding the passphrase of --client-identity, or of an encrypted --client-key.")
-    var passphraseEnv: String?
-
-    @Option(help: "A file whose first line is the passphrase of --client-identity, or of an encrypted --client-key.")
-    var passphraseFile: String?
-
-    @Option(help: "A PEM client certificate (chain), with --client-key.")
-    var clientCert: String?
-
-    @Option(help: "The PEM private key of --client-cert.")
-    var clientKey: String?
+    @OptionGroup var identity: ClientIdentityOptions
 
     @Option(name: [.customShort("H"), .long], help: "A request header, 'Name: value'. Repeatable.")
     var header: [String] = []
@@ -200,15 +187,6 @@ public struct GetCommand: TSecCommand {
 
     /// Refuses option combinations that make no sense, before anything is read.
     public func validate() throws {
-        if clientIdentity != nil, clientCert != nil {
-            throw ValidationError("give either --client-identity (PKCS#12) or --client-cert/--client-key (PEM), not both")
-        }
-        if (clientCert == nil) != (clientKey == nil) {
-            throw ValidationError("--client-cert and --client-key go together")
-        }
-        if clientIdentity != nil, passphraseEnv == nil, passphraseFile == nil {
-            throw ValidationError("--client-identity needs --passphrase-env VAR or --passphrase-file FILE")
-        }
         try TimeLimit.validate(maxTime)
         try TimeLimit.validate(connectTimeout, option: "--connect-timeout")
         if expect100Timeout != 0 { try TimeLimit.validate(expect100Timeout, option: "--expect100-timeout") }
@@ -477,7 +455,7 @@ public struct GetCommand: TSecCommand {
             : (policy.mode == .none ? evaluators[1] : CompositeTrustEvaluator(evaluators))
         return SecureSessionConfiguration(
             trustEvaluator: evaluator,
-            clientIdentity: try loadIdentity(),
+            clientIdentity: try identity.load(),
             systemStore: try policy.makeSystemStore(replacement: cacert),
             evaluationTime: policy.evaluationTime,
             connectTimeout: TimeLimit.duration(connectTimeout),
@@ -524,31 +502,6 @@ public struct GetCommand: TSecCommand {
             proxies.bypass = noproxy.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         }
         return proxies
-    }
-
-    private func loadIdentity() throws -> ClientIdentity? {
-        if let clientIdentity {
-            return try ClientIdentity(pkcs12File: clientIdentity, passphrase: try passphrase())
-        }
-        if let clientCert, let clientKey {
-            let passphrase = passphraseEnv != nil || passphraseFile != nil ? try passphrase() : nil
-            return try ClientIdentity(certificateFile: clientCert, privateKeyFile: clientKey, passphrase: passphrase)
-        }
-        return nil
-    }
-
-    private func passphrase() throws -> String {
-        if let passphraseEnv {
-            guard let value = ProcessInfo.processInfo.environment[passphraseEnv] else {
-                throw ValidationError("the environment variable \(passphraseEnv) is not set")
-            }
-            return value
-        }
-        if let passphraseFile {
-            let contents = try ArgumentFile.read(passphraseFile, as: "the passphrase file")
-            return String(decoding: contents, as: UTF8.self).split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
-        }
-        return ""
     }
 
     private func report(_ response: SecureResponse, bodyPrinted: Bool, to terminal: CommandOutput) {

@@ -814,6 +814,57 @@ struct GetCommandTests {
         await server.stop()
     }
 
+    @Test("curl's identity options: -E CERT[:PASSWORD] (PKCS#12 by name or --cert-type P12, PEM with --key or the key in the same file, '\\:' in a name), --pass; a wrong password exits 2 without showing it; conflicting options exit 2")
+    func curlIdentityOptions() async throws {
+        let clientCA = try lab.pki.issueRoot(.certificateAuthority("Client CA"))
+        let alice = try lab.pki.issue(.client("alice"), by: clientCA)
+        let certificate = try files.write("curl-alice.crt", alice.pemString)
+        let key = try files.write("curl-alice.key", try alice.privateKeyPEM)
+        let combined = try files.write("curl-alice.pem", alice.pemString + "\n" + (try alice.privateKeyPEM))
+        let p12 = files.path("curl-alice.p12")
+        _ = try shell("openssl pkcs12 -export -in '\(certificate)' -inkey '\(key)' -out '\(p12)' -passout pass:alice-secret")
+        let colonNamed = files.path("curl:alice.p12")
+        let unnamed = files.path("curl-alice.bundle")
+        _ = try shell("cp '\(p12)' '\(colonNamed)' && cp '\(p12)' '\(unnamed)'")
+        let encryptedKey = files.path("curl-alice-encrypted.key")
+        _ = try shell("openssl pkcs8 -topk8 -in '\(key)' -out '\(encryptedKey)' -passout pass:alice-secret")
+        let server = try await HTTPTestServer(chain: lab.loopbackChain(), clientVerifier: PeerTrustVerifier.clients(of: clientCA, at: lab.pki.now))
+        defer { Task { await server.stop() } }
+        let accepted: [[String]] = [
+            ["-E", p12 + ":alice-secret"],
+            ["--cert", p12, "--pass", "alice-secret"],
+            ["-E", unnamed + ":alice-secret", "--cert-type", "P12"],
+            ["-E", colonNamed.replacingOccurrences(of: ":", with: "\\:") + ":alice-secret"],
+            ["-E", certificate, "--key", key],
+            ["-E", combined, "--cert-type", "pem"],
+            ["-E", certificate, "--key", encryptedKey, "--key-type", "PEM", "--pass", "alice-secret"],
+            ["-E", certificate + ":alice-secret", "--key", encryptedKey],
+        ]
+        for arguments in accepted {
+            let outcome = await get(server.url("/hello"), arguments)
+            #expect(outcome.status == 0, "\(arguments): \(outcome.output.stderr)")
+            #expect(outcome.output.stdout == "hello", "\(arguments)")
+        }
+        let wrong = await get(server.url("/hello"), ["-E", p12 + ":not-it-7f3"])
+        #expect(wrong.status == 2)
+        #expect(wrong.output.stderr.contains("passphrase is wrong"), "\(wrong.output.stderr)")
+        #expect(!wrong.output.stderr.contains("not-it-7f3"))
+        let refused: [[String]] = [
+            ["--key", key],
+            ["--pass", "alice-secret"],
+            ["-E", p12, "--cert-type", "DER"],
+            ["-E", certificate, "--key", key, "--key-type", "DER"],
+            ["-E", p12 + ":not-it-7f3", "--pass", "alice-secret"],
+            ["-E", p12 + ":not-it-7f3", "--key", key],
+            ["-E", certificate, "--key", key, "--client-identity", p12, "--passphrase-env", "HOME"],
+        ]
+        for arguments in refused {
+            let outcome = await get(server.url("/hello"), arguments)
+            #expect(outcome.status == 2, "\(arguments)")
+            #expect(!outcome.output.stderr.contains("not-it-7f3"), "\(arguments): \(outcome.output.stderr)")
+        }
+    }
+
     @Test("openssl s_server as an independent peer: plain TLS, and -Verify mutual TLS")
     func openSSLPeer() async throws {
         let chain = try lab.loopbackChain()
