@@ -781,14 +781,21 @@ struct GetCommandTests {
         #expect(await get(URL(string: "https://127.0.0.1:1/")!, ["--system-roots", "/nonexistent.pem"]).status == 2)
     }
 
+    /// A client CA and a client `name` it issued, written as `name.crt`, `name.key` and
+    /// `name.p12` (by openssl, passphrase `alice-secret`).
+    func clientFiles(named name: String) throws -> (clientCA: IssuedCertificate, certificate: String, key: String, p12: String) {
+        let clientCA = try lab.pki.issueRoot(.certificateAuthority("Client CA"))
+        let client = try lab.pki.issue(.client("alice"), by: clientCA)
+        let certificate = try files.write("\(name).crt", client.pemString)
+        let key = try files.write("\(name).key", try client.privateKeyPEM)
+        let p12 = files.path("\(name).p12")
+        _ = try shell("openssl pkcs12 -export -in '\(certificate)' -inkey '\(key)' -out '\(p12)' -passout pass:alice-secret")
+        return (clientCA, certificate, key, p12)
+    }
+
     @Test("PKCS#12 client identity with --passphrase-env / --passphrase-file, PEM with an encrypted key; a wrong or missing passphrase exits 2")
     func clientIdentity() async throws {
-        let clientCA = try lab.pki.issueRoot(.certificateAuthority("Client CA"))
-        let alice = try lab.pki.issue(.client("alice"), by: clientCA)
-        let certificate = try files.write("alice.crt", alice.pemString)
-        let key = try files.write("alice.key", try alice.privateKeyPEM)
-        let p12 = files.path("alice.p12")
-        _ = try shell("openssl pkcs12 -export -in '\(certificate)' -inkey '\(key)' -out '\(p12)' -passout pass:alice-secret")
+        let (clientCA, certificate, key, p12) = try clientFiles(named: "alice")
         let passphraseFile = try files.write("passphrase.txt", "alice-secret\n")
         let verifier = PeerTrustVerifier.clients(of: clientCA, at: lab.pki.now)
         let server = try await HTTPTestServer(chain: lab.loopbackChain(), clientVerifier: verifier)
@@ -816,13 +823,8 @@ struct GetCommandTests {
 
     @Test("curl's identity options: -E CERT[:PASSWORD] (PKCS#12 by name or --cert-type P12, PEM with --key or the key in the same file, '\\:' in a name), --pass; a wrong password exits 2 without showing it; conflicting options exit 2")
     func curlIdentityOptions() async throws {
-        let clientCA = try lab.pki.issueRoot(.certificateAuthority("Client CA"))
-        let alice = try lab.pki.issue(.client("alice"), by: clientCA)
-        let certificate = try files.write("curl-alice.crt", alice.pemString)
-        let key = try files.write("curl-alice.key", try alice.privateKeyPEM)
-        let combined = try files.write("curl-alice.pem", alice.pemString + "\n" + (try alice.privateKeyPEM))
-        let p12 = files.path("curl-alice.p12")
-        _ = try shell("openssl pkcs12 -export -in '\(certificate)' -inkey '\(key)' -out '\(p12)' -passout pass:alice-secret")
+        let (clientCA, certificate, key, p12) = try clientFiles(named: "curl-alice")
+        let combined = try files.write("curl-alice.pem", try String(contentsOfFile: certificate, encoding: .utf8) + "\n" + String(contentsOfFile: key, encoding: .utf8))
         let colonNamed = files.path("curl:alice.p12")
         let unnamed = files.path("curl-alice.bundle")
         _ = try shell("cp '\(p12)' '\(colonNamed)' && cp '\(p12)' '\(unnamed)'")
