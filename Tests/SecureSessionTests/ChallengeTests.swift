@@ -76,6 +76,34 @@ struct ChallengeTests {
         await server.stop()
     }
 
+    @Test("Digest against lighttpd, an independent peer (RFC 7616, MD5 and SHA-256, qop=auth): the stored credential answers every request of the session, a wrong one gets the 401")
+    func digestWithLighttpd() async throws {
+        for algorithm in ["MD5", "SHA-256"] {
+            let server = try LighttpdDigestServer(user: "alice", password: "wonderland", realm: "lab digest", algorithm: algorithm)
+            defer { server.stop() }
+            let space = ProtectionSpace(host: "127.0.0.1", port: server.port, isSecure: false, realm: "lab digest", method: .httpDigest)
+            let store = CredentialStore()
+            store.set(alice, for: space)
+            let session = session(store: store)
+            for _ in 0..<3 {
+                let response = try await session.get(server.url)
+                #expect(response.statusCode == 200, "\(algorithm)")
+                #expect(response.text == LighttpdDigestServer.page, "\(algorithm)")
+            }
+            let posted = try await session.send(SecureRequest(.post, url: server.url, body: Data("a=1".utf8)))
+            #expect(posted.statusCode == 200, "\(algorithm): the body goes again with the answer")
+            await session.shutdown()
+
+            let wrongStore = CredentialStore()
+            wrongStore.set(.user("alice", password: "guess"), for: space)
+            let refused = self.session(store: wrongStore)
+            let response = try await refused.get(server.url)
+            #expect(response.statusCode == 401, "\(algorithm)")
+            #expect(response.headers.first { $0.name.lowercased() == "www-authenticate" }?.value.contains("algorithm=\(algorithm)") == true)
+            await refused.shutdown()
+        }
+    }
+
     @Test("without a handler or stored credential, the URL's user and password answer (Basic, Digest), percent-decoded; never the request line or Host")
     func urlCredentials() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
