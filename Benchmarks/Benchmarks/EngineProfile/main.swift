@@ -1,9 +1,10 @@
 // Where a cold evaluation's time goes, outside the benchmark runner: the floor (the two
 // signature checks every validator of a 3-certificate chain makes), the stock verifier and this
 // library's cold evaluation measured alternately in one process, and each web-PKI policy on its
-// own. A plain loop, so that `perf record` sees only the evaluation.
+// own. A plain loop, so that `perf record` sees only the evaluation. With `warm`, where a
+// cache hit's time goes instead: making the key, hashing it, the lookup.
 //
-//     swift run -c release EngineProfile [p256|rsa]
+//     swift run -c release EngineProfile [p256|rsa] [warm]
 import Foundation
 import PKIBuilder
 import SwiftASN1
@@ -71,8 +72,33 @@ func benchPath() async -> UnverifiedCertificateChain {
     return captured.chain!
 }
 
+/// A cache hit, whole and in its parts.
+func profileWarm() async {
+    let cache = DecisionCache()
+    let cached = CachingTrustEvaluator(policy, cache: cache)
+    guard await cached.evaluate(trust, forHost: host).isTrusted else { fatalError("the policy refused the bench chain") }
+    guard let key = DecisionCacheKey(trust: trust, host: host, evaluator: policy) else { fatalError("no key") }
+    let whole = await meanTime(200_000) {
+        let decision = await cached.evaluate(trust, forHost: host)
+        precondition(decision.isTrusted)
+    }
+    print("warm CachingTrustEvaluator.evaluate:", microseconds(whole))
+    let making = await meanTime(200_000) { precondition(DecisionCacheKey(trust: trust, host: host, evaluator: policy) != nil) }
+    print("  making the key:", microseconds(making))
+    let hashing = await meanTime(200_000) { precondition(key.hashValue != 0) }
+    print("  hashing it:", microseconds(hashing))
+    let comparing = await meanTime(200_000) { precondition(key == key) }
+    print("  comparing it with an equal key:", microseconds(comparing))
+    let lookup = await meanTime(200_000) { precondition(cache.cachedDecision(for: key) != nil) }
+    print("  the lookup (lock, hash, compare, expiry):", microseconds(lookup))
+}
+
 await Task.detached {
     print("\(algorithm == .p256 ? "P-256" : "RSA-2048") chain of three certificates")
+    if CommandLine.arguments.contains("warm") {
+        await profileWarm()
+        return
+    }
     let floor = await meanTime {
         precondition(intermediate.certificate.publicKey.isValidSignature(leaf.certificate.signature, for: leaf.certificate))
         precondition(root.certificate.publicKey.isValidSignature(intermediate.certificate.signature, for: intermediate.certificate))

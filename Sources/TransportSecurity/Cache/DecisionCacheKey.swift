@@ -46,4 +46,19 @@ public struct DecisionCacheKey: Sendable, Hashable {
         self.evaluationTime = trust.evaluationTime
         self.limits = trust.limits
     }
+
+    /// Hashes every part; byte strings in one call each (a cache hit hashes a key twice).
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(chainFingerprints.count)
+        for fingerprint in chainFingerprints { hasher.combine(byteArray: fingerprint) }
+        hasher.combine(host)
+        hasher.combine(validationPolicy)
+        hasher.combine(evaluator)
+        hasher.combine(byteArray: systemStoreFingerprint)
+        hasher.combine(anchorsFingerprint != nil)
+        if let anchorsFingerprint { hasher.combine(byteArray: anchorsFingerprint) }
+        hasher.combine(anchorsOnly)
+        hasher.combine(evaluationTime)
+        hasher.combine(limits)
+    }
 }

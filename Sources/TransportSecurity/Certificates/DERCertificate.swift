@@ -95,7 +95,7 @@ public struct DERCertificate: Sendable, Hashable, CustomStringConvertible {
         lhs.storage === rhs.storage || lhs.derBytes == rhs.derBytes
     }
 
-    public func hash(into hasher: inout Hasher) { hasher.combine(sha256Fingerprint) }
+    public func hash(into hasher: inout Hasher) { hasher.combine(byteArray: sha256Fingerprint) }
 
     /// Reads the `subjectPublicKeyInfo` element out of a `TBSCertificate`, byte for byte.
     ///

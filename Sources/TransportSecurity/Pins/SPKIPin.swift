@@ -16,6 +16,9 @@ public struct SPKIPin: Sendable, Hashable, Comparable, Codable, CustomStringConv
     /// The pin of a certificate's public key.
     public init(_ certificate: DERCertificate) { self = certificate.spkiPin }
 
+    /// Hashes the digest.
+    public func hash(into hasher: inout Hasher) { hasher.combine(byteArray: digest) }
+
     /// The pin of a DER `SubjectPublicKeyInfo`.
     public init(subjectPublicKeyInfoDER: some Collection<UInt8>) {
         self.digest = Array(SHA256.hash(data: Array(subjectPublicKeyInfoDER)))

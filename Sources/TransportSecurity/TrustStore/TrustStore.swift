@@ -54,5 +54,5 @@ public struct TrustStore: Sendable, Hashable, CustomStringConvertible {
 
     public static func == (lhs: TrustStore, rhs: TrustStore) -> Bool { lhs.fingerprint == rhs.fingerprint }
 
-    public func hash(into hasher: inout Hasher) { hasher.combine(fingerprint) }
+    public func hash(into hasher: inout Hasher) { hasher.combine(byteArray: fingerprint) }
 }
