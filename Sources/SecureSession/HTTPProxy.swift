@@ -55,7 +55,7 @@ public struct HTTPProxy: Sendable, Hashable, CustomStringConvertible {
         self.user = user
         self.password = password
         self.kind = kind
-        self.trustEvaluator = trustEvaluator.map(AnyServerTrustEvaluator.init)
+        self.trustEvaluator = trustEvaluator.map { AnyServerTrustEvaluator($0) }
     }
 
     /// Whether requests reach the proxy's server through `CONNECT` tunnels and absolute-form

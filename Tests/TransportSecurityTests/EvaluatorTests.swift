@@ -127,6 +127,27 @@ struct EvaluatorTests {
         #expect(a != AnyServerTrustEvaluator(DefaultTrustEvaluator(validatesHost: false)))
         #expect(a != AnyServerTrustEvaluator(InsecureDisabledTrustEvaluator()))
         #expect(AnyServerTrustEvaluator(a) == a)
+        #expect(a.hashValue == AnyServerTrustEvaluator(DefaultTrustEvaluator()).hashValue)
+    }
+
+    @Test("separate wrappings of equal policies are equal and hash alike; different pins are not equal")
+    func erasureOfPolicies() {
+        let pinned = SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: [lab.root.der])
+        let existential: any ServerTrustEvaluating = pinned
+        let first = AnyServerTrustEvaluator(pinned)
+        let second = AnyServerTrustEvaluator(existential)
+        #expect(first == second)
+        #expect(first.hashValue == second.hashValue)
+        #expect(Set([first, second]).count == 1)
+        let otherPin = AnyServerTrustEvaluator(SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: [lab.leaf.der]))
+        #expect(first != otherPin)
+        var relaxed = pinned
+        relaxed.validatesDomainName = false
+        #expect(first != AnyServerTrustEvaluator(relaxed))
+        #expect(AnyServerTrustEvaluator(existential as! SecurityPolicy) == first)
+        let erasedTwice: any ServerTrustEvaluating = first
+        #expect(AnyServerTrustEvaluator(erasedTwice) == first)
+        #expect(AnyServerTrustEvaluator(erasedTwice).description == "SecurityPolicy")
     }
 }
 

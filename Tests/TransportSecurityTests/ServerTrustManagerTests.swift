@@ -36,6 +36,10 @@ struct ServerTrustManagerTests {
         arguments: [
             ("API.Example.COM.", ServerHost.dnsName("api.example.com")),
             ("  api.example.com\t", .dnsName("api.example.com")),
+            ("api.example.com ", .dnsName("api.example.com")),
+            ("\tapi.example.com", .dnsName("api.example.com")),
+            ("\u{00A0}api.example.com\u{2003}", .dnsName("api.example.com")),
+            ("api.example.com\n", .dnsName("api.example.com\n")),
             ("[::1]", .ipAddress("::1")),
             ("0:0:0:0:0:0:0:1", .ipAddress("::1")),
             (" 192.0.2.1 ", .ipAddress("192.0.2.1")),

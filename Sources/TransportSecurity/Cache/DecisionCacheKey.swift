@@ -23,7 +23,7 @@ public struct DecisionCacheKey: Sendable, Hashable {
 
     /// The key for evaluating `trust` for `host` with `evaluator`.
     /// - Returns: `nil` when the system store is needed and cannot be read (nothing is cached then).
-    public init?(trust: ServerTrust, host: String, evaluator: any ServerTrustEvaluating) {
+    public init?(trust: ServerTrust, host: String, evaluator: some ServerTrustEvaluating) {
         self.init(
             chainFingerprints: trust.chain.map(\.sha256Fingerprint),
             trust: trust,
@@ -34,7 +34,7 @@ public struct DecisionCacheKey: Sendable, Hashable {
 
     /// The key from the chain's fingerprints alone, so that a cache hit needs no certificate
     /// parsing; `trust` supplies everything but the chain.
-    public init?(chainFingerprints: [[UInt8]], trust: ServerTrust, host: String, evaluator: any ServerTrustEvaluating) {
+    public init?(chainFingerprints: [[UInt8]], trust: ServerTrust, host: String, evaluator: some ServerTrustEvaluating) {
         guard let system = try? trust.systemStore ?? TrustStore.system else { return nil }
         self.chainFingerprints = chainFingerprints
         self.host = ServerHost(host).name

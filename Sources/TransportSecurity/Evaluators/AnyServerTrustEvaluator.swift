@@ -1,38 +1,35 @@
 /// A type-erased ``ServerTrustEvaluating``, equal and hashable by the evaluator it wraps.
+///
+/// The wrapped evaluator's hash is computed once, when it is wrapped, and copies of one wrapper
+/// are equal without comparing the evaluators: a decision-cache hit hashes and compares its
+/// key's evaluator, and a policy with pinned certificates is costly to hash and compare.
 public struct AnyServerTrustEvaluator: ServerTrustEvaluating, CustomStringConvertible {
     /// The wrapped evaluator.
     public let base: any ServerTrustEvaluating
     private let isEqualToBase: @Sendable (any ServerTrustEvaluating) -> Bool
-    private let hashBase: @Sendable (inout Hasher) -> Void
+    private let baseHash: Int
+    private let wrapping: WrappingIdentity
+
+    /// Tells apart the wrappings: copies of one share it.
+    private final class WrappingIdentity: Sendable {}
 
     /// Wraps an evaluator (an already wrapped one is not wrapped twice).
-    public init(_ evaluator: any ServerTrustEvaluating) {
+    public init(_ evaluator: some ServerTrustEvaluating) {
         if let erased = evaluator as? AnyServerTrustEvaluator {
             self = erased
         } else {
-            self = Self.wrapping(evaluator)
+            self.init(wrapping: evaluator)
         }
     }
 
-    private init(
-        base: any ServerTrustEvaluating,
-        isEqualToBase: @escaping @Sendable (any ServerTrustEvaluating) -> Bool,
-        hashBase: @escaping @Sendable (inout Hasher) -> Void
-    ) {
-        self.base = base
-        self.isEqualToBase = isEqualToBase
-        self.hashBase = hashBase
-    }
-
-    private static func wrapping<Evaluator: ServerTrustEvaluating>(_ evaluator: Evaluator) -> AnyServerTrustEvaluator {
-        AnyServerTrustEvaluator(
-            base: evaluator,
-            isEqualToBase: { ($0 as? Evaluator) == evaluator },
-            hashBase: { hasher in
-                hasher.combine(ObjectIdentifier(Evaluator.self))
-                hasher.combine(evaluator)
-            }
-        )
+    private init<Evaluator: ServerTrustEvaluating>(wrapping evaluator: Evaluator) {
+        var hasher = Hasher()
+        hasher.combine(ObjectIdentifier(Evaluator.self))
+        hasher.combine(evaluator)
+        self.base = evaluator
+        self.isEqualToBase = { ($0 as? Evaluator) == evaluator }
+        self.baseHash = hasher.finalize()
+        self.wrapping = WrappingIdentity()
     }
 
     public func evaluate(_ trust: ServerTrust, forHost host: String) async -> TrustDecision {
@@ -43,8 +40,8 @@ public struct AnyServerTrustEvaluator: ServerTrustEvaluating, CustomStringConver
     public var description: String { String(describing: type(of: base)) }
 
     public static func == (lhs: AnyServerTrustEvaluator, rhs: AnyServerTrustEvaluator) -> Bool {
-        lhs.isEqualToBase(rhs.base)
+        lhs.wrapping === rhs.wrapping || (lhs.baseHash == rhs.baseHash && lhs.isEqualToBase(rhs.base))
     }
 
-    public func hash(into hasher: inout Hasher) { hashBase(&hasher) }
+    public func hash(into hasher: inout Hasher) { hasher.combine(baseHash) }
 }

@@ -7,7 +7,7 @@ public struct CompositeTrustEvaluator: ServerTrustEvaluating {
 
     /// Creates the composite.
     public init(_ evaluators: [any ServerTrustEvaluating]) {
-        self.evaluators = evaluators.map(AnyServerTrustEvaluator.init)
+        self.evaluators = evaluators.map { AnyServerTrustEvaluator($0) }
     }
 
     public func evaluate(_ trust: ServerTrust, forHost host: String) async -> TrustDecision {

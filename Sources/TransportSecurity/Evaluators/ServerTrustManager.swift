@@ -28,8 +28,10 @@ public struct ServerTrustManager: Sendable, Hashable {
         fallback: any ServerTrustEvaluating = DefaultTrustEvaluator()
     ) throws {
         self.allHostsMustBeEvaluated = allHostsMustBeEvaluated
-        self.rules = try evaluators.map { (try HostPattern($0.key), AnyServerTrustEvaluator($0.value)) }
-            .sorted { $0.0.specificity > $1.0.specificity || ($0.0.specificity == $1.0.specificity && $0.0.suffix < $1.0.suffix) }
+        let rules: [(HostPattern, AnyServerTrustEvaluator)] = try evaluators.map { pattern, evaluator in
+            (try HostPattern(pattern), AnyServerTrustEvaluator(evaluator))
+        }
+        self.rules = rules.sorted { $0.0.specificity > $1.0.specificity || ($0.0.specificity == $1.0.specificity && $0.0.suffix < $1.0.suffix) }
         self.fallback = AnyServerTrustEvaluator(fallback)
     }
 

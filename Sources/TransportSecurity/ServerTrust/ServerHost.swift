@@ -44,6 +44,10 @@ public enum ServerHost: Sendable, Hashable, CustomStringConvertible, Codable {
 
     /// `text` without leading and trailing white space (the `.whitespaces` set: spaces and tabs).
     private static func trimmingWhitespace(_ text: String) -> String {
+        guard let firstByte = text.utf8.first, let lastByte = text.utf8.last else { return text }
+        // An ASCII byte other than space and tab at both ends: nothing to trim (the usual case).
+        let isPlainASCII = { (byte: UInt8) in byte < 0x80 && byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\t") }
+        if isPlainASCII(firstByte), isPlainASCII(lastByte) { return text }
         let scalars = text.unicodeScalars
         guard let first = scalars.first, let last = scalars.last else { return text }
         guard CharacterSet.whitespaces.contains(first) || CharacterSet.whitespaces.contains(last) else { return text }
