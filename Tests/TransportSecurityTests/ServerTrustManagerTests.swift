@@ -40,6 +40,9 @@ struct ServerTrustManagerTests {
             ("\tapi.example.com", .dnsName("api.example.com")),
             ("\u{00A0}api.example.com\u{2003}", .dnsName("api.example.com")),
             ("api.example.com\n", .dnsName("api.example.com\n")),
+            // Foundation's CharacterSet.whitespaces holds U+200B, a format character, not a space.
+            ("api.example.com\u{200B}", .dnsName("api.example.com\u{200B}")),
+            ("\u{200B}", .dnsName("\u{200B}")),
             ("[::1]", .ipAddress("::1")),
             ("0:0:0:0:0:0:0:1", .ipAddress("::1")),
             (" 192.0.2.1 ", .ipAddress("192.0.2.1")),
@@ -54,6 +57,17 @@ struct ServerTrustManagerTests {
         let host = ServerHost(text)
         #expect(host == expected)
         #expect(ServerHost(host.name) == host, "normalizing again changes nothing")
+    }
+
+    @Test(
+        "an exact pattern matches the host it names, also where Foundation's white space is not Unicode's (U+200B, a fuzzing finding)",
+        arguments: ["\u{200B}", "api.example.com\u{200B}", "\u{200B}api.example.com", "api.example.com"]
+    )
+    func exactPatternMatchesItself(text: String) throws {
+        let pattern = try HostPattern(text)
+        #expect(pattern.matches(pattern.suffix))
+        #expect(pattern.matches(text))
+        #expect(!pattern.matches("api.example.org"))
     }
 
     @Test("malformed patterns are refused", arguments: ["", "*", "a*.example.com", "api.*.com", "**.", "a..b", ".example.com", "*.example.com..", "*..com", " api.example.com", "*.example.com ", "api example.com", "api\texample.com"])

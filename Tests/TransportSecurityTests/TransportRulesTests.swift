@@ -203,6 +203,7 @@ struct TransportRuleLoadingTests {
             (".example.com", "has an empty label (a leading dot or '..')"),
             ("api..example.com", "has an empty label"),
             ("exämple.com", "is not ASCII: write the name in its ASCII form (IDNA, xn--…)"),
+            ("example.com\u{200B}", "is not ASCII"),
             ("ex ample.com", "has the character ' '"),
             ("example.com/path", "is not valid CIDR notation"),
             (String(repeating: "a", count: 64) + ".com", "has a label longer than 63 characters"),
@@ -224,6 +225,7 @@ struct TransportRuleLoadingTests {
     @Test("domain keys that are hosts, addresses and ranges are kept, in canonical form")
     func acceptedDomainKeys() throws {
         #expect(try DomainKey.parse("Example.COM.") == .dnsName("example.com"))
+        #expect(try DomainKey.parse(" \texample.com\u{3000}") == .dnsName("example.com"))
         #expect(try DomainKey.parse("_dmarc.xn--exmple-cua.com") == .dnsName("_dmarc.xn--exmple-cua.com"))
         #expect(try DomainKey.parse("192.168.42.63").description == "192.168.42.63")
         #expect(try DomainKey.parse("2001:db8:12::34").description == "2001:db8:12::34")

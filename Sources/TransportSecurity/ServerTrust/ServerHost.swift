@@ -24,7 +24,7 @@ public enum ServerHost: Sendable, Hashable, CustomStringConvertible, Codable {
         // (`192.0.2.1.`) is still that address, as browsers read it, never a DNS name that a
         // dNSName entry could match. Brackets enclose an IPv6 literal (`[::1]`); around anything
         // else they stay, and the name matches nothing.
-        let name = Self.normalizedDNSName(Self.trimmingWhitespace(text))
+        let name = Self.normalizedDNSName(text.trimmingSpacesAndTabs)
         let unbracketed = name.hasPrefix("[") && name.hasSuffix("]") ? String(name.dropFirst().dropLast()) : name
         if Self.mayBeIPAddress(unbracketed), let canonical = Self.canonicalIPAddress(unbracketed) {
             self = .ipAddress(canonical)
@@ -40,18 +40,6 @@ public enum ServerHost: Sendable, Hashable, CustomStringConvertible, Codable {
         var normalized = needsLowercasing ? name.lowercased() : name
         if normalized.utf8.last == UInt8(ascii: ".") { normalized.removeLast() }
         return normalized
-    }
-
-    /// `text` without leading and trailing white space (the `.whitespaces` set: spaces and tabs).
-    private static func trimmingWhitespace(_ text: String) -> String {
-        guard let firstByte = text.utf8.first, let lastByte = text.utf8.last else { return text }
-        // An ASCII byte other than space and tab at both ends: nothing to trim (the usual case).
-        let isPlainASCII = { (byte: UInt8) in byte < 0x80 && byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\t") }
-        if isPlainASCII(firstByte), isPlainASCII(lastByte) { return text }
-        let scalars = text.unicodeScalars
-        guard let first = scalars.first, let last = scalars.last else { return text }
-        guard CharacterSet.whitespaces.contains(first) || CharacterSet.whitespaces.contains(last) else { return text }
-        return text.trimmingCharacters(in: .whitespaces)
     }
 
     /// Whether `text` uses only the characters of an IPv4 or IPv6 literal (digits, hexadecimal

@@ -70,7 +70,7 @@ public struct ServerTrust: Sendable, Hashable {
     /// or the system store.
     /// - Throws: ``CertificateLoadingError`` when the system store is needed and cannot be read.
     public func effectiveAnchors() throws -> TrustStore {
-        if let anchors, anchorsOnly { return TrustStore(anchors, origin: "anchors") }
+        if let anchors, anchorsOnly { return TrustStore(anchors, origin: "the trust's own anchors") }
         let system = try systemStore ?? TrustStore.system
         guard let anchors else { return system }
         return system.adding(anchors)

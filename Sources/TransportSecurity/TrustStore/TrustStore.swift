@@ -43,14 +43,14 @@ public struct TrustStore: Sendable, Hashable, CustomStringConvertible {
 
     /// This store with `anchors` added.
     public func adding(_ anchors: some Sequence<DERCertificate>) -> TrustStore {
-        TrustStore(certificates + Array(anchors), origin: origin + " + anchors")
+        TrustStore(certificates + Array(anchors), origin: origin + " + the trust's own anchors")
     }
 
     /// Whether `certificate` is one of the anchors, byte for byte.
     public func contains(_ certificate: DERCertificate) -> Bool { index.contains(certificate) }
 
-    /// A one-line summary: origin and size.
-    public var description: String { "\(origin) (\(certificates.count) anchors)" }
+    /// A one-line summary: origin and size (`/etc/ssl/certs/ca-certificates.crt: 146 certificates`).
+    public var description: String { "\(origin): \(certificates.count) certificate\(certificates.count == 1 ? "" : "s")" }
 
     public static func == (lhs: TrustStore, rhs: TrustStore) -> Bool { lhs.fingerprint == rhs.fingerprint }
 

@@ -1,0 +1,25 @@
+extension Unicode.Scalar {
+    /// A space or a tab: the tab, or a character of Unicode's space-separator category (`Zs`),
+    /// which is what Apple documents `CharacterSet.whitespaces` to be. Foundation's own set also
+    /// holds U+200B ZERO WIDTH SPACE, a format character that Unicode does not call white space,
+    /// so a name trimmed with it and a name checked with `properties.isWhitespace` disagreed.
+    var isSpaceOrTab: Bool {
+        self == "\t" || properties.generalCategory == .spaceSeparator
+    }
+}
+
+extension String {
+    /// The text without spaces and tabs (``Unicode/Scalar/isSpaceOrTab``) at either end; text
+    /// with none there is returned as it is, without copying.
+    var trimmingSpacesAndTabs: String {
+        guard let firstByte = utf8.first, let lastByte = utf8.last else { return self }
+        // An ASCII byte other than space and tab at both ends: nothing to trim (the usual case).
+        let isPlainASCII = { (byte: UInt8) in byte < 0x80 && byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\t") }
+        if isPlainASCII(firstByte), isPlainASCII(lastByte) { return self }
+        let scalars = unicodeScalars
+        guard let start = scalars.firstIndex(where: { !$0.isSpaceOrTab }),
+            let end = scalars.lastIndex(where: { !$0.isSpaceOrTab })
+        else { return "" }
+        return String(scalars[start...end])
+    }
+}
