@@ -136,7 +136,7 @@ final class DownloadResumption: @unchecked Sendable {
     /// by §8.8.2.2); `nil` for a weak one or none, and for anything but a `200` or `206`.
     private static func validator(status: Int, header: (String) -> String?) -> String? {
         guard status == 200 || status == 206 else { return nil }
-        if let tag = header("ETag")?.trimmingCharacters(in: .whitespaces), tag.hasPrefix("\""), tag.count >= 2, tag.hasSuffix("\"") {
+        if let tag = header("ETag")?.trimmingHTTPWhitespace, tag.hasPrefix("\""), tag.count >= 2, tag.hasSuffix("\"") {
             return tag
         }
         guard let modified = header("Last-Modified"), let modifiedDate = CookieDate.parse(modified),

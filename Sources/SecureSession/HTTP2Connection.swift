@@ -140,7 +140,7 @@ final class HTTP2Connection: PooledConnection, Sendable {
     static func withoutForbiddenFields(_ head: HTTPRequestHead) -> HTTPRequestHead {
         guard head.headers.contains(name: "TE") else { return head }
         var head = head
-        let kept = head.headers["TE"].filter { $0.trimmingCharacters(in: .whitespaces).lowercased() == "trailers" }
+        let kept = head.headers["TE"].filter { $0.trimmingHTTPWhitespace.lowercased() == "trailers" }
         head.headers.remove(name: "TE")
         if !kept.isEmpty { head.headers.add(name: "TE", value: "trailers") }
         return head

@@ -38,7 +38,7 @@ public struct SecureResponse: Sendable {
 
     /// The media type a `Content-Type` value names, lowercased, without parameters.
     static func mediaType(ofContentType value: String?) -> String? {
-        value?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        value?.split(separator: ";").first.map { $0.trimmingHTTPWhitespace.lowercased() }
     }
 
     /// The body decoded from JSON.

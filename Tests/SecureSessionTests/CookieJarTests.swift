@@ -46,6 +46,17 @@ struct CookieJarTests {
         #expect(cookies.field("https://api.example.com:8443/app") == "sid=abc; theme=dark", "ports are not told apart")
     }
 
+    @Test("names, values and attributes lose spaces and tabs only (RFC 6265's WSP): a no-break space or U+200B makes another cookie, never replaces one")
+    func onlySpacesAndTabsTrimmed() {
+        let cookies = FixedJar()
+        cookies.set("sid=abc", from: "https://api.example.com/")
+        cookies.set("\u{00A0}sid=evil", "sid\u{200B}=evil", "\tsid\t=\tabc\t", from: "https://api.example.com/")
+        #expect(cookies.jar.cookies.filter { $0.name == "sid" }.map(\.value) == ["abc"])
+        #expect(Set(cookies.jar.cookies.map(\.name)) == ["sid", "\u{00A0}sid", "sid\u{200B}"])
+        cookies.set("lang=en; Domain=\u{200B}example.com", from: "https://api.example.com/")
+        #expect(!cookies.jar.cookies.contains { $0.name == "lang" }, "a Domain with U+200B does not cover the host: refused")
+    }
+
     @Test("Domain covers the domain and its subdomains; another domain or a public suffix is refused")
     func domains() {
         let cookies = FixedJar()

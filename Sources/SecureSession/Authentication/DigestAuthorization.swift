@@ -36,7 +36,7 @@ enum DigestAuthorization {
         guard let nonce = challenge.parameters["nonce"] else { return nil }
         let realm = challenge.parameters["realm"] ?? ""
         guard let algorithm = Algorithm(rawValue: (challenge.parameters["algorithm"] ?? "MD5").uppercased()) else { return nil }
-        let offeredQOP = (challenge.parameters["qop"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        let offeredQOP = (challenge.parameters["qop"] ?? "").split(separator: ",").map { $0.trimmingHTTPWhitespace.lowercased() }
         let usesQOP = !offeredQOP.isEmpty
         guard !usesQOP || offeredQOP.contains("auth") else { return nil }
         let nc = String(format: "%08x", nonceCount)

@@ -24,8 +24,8 @@ struct SetCookie {
         var sections = field.split(separator: ";", omittingEmptySubsequences: false).makeIterator()
         let pair = sections.next() ?? ""
         guard let equals = pair.firstIndex(of: "=") else { throw Refusal(description: "it has no name=value pair") }
-        let name = pair[..<equals].trimmingCharacters(in: .whitespaces)
-        let value = pair[pair.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+        let name = pair[..<equals].trimmingHTTPWhitespace
+        let value = pair[pair.index(after: equals)...].trimmingHTTPWhitespace
         guard !name.isEmpty else { throw Refusal(description: "its name is empty") }
         guard name.utf8.count + value.utf8.count <= maximumNameAndValueSize else {
             throw Refusal(description: "its name and value are longer than \(maximumNameAndValueSize) bytes")
@@ -39,8 +39,8 @@ struct SetCookie {
         var isHTTPOnly = false
         while let section = sections.next() {
             let parts = section.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let attribute = parts[0].trimmingCharacters(in: .whitespaces).lowercased()
-            let attributeValue = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
+            let attribute = parts[0].trimmingHTTPWhitespace.lowercased()
+            let attributeValue = parts.count > 1 ? parts[1].trimmingHTTPWhitespace : ""
             guard attributeValue.utf8.count <= maximumAttributeValueSize else { continue }
             switch attribute {
             case "expires":

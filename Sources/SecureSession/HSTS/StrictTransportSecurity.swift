@@ -18,14 +18,14 @@ public struct StrictTransportSecurity: Sendable, Hashable {
         var seen: Set<String> = []
         guard let directives = Self.directives(of: fieldValue) else { return nil }
         for directive in directives {
-            let text = directive.trimmingCharacters(in: Self.whitespace)
+            let text = directive.trimmingHTTPWhitespace
             if text.isEmpty { continue }
             let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = parts[0].trimmingCharacters(in: Self.whitespace).lowercased()
+            let name = parts[0].trimmingHTTPWhitespace.lowercased()
             guard SecureRequest.isToken(name), seen.insert(name).inserted else { return nil }
             var value: String?
             if parts.count == 2 {
-                guard let read = Self.value(parts[1].trimmingCharacters(in: Self.whitespace)) else { return nil }
+                guard let read = Self.value(parts[1].trimmingHTTPWhitespace) else { return nil }
                 value = read
             }
             switch name {
@@ -50,9 +50,6 @@ public struct StrictTransportSecurity: Sendable, Hashable {
         self.maximumAge = maximumAge
         self.includesSubdomains = includesSubdomains
     }
-
-    /// Optional white space (RFC 9110 §5.6.3).
-    private static let whitespace = CharacterSet(charactersIn: " \t")
 
     /// The directives of a field value: its parts between the `;` outside quoted strings;
     /// `nil` when a quoted string is not closed.

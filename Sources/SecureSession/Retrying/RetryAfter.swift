@@ -7,7 +7,7 @@ enum RetryAfter {
     /// The wait asked for by `head`, zero for a date already past; `nil` when there is no such
     /// field or it is neither form.
     static func delay(in head: ResponseHead, now: Date) -> Duration? {
-        guard let value = head.header("Retry-After")?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        guard let value = head.header("Retry-After")?.trimmingHTTPWhitespace, !value.isEmpty else { return nil }
         // Enormous numbers saturate: they are longer than any wait obeyed.
         if let seconds = DecimalNumber.saturating(value.utf8) { return .seconds(seconds) }
         guard let date = CookieDate.parse(value) else { return nil }
