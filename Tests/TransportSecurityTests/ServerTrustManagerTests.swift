@@ -43,6 +43,8 @@ struct ServerTrustManagerTests {
             // Foundation's CharacterSet.whitespaces holds U+200B, a format character, not a space.
             ("api.example.com\u{200B}", .dnsName("api.example.com\u{200B}")),
             ("\u{200B}", .dnsName("\u{200B}")),
+            // DNS ignores case in ASCII only: the KELVIN SIGN is not a K.
+            ("\u{212A}EY.Example.COM", .dnsName("\u{212A}ey.example.com")),
             ("[::1]", .ipAddress("::1")),
             ("0:0:0:0:0:0:0:1", .ipAddress("::1")),
             (" 192.0.2.1 ", .ipAddress("192.0.2.1")),
@@ -68,6 +70,13 @@ struct ServerTrustManagerTests {
         #expect(pattern.matches(pattern.suffix))
         #expect(pattern.matches(text))
         #expect(!pattern.matches("api.example.org"))
+    }
+
+    @Test("patterns and hosts ignore case in ASCII only: the KELVIN SIGN pattern does not cover key.example.com")
+    func caseFoldingIsASCII() throws {
+        #expect(try !HostPattern("\u{212A}ey.example.com").matches("key.example.com"))
+        #expect(try !HostPattern("*.\u{212A}.example").matches("a.k.example"))
+        #expect(try HostPattern("KEY.Example.COM").matches("key.example.com"))
     }
 
     @Test("malformed patterns are refused", arguments: ["", "*", "a*.example.com", "api.*.com", "**.", "a..b", ".example.com", "*.example.com..", "*..com", " api.example.com", "*.example.com ", "api example.com", "api\texample.com"])

@@ -204,6 +204,7 @@ struct TransportRuleLoadingTests {
             ("api..example.com", "has an empty label"),
             ("exämple.com", "is not ASCII: write the name in its ASCII form (IDNA, xn--…)"),
             ("example.com\u{200B}", "is not ASCII"),
+            ("\u{212A}ey.example.com", "is not ASCII"),
             ("ex ample.com", "has the character ' '"),
             ("example.com/path", "is not valid CIDR notation"),
             (String(repeating: "a", count: 64) + ".com", "has a label longer than 63 characters"),

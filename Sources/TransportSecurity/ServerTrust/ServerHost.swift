@@ -10,10 +10,11 @@ import Darwin
 
 /// The name a client connected to: a DNS name or an IP literal.
 ///
-/// DNS names are compared case-insensitively with a trailing dot removed; IP literals are kept in
-/// their canonical text form (`::1`, not `0:0:0:0:0:0:0:1`), with IPv6 brackets removed.
+/// DNS names are compared case-insensitively (in ASCII, as DNS compares them) with a trailing
+/// dot removed; IP literals are kept in their canonical text form (`::1`, not
+/// `0:0:0:0:0:0:0:1`), with IPv6 brackets removed.
 public enum ServerHost: Sendable, Hashable, CustomStringConvertible, Codable {
-    /// A DNS name, lowercased, without a trailing dot.
+    /// A DNS name, its ASCII letters lowercased, without a trailing dot.
     case dnsName(String)
     /// An IPv4 or IPv6 address in canonical text form.
     case ipAddress(String)
@@ -33,11 +34,11 @@ public enum ServerHost: Sendable, Hashable, CustomStringConvertible, Codable {
         }
     }
 
-    /// A DNS name lowercased, without its trailing dot. Names already in that form (as
-    /// certificates and URLs almost always give them) are returned as they are, without copying.
+    /// A DNS name with its ASCII letters lowercased (DNS ignores case in ASCII only, RFC 4343),
+    /// without its trailing dot. Names already in that form (as certificates and URLs almost
+    /// always give them) are returned as they are, without copying.
     static func normalizedDNSName(_ name: String) -> String {
-        let needsLowercasing = name.utf8.contains { $0 >= 0x80 || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }
-        var normalized = needsLowercasing ? name.lowercased() : name
+        var normalized = name.asciiLowercased
         if normalized.utf8.last == UInt8(ascii: ".") { normalized.removeLast() }
         return normalized
     }

@@ -32,7 +32,7 @@ public enum DomainKey: Sendable, Hashable, CustomStringConvertible {
     /// its ASCII (`xn--`) form.
     public static func parse(_ text: String) throws(DomainKeyError) -> DomainKey {
         func refuse(_ reason: String) -> DomainKeyError { DomainKeyError(key: text, reason: reason) }
-        var key = text.trimmingSpacesAndTabs.lowercased()
+        var key = text.trimmingSpacesAndTabs.asciiLowercased
         if key.hasSuffix(".") { key.removeLast() }
         guard !key.isEmpty else { throw refuse("is empty: it names no domain") }
         guard !key.contains("://") else { throw refuse("is a URL: write only its host") }

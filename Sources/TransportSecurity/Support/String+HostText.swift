@@ -23,3 +23,13 @@ extension String {
         return String(scalars[start...end])
     }
 }
+
+extension String {
+    /// The text with ASCII letters lowercased and everything else as it is: DNS names compare
+    /// case-insensitively in ASCII only (RFC 4343), while `lowercased()` also maps, say, the
+    /// KELVIN SIGN U+212A to `k`, turning text that is no host name into one.
+    var asciiLowercased: String {
+        guard utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }) else { return self }
+        return String(decoding: utf8.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
+    }
+}
