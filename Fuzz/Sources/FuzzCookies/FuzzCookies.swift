@@ -10,8 +10,8 @@ private let origins = [
 
 /// `Set-Cookie` fields, one per line, the first byte choosing the response's origin: whatever a
 /// server sends, the jar keeps only cookies the origin may set (`Secure` ones over https or to a
-/// loopback host), and the `Cookie` field it makes
-/// for that origin holds no line break or control character.
+/// loopback host), with names and values trimmed of spaces and tabs, and the `Cookie` field it
+/// makes for that origin holds no line break or control character.
 func fuzzCookies(_ input: UnsafeRawBufferPointer) {
     guard let first = input.first else { return }
     let origin = URL(string: origins[Int(first) % origins.count])!
@@ -25,6 +25,10 @@ func fuzzCookies(_ input: UnsafeRawBufferPointer) {
         precondition(cookie.isHostOnly || !publicSuffixes.isPublicSuffix(cookie.domain), "a cookie for a public suffix")
         precondition(!cookie.isSecure || origin.scheme == "https" || host == "127.0.0.1", "a Secure cookie set over http to a host that is not loopback")
         precondition(cookie.path.hasPrefix("/"), "a path that does not start with /")
+        for part in [cookie.name, cookie.value] {
+            let ends = [part.unicodeScalars.first, part.unicodeScalars.last].compactMap { $0 }
+            precondition(!ends.contains { $0 == " " || $0 == "\t" }, "a name or value that begins or ends with a space or a tab")
+        }
     }
     if let field = jar.cookieField(for: origin) {
         precondition(!field.unicodeScalars.contains { $0.value < 0x20 && $0 != "\t" || $0.value == 0x7F }, "a control character in the Cookie field")
