@@ -43,7 +43,7 @@ public struct TrustStore: Sendable, Hashable, CustomStringConvertible {
 
     /// This store with `anchors` added.
     public func adding(_ anchors: some Sequence<DERCertificate>) -> TrustStore {
-        TrustStore(certificates + Array(anchors), origin: origin + " + the trust's own anchors")
+        TrustStore(certificates + Array(anchors), origin: origin + " + anchors")
     }
 
     /// Whether `certificate` is one of the anchors, byte for byte.
