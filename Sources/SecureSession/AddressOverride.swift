@@ -1,7 +1,10 @@
+import TransportSecurity
+
 /// Where to connect for a host and port instead of asking DNS, as curl's `--resolve`: the
 /// request's host name is still the one sent (SNI, `Host`) and verified.
 public struct AddressOverride: Sendable, Hashable, CustomStringConvertible {
-    /// The host name of the URL.
+    /// The host name of the URL, normalized as ``TransportSecurity/ServerHost`` normalizes it
+    /// (ASCII letters lowercased, one trailing dot and IPv6 brackets removed).
     public let host: String
     /// The port of the URL.
     public let port: Int
@@ -10,7 +13,7 @@ public struct AddressOverride: Sendable, Hashable, CustomStringConvertible {
 
     /// Creates an override.
     public init(host: String, port: Int, address: String) {
-        self.host = host.lowercased()
+        self.host = ServerHost(host).name
         self.port = port
         self.address = address
     }
@@ -33,6 +36,7 @@ public struct AddressOverride: Sendable, Hashable, CustomStringConvertible {
 extension Array where Element == AddressOverride {
     /// The address to connect to for `host` and `port`, if overridden.
     func address(host: String, port: Int) -> String? {
-        first { $0.host == host.lowercased() && $0.port == port }?.address
+        let wanted = ServerHost(host).name
+        return first { $0.host.utf8.elementsEqual(wanted.utf8) && $0.port == port }?.address
     }
 }

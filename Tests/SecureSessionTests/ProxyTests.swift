@@ -339,7 +339,8 @@ struct ProxyTests {
         loopbackRange.bypass = ["127.0.0.0/8"]
         let overridden = lab.session { configuration in
             configuration.proxies = loopbackRange
-            configuration.addressOverrides = [AddressOverride(host: "db.internal", port: server.port, address: "127.0.0.1")]
+            // Written with capitals and a trailing dot: the override still applies to db.internal.
+            configuration.addressOverrides = [AddressOverride(host: "DB.Internal.", port: server.port, address: "127.0.0.1")]
         }
         #expect(try await overridden.get(URL(string: "http://db.internal:\(server.port)/hello")!).text == "hello")
         await overridden.shutdown()

@@ -59,6 +59,20 @@ struct DecisionCacheTests {
         #expect(counter.value == 5)
     }
 
+    @Test("hosts in keys compare bytes: a canonically equivalent spelling of a host is another entry")
+    func hostKeysCompareBytes() async {
+        let (evaluator, counter, _) = make(clock: ManualClock(Date()))
+        let trust = fixture.trust(.legitimate)
+        _ = await evaluator.evaluate(trust, forHost: "\u{E5}.example")
+        _ = await evaluator.evaluate(trust, forHost: "a\u{30A}.example")
+        _ = await evaluator.evaluate(trust, forHost: "\u{E5}.example")
+        #expect(counter.value == 2)
+        let key = DecisionCacheKey(trust: trust, host: "\u{E5}.example", evaluator: DefaultTrustEvaluator())
+        let equivalent = DecisionCacheKey(trust: trust, host: "a\u{30A}.example", evaluator: DefaultTrustEvaluator())
+        #expect(key != nil && key != equivalent)
+        #expect(key?.host == "\u{E5}.example")
+    }
+
     @Test("entries expire with their age, rejections sooner")
     func ageing() async {
         let clock = ManualClock(Date())

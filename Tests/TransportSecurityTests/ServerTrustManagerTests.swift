@@ -79,6 +79,22 @@ struct ServerTrustManagerTests {
         #expect(try HostPattern("KEY.Example.COM").matches("key.example.com"))
     }
 
+    @Test("hosts and patterns compare bytes: canonically equivalent spellings, which String's == takes for one, are different hosts")
+    func canonicalEquivalentsDiffer() throws {
+        let composed = "\u{E5}.example"  // å as one scalar
+        let decomposed = "a\u{30A}.example"  // a + COMBINING RING ABOVE
+        #expect(composed == decomposed, "the trap: Swift's String equality")
+        #expect(ServerHost(composed) != ServerHost(decomposed))
+        #expect(Set([ServerHost(composed), ServerHost(decomposed)]).count == 2)
+        #expect(try HostPattern(composed).matches(composed))
+        #expect(try !HostPattern(composed).matches(decomposed))
+        #expect(try !HostPattern("*.\u{3A9}.example").matches("a.\u{2126}.example"), "OHM SIGN is not GREEK CAPITAL OMEGA")
+        #expect(try HostPattern(composed) != HostPattern(decomposed))
+        let manager = try ServerTrustManager(evaluators: [composed: DefaultTrustEvaluator()])
+        #expect(manager.rule(forHost: composed) != nil)
+        #expect(manager.rule(forHost: decomposed) == nil)
+    }
+
     @Test("malformed patterns are refused", arguments: ["", "*", "a*.example.com", "api.*.com", "**.", "a..b", ".example.com", "*.example.com..", "*..com", " api.example.com", "*.example.com ", "api example.com", "api\texample.com"])
     func malformedPattern(pattern: String) {
         #expect(throws: HostPatternError(pattern: pattern)) { try HostPattern(pattern) }

@@ -1,3 +1,5 @@
+import TransportSecurity
+
 /// What a challenge protects (SPEC §3): host, port, scheme, realm and authentication method.
 public struct ProtectionSpace: Sendable, Hashable, CustomStringConvertible {
     /// The authentication methods of SPEC §3.
@@ -12,7 +14,9 @@ public struct ProtectionSpace: Sendable, Hashable, CustomStringConvertible {
         case httpDigest
     }
 
-    /// The host.
+    /// The host, normalized as ``TransportSecurity/ServerHost`` normalizes it: ASCII letters
+    /// lowercased (not Unicode's lowercasing, which reads the KELVIN SIGN as `k`), one trailing
+    /// dot and IPv6 brackets removed.
     public let host: String
     /// The port.
     public let port: Int
@@ -25,7 +29,7 @@ public struct ProtectionSpace: Sendable, Hashable, CustomStringConvertible {
 
     /// Creates a protection space.
     public init(host: String, port: Int, isSecure: Bool, realm: String?, method: Method) {
-        self.host = host.lowercased()
+        self.host = ServerHost(host).name
         self.port = port
         self.isSecure = isSecure
         self.realm = realm
@@ -34,6 +38,6 @@ public struct ProtectionSpace: Sendable, Hashable, CustomStringConvertible {
 
     /// `https://host:port (realm "r", httpBasic)`.
     public var description: String {
-        "\(isSecure ? "https" : "http")://\(host):\(port)" + (realm.map { " (realm \"\($0)\", \(method))" } ?? " (\(method))")
+        "\(isSecure ? "https" : "http")://\(host.contains(":") ? "[\(host)]" : host):\(port)" + (realm.map { " (realm \"\($0)\", \(method))" } ?? " (\(method))")
     }
 }

@@ -5,7 +5,10 @@ public struct DecisionCacheKey: Sendable, Hashable {
     /// SHA-256 fingerprints of the presented chain, in order.
     public let chainFingerprints: [[UInt8]]
     /// The host the decision is for.
-    public let host: String
+    public var host: String { serverHost.name }
+    /// The host, compared by its bytes (`String`'s `==` would take canonically equivalent
+    /// hosts, such as `å` as U+00E5 and as `a` + U+030A, for one).
+    let serverHost: ServerHost
     /// The server trust's validation policy (an evaluator may judge under the one it is given).
     public let validationPolicy: TrustValidationPolicy
     /// The evaluator that decides.
@@ -37,7 +40,7 @@ public struct DecisionCacheKey: Sendable, Hashable {
     public init?(chainFingerprints: [[UInt8]], trust: ServerTrust, host: String, evaluator: some ServerTrustEvaluating) {
         guard let system = try? trust.systemStore ?? TrustStore.system else { return nil }
         self.chainFingerprints = chainFingerprints
-        self.host = ServerHost(host).name
+        self.serverHost = ServerHost(host)
         self.validationPolicy = trust.policy
         self.evaluator = AnyServerTrustEvaluator(evaluator)
         self.systemStoreFingerprint = system.fingerprint
@@ -51,7 +54,7 @@ public struct DecisionCacheKey: Sendable, Hashable {
     public func hash(into hasher: inout Hasher) {
         hasher.combine(chainFingerprints.count)
         for fingerprint in chainFingerprints { hasher.combine(byteArray: fingerprint) }
-        hasher.combine(host)
+        hasher.combine(serverHost)
         hasher.combine(validationPolicy)
         hasher.combine(evaluator)
         hasher.combine(byteArray: systemStoreFingerprint)

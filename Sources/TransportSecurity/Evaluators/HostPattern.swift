@@ -1,8 +1,10 @@
 /// A host pattern of a ``ServerTrustManager``: `api.example.com` (that host), `*.example.com`
 /// (exactly one label before `example.com`) or `**.example.com` (one or more labels before it).
 ///
-/// Hosts and patterns compare case-insensitively, with a trailing dot ignored. An IP address
-/// matches only an exact pattern: `*.2.3.4` does not cover `1.2.3.4`.
+/// Hosts and patterns compare case-insensitively (in ASCII), with a trailing dot ignored, and
+/// otherwise byte for byte: `å` written as U+00E5 and as `a` + U+030A are different hosts, as
+/// they are to DNS. An IP address matches only an exact pattern: `*.2.3.4` does not cover
+/// `1.2.3.4`.
 public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
     /// How much of a host the pattern covers.
     public enum Kind: Int, Sendable, Hashable, Comparable {
@@ -58,7 +60,7 @@ public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
         let name = host.name
         switch kind {
         case .exact:
-            return name == suffix
+            return name.utf8.elementsEqual(suffix.utf8)
         case .oneLabel, .anyDepth:
             guard !host.isIPAddress else { return false }
             let prefixLength = name.utf8.count - suffix.utf8.count - 1
@@ -70,7 +72,18 @@ public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Orders matching patterns: exact beats `*.`, which beats `**.`; then the longer suffix wins.
-    var specificity: (Int, Int) { (kind.rawValue, suffix.count) }
+    var specificity: (Int, Int) { (kind.rawValue, suffix.utf8.count) }
+
+    /// Whether both are the same kind with the same suffix bytes.
+    public static func == (lhs: HostPattern, rhs: HostPattern) -> Bool {
+        lhs.kind == rhs.kind && lhs.suffix.utf8.elementsEqual(rhs.suffix.utf8)
+    }
+
+    /// Hashes the kind and the suffix's bytes.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(kind)
+        hasher.combine(byteString: suffix)
+    }
 
     /// The pattern as written, normalized.
     public var description: String {

@@ -13,6 +13,11 @@ import Darwin
 /// DNS names are compared case-insensitively (in ASCII, as DNS compares them) with a trailing
 /// dot removed; IP literals are kept in their canonical text form (`::1`, not
 /// `0:0:0:0:0:0:0:1`), with IPv6 brackets removed.
+///
+/// Two hosts are equal when their texts have the same bytes (UTF-8), not when Swift's `String`
+/// comparison calls them equal: that comparison treats canonically equivalent text as one
+/// (`å` written as U+00E5 or as `a` + U+030A, or the OHM SIGN and `Ω`), which no DNS resolver
+/// or certificate does.
 public enum ServerHost: Sendable, Hashable, CustomStringConvertible, Codable {
     /// A DNS name, its ASCII letters lowercased, without a trailing dot.
     case dnsName(String)
@@ -72,6 +77,17 @@ public enum ServerHost: Sendable, Hashable, CustomStringConvertible, Codable {
 
     /// The host as text.
     public var description: String { name }
+
+    /// Whether both are the same kind of host with the same bytes.
+    public static func == (lhs: ServerHost, rhs: ServerHost) -> Bool {
+        lhs.isIPAddress == rhs.isIPAddress && lhs.name.utf8.elementsEqual(rhs.name.utf8)
+    }
+
+    /// Hashes the kind and the bytes of the text.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(isIPAddress)
+        hasher.combine(byteString: name)
+    }
 
     public init(from decoder: any Decoder) throws {
         self.init(try decoder.singleValueContainer().decode(String.self))

@@ -6,3 +6,16 @@ extension Hasher {
         bytes.withUnsafeBytes { combine(bytes: $0) }
     }
 }
+
+extension Hasher {
+    /// Feeds the UTF-8 bytes of `text` (and their count) in one call, so that text is hashed by
+    /// its bytes, as it is compared where a ``ServerHost`` or a host pattern uses it; `String`'s
+    /// own `hash(into:)` hashes a normalized form, matching its canonical-equivalence `==`.
+    mutating func combine(byteString text: String) {
+        var text = text
+        text.withUTF8 { bytes in
+            combine(bytes.count)
+            combine(bytes: UnsafeRawBufferPointer(bytes))
+        }
+    }
+}

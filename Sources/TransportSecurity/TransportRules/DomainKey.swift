@@ -19,6 +19,13 @@ public enum DomainKey: Sendable, Hashable, CustomStringConvertible {
     /// An address range: network bytes and prefix length.
     case range([UInt8], prefix: Int)
 
+    /// Whether this key is the DNS name `name` (lowercased, without a trailing dot), byte for
+    /// byte: `String`'s `==` would also take canonically equivalent text for the name.
+    func isDNSName(_ name: String) -> Bool {
+        guard case .dnsName(let key) = self else { return false }
+        return key.utf8.elementsEqual(name.utf8)
+    }
+
     /// Parses a key; `nil` when ``parse(_:)`` refuses it.
     public init?(_ text: String) {
         guard let key = try? DomainKey.parse(text) else { return nil }

@@ -74,7 +74,7 @@ extension TransportSecurityConfiguration {
     static func lookup(_ host: ServerHost, in keys: [(key: DomainKey, includesSubdomains: Bool)]) -> (index: Int, origin: TransportRule.Origin)? {
         switch host {
         case .dnsName(let name):
-            if let exact = keys.firstIndex(where: { $0.key == .dnsName(name) }) { return (exact, .exception(keys[exact].key)) }
+            if let exact = keys.firstIndex(where: { $0.key.isDNSName(name) }) { return (exact, .exception(keys[exact].key)) }
             return includingAncestor(of: name, in: keys).map { ($0, .ancestorException(keys[$0].key)) }
         case .ipAddress(let text):
             guard let bytes = DomainKey.addressBytes(text) else { return nil }
@@ -93,8 +93,8 @@ extension TransportSecurityConfiguration {
     static func includingAncestor(of name: String, in keys: [(key: DomainKey, includesSubdomains: Bool)]) -> Int? {
         var labels = name.split(separator: ".").dropFirst()
         while !labels.isEmpty {
-            let ancestor = DomainKey.dnsName(labels.joined(separator: "."))
-            if let index = keys.firstIndex(where: { $0.key == ancestor && $0.includesSubdomains }) { return index }
+            let ancestor = labels.joined(separator: ".")
+            if let index = keys.firstIndex(where: { $0.key.isDNSName(ancestor) && $0.includesSubdomains }) { return index }
             labels = labels.dropFirst()
         }
         return nil
