@@ -70,7 +70,10 @@ public struct HTTPProxy: Sendable, Hashable, CustomStringConvertible {
     ///   port out of range.
     public init(url text: String, trustEvaluator: (any ServerTrustEvaluating)? = nil) throws {
         let written = text.contains("://") ? text : "http://" + text
-        guard let components = URLComponents(string: written), let host = components.host, !host.isEmpty else {
+        // The host as `URL` gives it: an internationalized name in its ASCII form (`xn--…`), as
+        // DNS, SNI and the proxy's certificate name it (URLComponents keeps the Unicode text),
+        // and an IPv6 literal without brackets.
+        guard let components = URLComponents(string: written), let host = components.url?.host, !host.isEmpty else {
             throw SecureSessionError.invalidURL("the proxy '\(Self.withoutPassword(text))' is not [http://][user:password@]host[:port]")
         }
         guard let kind = components.scheme.flatMap({ Kind(rawValue: $0.lowercased()) }) else {
@@ -82,9 +85,7 @@ public struct HTTPProxy: Sendable, Hashable, CustomStringConvertible {
         guard (1...65_535).contains(port) else {
             throw SecureSessionError.invalidURL("the proxy's port \(port) is not between 1 and 65535")
         }
-        // URLComponents keeps the brackets of an IPv6 literal.
-        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        self.init(host: bare, port: port, user: components.user, password: components.password, kind: kind, trustEvaluator: trustEvaluator)
+        self.init(host: host, port: port, user: components.user, password: components.password, kind: kind, trustEvaluator: trustEvaluator)
     }
 
     /// The `Proxy-Authorization` field value, when the proxy has a user.

@@ -179,6 +179,9 @@ struct ProxyTests {
         #expect(try HTTPProxy(url: "proxy.example.test") == HTTPProxy(host: "proxy.example.test", port: 1080))
         #expect(try HTTPProxy(url: "http://dave:50%25off@proxy:8080").password == "50%off")
         #expect(try HTTPProxy(url: "[2001:db8::1]:8080").description == "[2001:db8::1]:8080")
+        #expect(try HTTPProxy(url: "[2001:db8::1]:8080").host == "2001:db8::1")
+        // An internationalized name in the ASCII form DNS, SNI and certificates use.
+        #expect(try HTTPProxy(url: "https://bücher.example:8443").host == "xn--bcher-kva.example")
         #expect(try HTTPProxy(url: "socks5h://proxy.example.test") == HTTPProxy(host: "proxy.example.test", port: 1080, kind: .socks5h))
         #expect(try HTTPProxy(url: "SOCKS5://proxy:9050").description == "socks5://proxy:9050")
         #expect(try HTTPProxy(url: "https://proxy.example.test") == HTTPProxy(host: "proxy.example.test", port: 443, kind: .https))
