@@ -42,7 +42,11 @@ public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
         let dot = UInt8(ascii: ".")
         let bytes = name.utf8
         let hasEmptyLabel = bytes.first == dot || bytes.last == dot || zip(bytes, bytes.dropFirst()).contains { $0 == dot && $1 == dot }
-        let hasSpaceOrControl = name.unicodeScalars.contains { $0.value <= 0x20 || $0.value == 0x7F || $0.properties.isWhitespace }
+        // ASCII's white space is all at or below 0x20; only other text needs Unicode's tables.
+        let isSpaceOrControl = { (value: UInt32) in value <= 0x20 || value == 0x7F }
+        let hasSpaceOrControl = bytes.allSatisfy { $0 < 0x80 }
+            ? bytes.contains { isSpaceOrControl(UInt32($0)) }
+            : name.unicodeScalars.contains { isSpaceOrControl($0.value) || $0.properties.isWhitespace }
         guard !name.isEmpty, !hasEmptyLabel, !hasSpaceOrControl, !bytes.contains(UInt8(ascii: "*")) else {
             throw HostPatternError(pattern: text)
         }
