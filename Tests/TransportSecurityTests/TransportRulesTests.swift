@@ -103,6 +103,19 @@ struct TransportRuleResolutionTests {
         }
     }
 
+    @Test("a name is local by its bytes: a dot followed by a combining mark (one Character, not \".\") still makes it qualified")
+    func localByBytes() throws {
+        let (rules, _) = try configuration([:])
+        for host in ["evil.\u{301}com", "www.example.\u{301}com", "a.\u{301}local\u{301}"] {
+            let rule = rules.rule(forHost: host)
+            #expect(rule.originDescription == "global keys", "\(host)")
+            #expect(!rule.allowsCleartext, "\(host)")
+        }
+        #expect(rules.rule(forHost: "a.b.LOCAL").allowsCleartext)
+        #expect(rules.rule(forHost: "x.localhost").allowsCleartext)
+        #expect(!rules.rule(forHost: "x.notlocal").allowsCleartext)
+    }
+
     @Test("pinned domains and pin sets: exact, subdomains, exclusion from the parent, expiry")
     func pins() throws {
         let (rules, issues) = try configuration([

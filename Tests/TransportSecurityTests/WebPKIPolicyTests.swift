@@ -262,6 +262,21 @@ struct WebPKIPolicyTests {
         #expect(listed.matches(certificateName: "A.B.Example", host: "a.b.example"))
     }
 
+    @Test("internationalized public suffixes, which the list writes in Unicode, hold in the ASCII form certificates use")
+    func internationalizedPublicSuffixes() throws {
+        let list = PublicSuffixList(text: "cn\n公司.cn\n*.ελ\n!www.ελ\n")
+        #expect(list.isPublicSuffix("xn--55qx5d.cn"))
+        #expect(list.isPublicSuffix("公司.cn"))
+        #expect(list.isPublicSuffix("foo.xn--qxam"), "a wildcard rule (ελ is xn--qxam)")
+        #expect(!list.isPublicSuffix("www.xn--qxam"), "an exception rule")
+        #expect(!list.isPublicSuffix("example.xn--55qx5d.cn"))
+        let policy = SubjectAltNameHostPolicy(host: ServerHost("shop.xn--55qx5d.cn"), publicSuffixes: list)
+        #expect(!policy.matches(certificateName: "*.xn--55qx5d.cn", host: "shop.xn--55qx5d.cn"))
+        #expect(policy.matches(certificateName: "*.example.xn--55qx5d.cn", host: "a.example.xn--55qx5d.cn"))
+        // Debian's list, where it is installed (CI installs it), holds the same rule.
+        if let system = PublicSuffixList.system { #expect(system.isPublicSuffix("xn--55qx5d.cn")) }
+    }
+
     @Test(
         "common names that read as a host or address must be well formed",
         arguments: [

@@ -4,7 +4,8 @@ import TransportSecurity
 /// Host patterns, hosts and certificate names: the input is a pattern (or a certificate's DNS
 /// name), a newline, and a host. Nothing may crash, and what is matched must agree with itself:
 /// a name matches itself, a wildcard matches a host one label below its suffix and not the
-/// suffix, and a wildcard never matches an IP address.
+/// suffix, a wildcard never matches an IP address, and an exact pattern matches exactly its own
+/// bytes.
 func fuzzHostMatching(_ input: UnsafeRawBufferPointer) {
     let text = String(decoding: input, as: UTF8.self)
     let parts = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false)
@@ -27,8 +28,12 @@ func fuzzHostMatching(_ input: UnsafeRawBufferPointer) {
     let matched = pattern.matches(host)
     precondition(matched == pattern.matches(hostText), "a host matches the same way as text and as a ServerHost")
     if host.isIPAddress, pattern.kind != .exact { precondition(!matched, "a wildcard matched an IP address") }
+    let reread = try? HostPattern(pattern.description)
+    precondition(reread == pattern && reread?.hashValue == pattern.hashValue, "a pattern reads back as itself")
     switch pattern.kind {
     case .exact:
+        // Byte equality, never String's canonical equivalence (U+00E5 and a + U+030A differ).
+        precondition(matched == host.name.utf8.elementsEqual(pattern.suffix.utf8), "an exact pattern matched other bytes")
         if !ServerHost(pattern.suffix).isIPAddress { precondition(pattern.matches(pattern.suffix), "a name does not match itself") }
     case .oneLabel, .anyDepth:
         precondition(!pattern.matches(pattern.suffix), "a wildcard matched its own suffix")

@@ -3,7 +3,7 @@ import Foundation
 /// The public suffix list (publicsuffix.org): names under which anyone may register a domain
 /// (`com`, `co.uk`, `github.io`). Pinning or excepting such a name with subdomains covers
 /// domains of unrelated owners.
-public struct PublicSuffixList: Sendable {
+public struct PublicSuffixList: Sendable, CustomStringConvertible {
     /// Where Debian's `publicsuffix` package puts the list.
     public static let debianPath = "/usr/share/publicsuffix/public_suffix_list.dat"
 
@@ -12,7 +12,9 @@ public struct PublicSuffixList: Sendable {
     private let exceptions: Set<String>
 
     /// Parses the list's text format: one rule per line, `//` comments, `*.` wildcards and `!`
-    /// exceptions.
+    /// exceptions. An internationalized rule (the list writes `公司.cn`, not `xn--55qx5d.cn`) is
+    /// kept in both forms, since certificates, DNS and transport-rule keys name domains in the
+    /// ASCII form.
     public init(text: String) {
         var rules: Set<String> = []
         var wildcards: Set<String> = []
@@ -21,16 +23,25 @@ public struct PublicSuffixList: Sendable {
             let rule = line.split(whereSeparator: \.isWhitespace).first.map { String($0).lowercased() } ?? ""
             if rule.isEmpty || rule.hasPrefix("//") { continue }
             if rule.hasPrefix("!") {
-                exceptions.insert(String(rule.dropFirst()))
+                exceptions.formUnion(Self.forms(of: String(rule.dropFirst())))
             } else if rule.hasPrefix("*.") {
-                wildcards.insert(String(rule.dropFirst(2)))
+                wildcards.formUnion(Self.forms(of: String(rule.dropFirst(2))))
             } else {
-                rules.insert(rule)
+                rules.formUnion(Self.forms(of: rule))
             }
         }
         self.rules = rules
         self.wildcards = wildcards
         self.exceptions = exceptions
+    }
+
+    /// A rule's name as written and, for an internationalized one, in its ASCII (IDNA, `xn--…`)
+    /// form as well, as `URL` converts a host.
+    static func forms(of name: String) -> [String] {
+        guard !name.utf8.allSatisfy({ $0 < 0x80 }), let host = URL(string: "http://\(name)/")?.host,
+            !host.isEmpty, host.utf8.allSatisfy({ $0 < 0x80 })
+        else { return [name] }
+        return [name, host.lowercased()]
     }
 
     /// Reads the list from a file (Debian's by default).
@@ -50,6 +61,12 @@ public struct PublicSuffixList: Sendable {
 
     /// Debian's list, read once; `nil` when the `publicsuffix` package is not installed.
     public static let system: PublicSuffixList? = try? PublicSuffixList()
+
+    /// How many rules of each kind the list holds (an internationalized rule counts in both its
+    /// forms), not the thousands of rules themselves.
+    public var description: String {
+        "public suffix list: \(rules.count) rules, \(wildcards.count) wildcard rules, \(exceptions.count) exceptions"
+    }
 
     /// Whether `name` is itself a public suffix.
     public func isPublicSuffix(_ name: String) -> Bool {

@@ -105,7 +105,11 @@ extension TransportSecurityConfiguration {
     static func isLocal(_ host: ServerHost) -> Bool {
         switch host {
         case .dnsName(let name):
-            return !name.contains(".") || name == "localhost" || name.hasSuffix(".local") || name.hasSuffix(".localhost")
+            // Bytes, not Characters: a dot followed by a combining mark is one Character that
+            // is not ".", and would make `evil.\u{301}com` read as an unqualified name.
+            let bytes = name.utf8
+            return !bytes.contains(UInt8(ascii: ".")) || bytes.elementsEqual("localhost".utf8)
+                || [".local", ".localhost"].contains { bytes.reversed().starts(with: $0.utf8.reversed()) }
         case .ipAddress(let text):
             guard let bytes = DomainKey.addressBytes(text) else { return false }
             let localRanges = ["127.0.0.0/8", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16", "::1/128", "fc00::/7", "fe80::/10"]
