@@ -236,6 +236,19 @@ struct TransportRuleLoadingTests {
         #expect(issues.first?.message.hasSuffix("; the entry never matches") == true)
     }
 
+    @Test("a key that is not ASCII is refused with the ASCII form a URL with it reaches, when it has one")
+    func nonASCIIKeyAdvice() {
+        func reason(_ key: String) -> String? {
+            do { _ = try DomainKey.parse(key) } catch { return error.reason }
+            return nil
+        }
+        #expect(reason("exämple.com")?.hasSuffix(": xn--exmple-cua.com") == true)
+        #expect(reason("公司.cn")?.hasSuffix(": xn--55qx5d.cn") == true)
+        // What a URL would reach instead: the KELVIN SIGN maps to k, U+200B to nothing.
+        #expect(reason("\u{212A}ey.example.com")?.hasSuffix(": key.example.com") == true)
+        #expect(reason("example.com\u{200B}")?.hasSuffix(": example.com") == true)
+    }
+
     @Test("domain keys that are hosts, addresses and ranges are kept, in canonical form")
     func acceptedDomainKeys() throws {
         #expect(try DomainKey.parse("Example.COM.") == .dnsName("example.com"))

@@ -3,7 +3,8 @@ import Foundation
 import TransportSecurity
 
 /// Property lists (XML and binary) and JSON: a configuration that loads can be resolved for
-/// hosts and linted without trapping.
+/// hosts and linted without trapping, and every exception domain named by a DNS name is the
+/// rule of that very name.
 private let publicSuffixes = try? PublicSuffixList()
 
 func fuzzConfiguration(_ input: UnsafeRawBufferPointer) {
@@ -11,6 +12,10 @@ func fuzzConfiguration(_ input: UnsafeRawBufferPointer) {
     guard let (configuration, _) = try? TransportSecurityConfiguration.load(from: data, source: "fuzz") else { return }
     for host in ["example.com", "api.example.com", "localhost", "127.0.0.1", "::1", "a.b.c.example.co.uk"] {
         _ = configuration.rule(forHost: host)
+    }
+    for exception in configuration.exceptionDomains {
+        guard case .dnsName(let name) = exception.key else { continue }
+        precondition(configuration.rule(forHost: name).exception?.key == exception.key, "an exception key is not the rule of its own name")
     }
     _ = configuration.lint(publicSuffixes: publicSuffixes)
 }

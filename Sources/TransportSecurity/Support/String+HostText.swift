@@ -1,3 +1,5 @@
+import Foundation
+
 extension Unicode.Scalar {
     /// A space or a tab: the tab, or a character of Unicode's space-separator category (`Zs`),
     /// which is what Apple documents `CharacterSet.whitespaces` to be. Foundation's own set also
@@ -31,5 +33,17 @@ extension String {
     var asciiLowercased: String {
         guard utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }) else { return self }
         return String(decoding: utf8.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
+    }
+}
+
+extension String {
+    /// The ASCII (IDNA, `xn--…`) form of an internationalized host name, as `URL` converts a
+    /// URL's host (UTS #46 mapping, then Punycode); `nil` for a name already in ASCII, or one
+    /// that has no such form.
+    var idnaASCIIForm: String? {
+        guard !utf8.allSatisfy({ $0 < 0x80 }), let host = URL(string: "http://\(self)/")?.host,
+            !host.isEmpty, host.utf8.allSatisfy({ $0 < 0x80 })
+        else { return nil }
+        return host.asciiLowercased
     }
 }

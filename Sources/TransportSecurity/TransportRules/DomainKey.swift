@@ -61,7 +61,8 @@ public enum DomainKey: Sendable, Hashable, CustomStringConvertible {
     /// What keeps a lowercased name without its trailing dot from being a host name, if anything.
     static func hostNameProblem(_ name: String) -> String? {
         guard name.unicodeScalars.allSatisfy(\.isASCII) else {
-            return "is not ASCII: write the name in its ASCII form (IDNA, xn--…), as hosts are looked up"
+            let advice = "is not ASCII: write the name in its ASCII form (IDNA, xn--…), as hosts are looked up"
+            return name.idnaASCIIForm.map { "\(advice): \($0)" } ?? advice
         }
         guard name.utf8.count <= 253 else { return "is longer than the 253 characters of a host name" }
         for label in name.split(separator: ".", omittingEmptySubsequences: false) {

@@ -38,10 +38,7 @@ public struct PublicSuffixList: Sendable, CustomStringConvertible {
     /// A rule's name as written and, for an internationalized one, in its ASCII (IDNA, `xn--…`)
     /// form as well, as `URL` converts a host.
     static func forms(of name: String) -> [String] {
-        guard !name.utf8.allSatisfy({ $0 < 0x80 }), let host = URL(string: "http://\(name)/")?.host,
-            !host.isEmpty, host.utf8.allSatisfy({ $0 < 0x80 })
-        else { return [name] }
-        return [name, host.lowercased()]
+        [name] + (name.idnaASCIIForm.map { [$0] } ?? [])
     }
 
     /// Reads the list from a file (Debian's by default).
