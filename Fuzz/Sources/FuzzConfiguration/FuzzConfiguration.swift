@@ -15,7 +15,7 @@ func fuzzConfiguration(_ input: UnsafeRawBufferPointer) {
     }
     for exception in configuration.exceptionDomains {
         guard case .dnsName(let name) = exception.key else { continue }
-        precondition(configuration.rule(forHost: name).exception?.key == exception.key, "an exception key is not the rule of its own name")
+        precondition(configuration.rule(forHost: name).origin == .exception(exception.key), "an exception key is not the rule of its own name")
     }
     _ = configuration.lint(publicSuffixes: publicSuffixes)
 }
