@@ -247,6 +247,10 @@ struct TransportRuleLoadingTests {
         // What a URL would reach instead: the KELVIN SIGN maps to k, U+200B to nothing.
         #expect(reason("\u{212A}ey.example.com")?.hasSuffix(": key.example.com") == true)
         #expect(reason("example.com\u{200B}")?.hasSuffix(": example.com") == true)
+        // No advice where a URL would end the host early: the rest of the name would be lost.
+        for key in ["exä?mple.com", "user@exämple.com", "exä#mple.com", "exä mple.com"] {
+            #expect(reason(key)?.hasSuffix("as hosts are looked up") == true, "\(key)")
+        }
     }
 
     @Test("domain keys that are hosts, addresses and ranges are kept, in canonical form")

@@ -38,10 +38,14 @@ extension String {
 
 extension String {
     /// The ASCII (IDNA, `xn--…`) form of an internationalized host name, as `URL` converts a
-    /// URL's host (UTS #46 mapping, then Punycode); `nil` for a name already in ASCII, or one
+    /// URL's host (UTS #46 mapping, then Punycode); `nil` for a name already in ASCII, one with
+    /// a character that would end a URL's host (`/`, `?`, `#`, `@`, `:`, …) or white space, or one
     /// that has no such form.
     var idnaASCIIForm: String? {
-        guard !utf8.allSatisfy({ $0 < 0x80 }), let host = URL(string: "http://\(self)/")?.host,
+        let delimiters: Set<Unicode.Scalar> = ["/", "?", "#", "@", ":", "[", "]", "%", "\\"]
+        guard !utf8.allSatisfy({ $0 < 0x80 }),
+            !unicodeScalars.contains(where: { delimiters.contains($0) || $0.value <= 0x20 || $0.properties.isWhitespace }),
+            let host = URL(string: "http://\(self)/")?.host,
             !host.isEmpty, host.utf8.allSatisfy({ $0 < 0x80 })
         else { return nil }
         return host.asciiLowercased
