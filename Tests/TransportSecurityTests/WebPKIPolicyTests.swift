@@ -262,6 +262,18 @@ struct WebPKIPolicyTests {
         #expect(listed.matches(certificateName: "A.B.Example", host: "a.b.example"))
     }
 
+    @Test("an internationalized host is compared as given, and its mismatch names the ASCII form to use")
+    func internationalizedHost() async throws {
+        let root = try root()
+        let leaf = try pki.issue(.server("xn--bcher-kva.example", dnsNames: ["xn--bcher-kva.example"]), by: root)
+        #expect(await evaluate(leaf, root: root, host: "xn--bcher-kva.example").isTrusted)
+        let unicode = await evaluate(leaf, root: root, host: "bücher.example")
+        #expect(unicode.failures.map(\.code) == [.hostnameMismatch])
+        #expect(unicode.summary.contains("certificates name it xn--bcher-kva.example"))
+        let ascii = await evaluate(leaf, root: root, host: "other.example")
+        #expect(!ascii.summary.contains("not ASCII"))
+    }
+
     @Test("internationalized public suffixes, which the list writes in Unicode, hold in the ASCII form certificates use")
     func internationalizedPublicSuffixes() throws {
         let list = PublicSuffixList(text: "cn\n公司.cn\n*.ελ\n!www.ελ\n")

@@ -71,9 +71,16 @@ public struct SubjectAltNameHostPolicy: FailureReportingPolicy {
             TrustFailure(
                 .hostnameMismatch,
                 certificate: leaf.subjectText,
-                detail: "is for \(presented.joined(separator: ", ")), not for \(host)"
+                detail: "is for \(presented.joined(separator: ", ")), not for \(host)" + asciiFormHint
             )
         ]
+    }
+
+    /// For a host that is not ASCII, the form certificates (and DNS, and a URL with the host) use
+    /// instead; names are compared as given, so the caller has to pass that form.
+    private var asciiFormHint: String {
+        guard !host.isIPAddress, let ascii = host.name.idnaASCIIForm else { return "" }
+        return " (a name that is not ASCII: certificates name it \(ascii), the form to evaluate it with)"
     }
 
     /// Whether a certificate's DNS name matches `host`.
