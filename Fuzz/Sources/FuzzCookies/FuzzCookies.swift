@@ -3,9 +3,11 @@ import FuzzDriver
 import SecureSession
 import TransportSecurity
 
-private let publicSuffixes = PublicSuffixList(text: "com\nuk\nco.uk\n*.ck\n!www.ck\n")
+// 公司.cn is written in Unicode, as Debian's list writes it; hosts reach it as xn--55qx5d.cn.
+private let publicSuffixes = PublicSuffixList(text: "com\nuk\nco.uk\n*.ck\n!www.ck\ncn\n公司.cn\n")
 private let origins = [
     "https://api.example.com/app/login", "http://example.com/", "https://co.uk/", "http://127.0.0.1/x", "https://[::1]/",
+    "https://shop.xn--55qx5d.cn/",
 ]
 
 /// `Set-Cookie` fields, one per line, the first byte choosing the response's origin: whatever a
