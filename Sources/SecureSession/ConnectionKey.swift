@@ -66,5 +66,5 @@ struct ConnectionKey: Sendable, Hashable, CustomStringConvertible {
 
     func hash(into hasher: inout Hasher) { hasher.combine(precomputedHash) }
 
-    var description: String { "\(isSecure ? "https" : "http")://\(host.contains(":") ? "[\(host)]" : host):\(port)" }
+    var description: String { "\(isSecure ? "https" : "http")://\(host.inAuthorityForm):\(port)" }
 }

@@ -248,7 +248,7 @@ enum Connector {
         let tunnel = channel.eventLoop.makePromise(of: Void.self)
         let encoder = HTTPRequestEncoder()
         let decoder = ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .forwardBytes))
-        let target = (address.contains(":") ? "[\(address)]" : address) + ":\(port)"
+        let target = address.inAuthorityForm + ":\(port)"
         try channel.pipeline.syncOperations.addHandler(encoder)
         try channel.pipeline.syncOperations.addHandler(decoder)
         try channel.pipeline.syncOperations.addHandler(

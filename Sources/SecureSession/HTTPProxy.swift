@@ -97,8 +97,7 @@ public struct HTTPProxy: Sendable, Hashable, CustomStringConvertible {
     /// `host:port` (and the user, never the password), `https://host:port` for HTTPS,
     /// `socks5://host:port` for SOCKS.
     public var description: String {
-        let shownHost = host.contains(":") ? "[\(host)]" : host
-        return (kind == .http ? "" : "\(kind.rawValue)://") + (user.map { "\($0)@" } ?? "") + "\(shownHost):\(port)"
+        (kind == .http ? "" : "\(kind.rawValue)://") + (user.map { "\($0)@" } ?? "") + "\(host.inAuthorityForm):\(port)"
     }
 
     private static func withoutPassword(_ text: String) -> String {

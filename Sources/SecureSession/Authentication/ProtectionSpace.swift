@@ -38,6 +38,6 @@ public struct ProtectionSpace: Sendable, Hashable, CustomStringConvertible {
 
     /// `https://host:port (realm "r", httpBasic)`.
     public var description: String {
-        "\(isSecure ? "https" : "http")://\(host.contains(":") ? "[\(host)]" : host):\(port)" + (realm.map { " (realm \"\($0)\", \(method))" } ?? " (\(method))")
+        "\(isSecure ? "https" : "http")://\(host.inAuthorityForm):\(port)" + (realm.map { " (realm \"\($0)\", \(method))" } ?? " (\(method))")
     }
 }
