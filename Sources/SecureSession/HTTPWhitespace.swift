@@ -4,11 +4,15 @@ extension StringProtocol {
     /// holds the no-break space, the other Unicode space separators and, on Linux, U+200B ZERO
     /// WIDTH SPACE, which a peer could put around a cookie's name to have it taken for another.
     var trimmingHTTPWhitespace: String {
-        let isWhitespace = { (scalar: Unicode.Scalar) in scalar == " " || scalar == "\t" }
-        let scalars = String(self).unicodeScalars
-        guard let start = scalars.firstIndex(where: { !isWhitespace($0) }), let last = scalars.lastIndex(where: { !isWhitespace($0) }) else {
+        let isWhitespace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        let text = String(self)
+        // Nothing at either end to trim (the usual case): no second copy. Spaces and tabs are
+        // single bytes that never occur inside a longer UTF-8 sequence, so bytes can be trimmed.
+        guard let first = text.utf8.first, let last = text.utf8.last, isWhitespace(first) || isWhitespace(last) else { return text }
+        let bytes = text.utf8
+        guard let start = bytes.firstIndex(where: { !isWhitespace($0) }), let end = bytes.lastIndex(where: { !isWhitespace($0) }) else {
             return ""
         }
-        return String(scalars[start...last])
+        return String(decoding: bytes[start...end], as: UTF8.self)
     }
 }
