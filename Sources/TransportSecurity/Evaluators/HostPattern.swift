@@ -44,7 +44,7 @@ public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
         let hasEmptyLabel = bytes.first == dot || bytes.last == dot || zip(bytes, bytes.dropFirst()).contains { $0 == dot && $1 == dot }
         // ASCII's white space is all at or below 0x20; only other text needs Unicode's tables.
         let isSpaceOrControl = { (value: UInt32) in value <= 0x20 || value == 0x7F }
-        let hasSpaceOrControl = bytes.allSatisfy { $0 < 0x80 }
+        let hasSpaceOrControl = name.isASCII
             ? bytes.contains { isSpaceOrControl(UInt32($0)) }
             : name.unicodeScalars.contains { isSpaceOrControl($0.value) || $0.properties.isWhitespace }
         guard !name.isEmpty, !hasEmptyLabel, !hasSpaceOrControl, !bytes.contains(UInt8(ascii: "*")) else {

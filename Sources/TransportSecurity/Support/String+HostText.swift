@@ -27,6 +27,11 @@ extension String {
 }
 
 extension String {
+    /// Whether every byte of the text is ASCII.
+    var isASCII: Bool { utf8.allSatisfy { $0 < 0x80 } }
+}
+
+extension String {
     /// The text with ASCII letters lowercased and everything else as it is: DNS names compare
     /// case-insensitively in ASCII only (RFC 4343), while `lowercased()` also maps, say, the
     /// KELVIN SIGN U+212A to `k`, turning text that is no host name into one.
@@ -43,10 +48,10 @@ extension String {
     /// that has no such form.
     var idnaASCIIForm: String? {
         let delimiters: Set<Unicode.Scalar> = ["/", "?", "#", "@", ":", "[", "]", "%", "\\"]
-        guard !utf8.allSatisfy({ $0 < 0x80 }),
+        guard !isASCII,
             !unicodeScalars.contains(where: { delimiters.contains($0) || $0.value <= 0x20 || $0.properties.isWhitespace }),
             let host = URL(string: "http://\(self)/")?.host,
-            !host.isEmpty, host.utf8.allSatisfy({ $0 < 0x80 })
+            !host.isEmpty, host.isASCII
         else { return nil }
         return host.asciiLowercased
     }

@@ -60,7 +60,7 @@ public enum DomainKey: Sendable, Hashable, CustomStringConvertible {
 
     /// What keeps a lowercased name without its trailing dot from being a host name, if anything.
     static func hostNameProblem(_ name: String) -> String? {
-        guard name.unicodeScalars.allSatisfy(\.isASCII) else {
+        guard name.isASCII else {
             let advice = "is not ASCII: write the name in its ASCII form (IDNA, xn--…), as hosts are looked up"
             return name.idnaASCIIForm.map { "\(advice): \($0)" } ?? advice
         }

@@ -51,7 +51,7 @@ public struct CommonNamePolicy: FailureReportingPolicy {
             return canonical == commonName ? nil : "is an IP address not in canonical form (\(canonical))"
         }
         guard commonName.utf8.contains(UInt8(ascii: ".")) else { return nil }
-        guard commonName.utf8.allSatisfy({ $0 < 0x80 }) else {
+        guard commonName.isASCII else {
             return "is a host name not in ASCII; an internationalized name must be written as its xn-- A-label"
         }
         let dnsNames = (try? leaf.subjectAlternativeNames()).flatMap { $0 }.map(Array.init)?.compactMap { name -> String? in
@@ -66,7 +66,7 @@ public struct CommonNamePolicy: FailureReportingPolicy {
 
     /// Whether `text` has a white-space character (checked byte by byte for ASCII text).
     private static func containsWhitespace(_ text: String) -> Bool {
-        guard text.utf8.allSatisfy({ $0 < 0x80 }) else { return text.contains(where: \.isWhitespace) }
+        guard text.isASCII else { return text.contains(where: \.isWhitespace) }
         return text.utf8.contains { $0 == UInt8(ascii: " ") || (0x09...0x0D).contains($0) }
     }
 
