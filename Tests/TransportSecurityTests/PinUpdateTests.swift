@@ -86,6 +86,8 @@ struct PinUpdateDocumentTests {
             (#"{"version": 1, "issuedAt": "2029-12-31T00:00:00Z", "expiresAt": "2030-02-01T00:00:00Z", "domains": {"a.example": {"pins": [1]}}}"#, "expected a string"),
             (#"{"version": 1, "issuedAt": "2029-12-31T00:00:00Z", "expiresAt": "2030-02-01T00:00:00Z", "domains": {"a.example": {"pins": []}}}"#, "no pins and no certificates"),
             (#"{"version": 1, "issuedAt": "2029-12-31T00:00:00Z", "expiresAt": "2030-02-01T00:00:00Z", "domains": {"a.example": {"certificates": ["garbage"]}}}"#, "domains.a.example.certificates[0]"),
+            (#"{"version": 1, "issuedAt": "2029-12-31T00:00:00Z", "expiresAt": "2030-02-01T00:00:00Z", "domains": {"api.example.com": {"pins": ["sha256/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="]}, "API.Example.com.": {"pins": ["sha256/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="]}}}"#, "domains: 'api.example.com' and 'API.Example.com.' name the same domain api.example.com"),
+            (#"{"version": 1, "issuedAt": "2029-12-31T00:00:00Z", "expiresAt": "2030-02-01T00:00:00Z", "domains": {"a.example": {"includeSubdomains": 1, "pins": ["sha256/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="]}}}"#, "includeSubdomains"),
         ]
         for (text, expected) in cases {
             #expect {

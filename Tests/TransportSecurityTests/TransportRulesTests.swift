@@ -205,6 +205,36 @@ struct TransportRuleLoadingTests {
         #expect(issue("TSKPinnedDomains.single.example.com.TSKExpirationDate")?.message.contains("never expires") == true)
     }
 
+    @Test("a number is not a boolean: JSON's 1 and a plist's <integer>1</integer> or <real>1</real> are reported and ignored, as ATS ignores them")
+    func numbersAreNotBooleans() throws {
+        let json = Data(#"""
+            {"NSAllowsArbitraryLoads": 1, "NSAllowsLocalNetworking": false,
+             "NSExceptionDomains": {"legacy.example.com": {"NSExceptionAllowsInsecureHTTPLoads": 1.0, "NSIncludesSubdomains": true}}}
+            """#.utf8)
+        let xml = Data("""
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict>
+            <key>NSAllowsArbitraryLoads</key><integer>1</integer>
+            <key>NSAllowsLocalNetworking</key><false/>
+            <key>NSExceptionDomains</key><dict><key>legacy.example.com</key><dict>
+            <key>NSExceptionAllowsInsecureHTTPLoads</key><real>1</real>
+            <key>NSIncludesSubdomains</key><true/></dict></dict>
+            </dict></plist>
+            """.utf8)
+        let binary = try PropertyListSerialization.data(
+            fromPropertyList: try PropertyListSerialization.propertyList(from: xml, format: nil), format: .binary, options: 0)
+        for (name, data) in [("JSON", json), ("XML plist", xml), ("binary plist", binary)] {
+            let (rules, issues) = try TransportSecurityConfiguration.load(from: data, source: name)
+            #expect(issues.map(\.keyPath) == ["NSAllowsArbitraryLoads", "NSExceptionDomains.legacy.example.com.NSExceptionAllowsInsecureHTTPLoads"], "\(name)")
+            #expect(issues.allSatisfy { $0.severity == .error && $0.message.hasPrefix("must be a boolean") }, "\(name)")
+            #expect(rules.allowsArbitraryLoads == nil, "\(name)")
+            #expect(rules.allowsLocalNetworking == false, "\(name): a real boolean is still read")
+            #expect(rules.rule(forHost: "www.legacy.example.com").originDescription.hasPrefix("exception legacy.example.com"), "\(name)")
+            #expect(!rules.rule(forHost: "www.legacy.example.com").allowsCleartext, "\(name)")
+            #expect(!rules.rule(forHost: "www.example.org").allowsCleartext, "\(name)")
+        }
+    }
+
     @Test(
         "a domain key that could never match a host is refused with the reason (it was taken as a name nothing matches)",
         arguments: [

@@ -50,8 +50,16 @@ public struct PinUpdateDocument: Sendable, Hashable {
             throw PinUpdateError(.malformedDocument("expiresAt (\(wire.expiresAt)) is not after issuedAt (\(wire.issuedAt))"))
         }
         var sets: [DomainPinSet] = []
+        var names: [DomainKey: String] = [:]
         for (name, domain) in wire.domains.sorted(by: { $0.key < $1.key }) {
-            sets.append(try Self.pinSet(name, domain, expiresAt: expiresAt))
+            let set = try Self.pinSet(name, domain, expiresAt: expiresAt)
+            // Keys are compared case-insensitively and without a trailing dot: two spellings of
+            // one domain would leave which set applies to chance.
+            if let earlier = names[set.key] {
+                throw PinUpdateError(.malformedDocument("domains: '\(name)' and '\(earlier)' name the same domain \(set.key)"))
+            }
+            names[set.key] = name
+            sets.append(set)
         }
         pinSets = sets
     }

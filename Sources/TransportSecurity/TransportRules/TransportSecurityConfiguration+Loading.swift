@@ -307,8 +307,19 @@ struct ConfigurationReader {
 
     private mutating func bool(_ fields: [String: Any], _ name: String, path: String) -> Bool? {
         guard let value = fields[name] else { return nil }
-        if let flag = value as? Bool, !(value is String) { return flag }
+        if let flag = Self.boolean(value) { return flag }
         issue(.error, path.isEmpty ? name : "\(path).\(name)", "must be a boolean; ignored, so the default applies")
+        return nil
+    }
+
+    /// A property-list or JSON boolean, and nothing else: Foundation bridges the numbers 1 and
+    /// 1.0 to `true`, but ATS ignores a value of the wrong type, so `<integer>1</integer>` or
+    /// JSON's `1` must not turn `NSAllowsArbitraryLoads` on.
+    static func boolean(_ value: Any) -> Bool? {
+        // Property lists give Swift's Bool; JSON (and Apple's Foundation) an NSNumber made
+        // from a boolean, whose type encoding is `c`; numbers report `q`, `i` or `d`.
+        if type(of: value) == Bool.self { return value as? Bool }
+        if let number = value as? NSNumber, number.objCType.pointee == CChar(UInt8(ascii: "c")) { return number.boolValue }
         return nil
     }
 
