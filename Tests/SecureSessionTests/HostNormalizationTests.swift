@@ -1,5 +1,9 @@
+import Foundation
+import PKIBuilder
 import SecureSession
 import Testing
+import TestServers
+import TransportSecurity
 
 @Suite("Hosts given to the session: protection spaces and address overrides")
 struct HostNormalizationTests {
@@ -12,5 +16,29 @@ struct HostNormalizationTests {
         #expect(address.description == "https://[::1]:8443 (serverTrust)")
         #expect(AddressOverride(host: "DB.Internal.", port: 5432, address: "127.0.0.1").host == "db.internal")
         #expect(AddressOverride(host: "\u{212A}ey.example.com", port: 443, address: "127.0.0.1").host != "key.example.com")
+    }
+
+    @Test("a URL host that resolvers read as an IPv4 address (2130706433, 127.1) is that address: trusted by the certificate's IP entry, sent as Host 127.0.0.1, judged by 127.0.0.1's transport rule")
+    func numericHosts() async throws {
+        let lab = try TrustLab()
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let cleartext = try await HTTPTestServer(chain: nil)
+        // Local networking off, with an exception for 127.0.0.1: `2130706433` read as a name
+        // would be an unqualified, local one, and refused.
+        let (rules, issues) = try TransportSecurityConfiguration.load(from: Data(#"""
+            {"NSAllowsLocalNetworking": false, "NSExceptionDomains": {"127.0.0.1": {"NSExceptionAllowsInsecureHTTPLoads": true}}}
+            """#.utf8))
+        #expect(issues.isEmpty)
+        let session = lab.session { $0.transportRules = rules }
+        for host in ["2130706433", "127.1", "0x7f.0.0.1"] {
+            let response = try await session.get(URL(string: "https://\(host):\(server.port)/headers")!)
+            #expect(response.statusCode == 200, "\(host)")
+            #expect(try response.decode([String: String].self)["host"] == "127.0.0.1:\(server.port)", "\(host)")
+            let plain = try await session.get(URL(string: "http://\(host):\(cleartext.port)/hello")!)
+            #expect(plain.text == "hello", "\(host)")
+        }
+        await session.shutdown()
+        await server.stop()
+        await cleartext.stop()
     }
 }

@@ -25,6 +25,12 @@ struct ServerTrustManagerTests {
             ("**.0.2.1", "192.0.2.1", false),
             ("192.0.2.1", "192.0.2.1", true),
             ("API.Example.COM", "api.example.com", true),
+            // An exact address pattern covers the address however either is written.
+            ("0:0:0:0:0:0:0:1", "::1", true),
+            ("[::1]", "0::1", true),
+            ("127.1", "127.0.0.1", true),
+            ("127.0.0.1", "2130706433", true),
+            ("127.1", "127.0.0.2", false),
         ]
     )
     func matching(pattern: String, host: String, matches: Bool) throws {
@@ -53,6 +59,25 @@ struct ServerTrustManagerTests {
             ("[::].", .ipAddress("::")),
             ("[api.example.com]", .dnsName("[api.example.com]")),
             ("[ x ]", .dnsName("[ x ]")),
+            // What getaddrinfo reads as an IPv4 address (inet_aton's forms) is that address: a
+            // name with no dot would otherwise pass for a local one.
+            ("134744072", .ipAddress("8.8.8.8")),
+            ("134744072.", .ipAddress("8.8.8.8")),
+            ("0x08080808", .ipAddress("8.8.8.8")),
+            ("0X8.0x80808", .ipAddress("8.8.8.8")),
+            ("8.526344", .ipAddress("8.8.8.8")),
+            ("127.1", .ipAddress("127.0.0.1")),
+            ("010.0.0.1", .ipAddress("8.0.0.1")),
+            ("1.2.3.04", .ipAddress("1.2.3.4")),
+            ("0", .ipAddress("0.0.0.0")),
+            // Not addresses to a resolver either: looked up in DNS.
+            ("1.2.3.4.5", .dnsName("1.2.3.4.5")),
+            ("08.1.1.1", .dnsName("08.1.1.1")),
+            ("4294967296", .dnsName("4294967296")),
+            ("0x", .dnsName("0x")),
+            ("cafe", .dnsName("cafe")),
+            ("1e100", .dnsName("1e100")),
+            ("[127.1]", .dnsName("[127.1]")),
         ]
     )
     func hostNormalization(text: String, expected: ServerHost) {

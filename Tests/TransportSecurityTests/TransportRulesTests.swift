@@ -116,6 +116,22 @@ struct TransportRuleResolutionTests {
         #expect(!rules.rule(forHost: "x.notlocal").allowsCleartext)
     }
 
+    @Test("a host that resolvers read as an IPv4 address is that address: 134744072 (8.8.8.8) is public, not an unqualified local name")
+    func numericHostsAreAddresses() throws {
+        let (rules, _) = try configuration([:])
+        for host in ["134744072", "0x8080808", "8.526344"] {
+            let rule = rules.rule(forHost: host)
+            #expect(rule.host == "8.8.8.8", "\(host)")
+            #expect(rule.originDescription == "global keys", "\(host)")
+            #expect(!rule.allowsCleartext, "\(host): a public address needs an exception entry")
+            #expect(rule.cleartextRemedy.contains("NSExceptionDomains.8.8.8.8."), "\(host)")
+        }
+        #expect(rules.rule(forHost: "2130706433").originDescription == "local network")
+        let (excepted, _) = try configuration(["NSExceptionDomains": ["8.8.8.0/24": ["NSExceptionAllowsInsecureHTTPLoads": true]]])
+        #expect(excepted.rule(forHost: "134744072").allowsCleartext)
+        #expect(excepted.rule(forHost: "134744072").originDescription.hasPrefix("exception 8.8.8.0/24"))
+    }
+
     @Test("pinned domains and pin sets: exact, subdomains, exclusion from the parent, expiry")
     func pins() throws {
         let (rules, issues) = try configuration([
@@ -250,6 +266,8 @@ struct TransportRuleLoadingTests {
             ("\u{212A}ey.example.com", "is not ASCII"),
             ("ex ample.com", "has the character ' '"),
             ("example.com/path", "is not valid CIDR notation"),
+            ("127.1", "is an IPv4 address in a shorthand form that resolvers read as 127.0.0.1: write 127.0.0.1"),
+            ("010.0.0.1", "is an IPv4 address in a shorthand form that resolvers read as 8.0.0.1: write 8.0.0.1"),
             (String(repeating: "a", count: 64) + ".com", "has a label longer than 63 characters"),
             (Array(repeating: String(repeating: "a", count: 63), count: 4).joined(separator: "."), "is longer than the 253 characters"),
         ]

@@ -3,8 +3,8 @@
 ///
 /// Hosts and patterns compare case-insensitively (in ASCII), with a trailing dot ignored, and
 /// otherwise byte for byte: `å` written as U+00E5 and as `a` + U+030A are different hosts, as
-/// they are to DNS. An IP address matches only an exact pattern: `*.2.3.4` does not cover
-/// `1.2.3.4`.
+/// they are to DNS. An IP address matches only an exact pattern, written in any form of that
+/// address (`::1`, `0:0:0:0:0:0:0:1`, `[::1]`): `*.2.3.4` does not cover `1.2.3.4`.
 public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
     /// How much of a host the pattern covers.
     public enum Kind: Int, Sendable, Hashable, Comparable {
@@ -51,7 +51,13 @@ public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
             throw HostPatternError(pattern: text)
         }
         self.kind = kind
-        self.suffix = name
+        // An exact address matches the address however it is written (`[::1]`, `127.1`), as
+        // hosts are read.
+        if kind == .exact, case .ipAddress(let address) = ServerHost(name) {
+            self.suffix = address
+        } else {
+            self.suffix = name
+        }
     }
 
     /// Whether `host` matches.
@@ -59,7 +65,7 @@ public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
         matches(ServerHost(host))
     }
 
-    /// Whether `host` matches; an IP address matches only an exact pattern written the same way.
+    /// Whether `host` matches; an IP address matches only an exact pattern of the same address.
     public func matches(_ host: ServerHost) -> Bool {
         let name = host.name
         switch kind {

@@ -34,9 +34,34 @@ public enum ServerHost: Sendable, Hashable, CustomStringConvertible, Codable {
         let unbracketed = name.hasPrefix("[") && name.hasSuffix("]") ? String(name.dropFirst().dropLast()) : name
         if Self.mayBeIPAddress(unbracketed), let canonical = Self.canonicalIPAddress(unbracketed) {
             self = .ipAddress(canonical)
+        } else if let canonical = Self.resolverIPv4Address(name) {
+            // `134744072`, `127.1`, `0x7f.0.0.1`, `010.0.0.1`: the address `getaddrinfo` connects
+            // to (as browsers and curl rewrite such a URL's host), never a name without a dot,
+            // which transport rules would take for a local one.
+            self = .ipAddress(canonical)
         } else {
             self = .dnsName(name)
         }
+    }
+
+    /// The canonical text of an IPv4 address written in a form that the C library's resolver
+    /// (`inet_aton`, which `getaddrinfo` tries before DNS) reads as one: one to four parts, each
+    /// decimal, octal (a leading `0`) or hexadecimal (`0x`), the last filling the remaining bytes.
+    /// `nil` for anything else, and for text that is not ASCII digits, hexadecimal letters, `x`
+    /// and dots.
+    static func resolverIPv4Address(_ text: String) -> String? {
+        let mayBeIPv4 = !text.isEmpty && text.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"),
+                UInt8(ascii: "x"), UInt8(ascii: "X"), UInt8(ascii: "."):
+                return true
+            default:
+                return false
+            }
+        }
+        var address = in_addr()
+        guard mayBeIPv4, inet_aton(text, &address) != 0 else { return nil }
+        return addressText(withUnsafeBytes(of: &address, Array.init))
     }
 
     /// A DNS name with its ASCII letters lowercased (DNS ignores case in ASCII only, RFC 4343),

@@ -53,6 +53,10 @@ public enum DomainKey: Sendable, Hashable, CustomStringConvertible {
             return .range(DomainKey.masked(bytes, prefix: prefix), prefix: prefix)
         }
         if let bytes = DomainKey.addressBytes(key) { return .address(bytes) }
+        if let address = ServerHost.resolverIPv4Address(key) {
+            // A host written this way is that address (ServerHost), which this key would never match.
+            throw refuse("is an IPv4 address in a shorthand form that resolvers read as \(address): write \(address)")
+        }
         guard !key.contains(":") else { throw refuse("has a port or is a malformed IPv6 address: write only the host (no ports)") }
         if let problem = hostNameProblem(key) { throw refuse(problem) }
         return .dnsName(key)

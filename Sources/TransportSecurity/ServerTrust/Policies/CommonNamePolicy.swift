@@ -77,28 +77,15 @@ public struct CommonNamePolicy: FailureReportingPolicy {
         }
     }
 
-    /// The canonical text of `text` read as an address the lenient way (`inet_aton` for IPv4,
-    /// which takes hexadecimal, octal and short forms; `inet_pton` for IPv6), or `nil` when it is
+    /// The canonical text of `text` read as an address the lenient way (for IPv4 the forms
+    /// `inet_aton` takes: hexadecimal, octal and short; `inet_pton` for IPv6), or `nil` when it is
     /// no address.
     static func canonicalAddress(_ text: String) -> String? {
-        var v4 = in_addr()
-        if text.utf8.allSatisfy(Self.mayBeInIPv4Text), inet_aton(text, &v4) != 0 {
-            return ServerHost.addressText(withUnsafeBytes(of: &v4, Array.init))
-        }
+        if let address = ServerHost.resolverIPv4Address(text) { return address }
         var v6 = in6_addr()
         if text.utf8.contains(UInt8(ascii: ":")), inet_pton(AF_INET6, text, &v6) == 1 {
             return ServerHost.addressText(withUnsafeBytes(of: &v6, Array.init))
         }
         return nil
-    }
-
-    /// Whether a byte can be part of what `inet_aton` reads: digits, hexadecimal letters, `x` and `.`.
-    private static func mayBeInIPv4Text(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"),
-            UInt8(ascii: "x"), UInt8(ascii: "X"), UInt8(ascii: "."):
-            return true
-        default: return false
-        }
     }
 }
