@@ -114,6 +114,9 @@ struct TransportRuleResolutionTests {
         #expect(rules.rule(forHost: "a.b.LOCAL").allowsCleartext)
         #expect(rules.rule(forHost: "x.localhost").allowsCleartext)
         #expect(!rules.rule(forHost: "x.notlocal").allowsCleartext)
+        // A URL without a host names nothing local.
+        #expect(rules.rule(forHost: "").originDescription == "global keys")
+        #expect(!rules.rule(for: URL(string: "http:///index.html")!).allowsCleartext)
     }
 
     @Test("a host that resolvers read as an IPv4 address is that address: 134744072 (8.8.8.8) is public, not an unqualified local name")

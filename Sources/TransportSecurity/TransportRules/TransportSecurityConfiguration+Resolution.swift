@@ -100,14 +100,16 @@ extension TransportSecurityConfiguration {
         return nil
     }
 
-    /// Unqualified names, `localhost`, `.local` names, and loopback, private and link-local
-    /// addresses.
+    /// Unqualified names (not the empty one), `localhost`, `.local` names, and loopback, private
+    /// and link-local addresses.
     static func isLocal(_ host: ServerHost) -> Bool {
         switch host {
         case .dnsName(let name):
             // Bytes, not Characters: a dot followed by a combining mark is one Character that
             // is not ".", and would make `evil.\u{301}com` read as an unqualified name.
+            // No host at all (a URL without one) is not an unqualified name.
             let bytes = name.utf8
+            guard !bytes.isEmpty else { return false }
             return !bytes.contains(UInt8(ascii: ".")) || bytes.elementsEqual("localhost".utf8)
                 || [".local", ".localhost"].contains { bytes.reversed().starts(with: $0.utf8.reversed()) }
         case .ipAddress(let text):
