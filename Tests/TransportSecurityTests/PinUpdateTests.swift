@@ -215,6 +215,30 @@ struct PinSetRegistryTests {
         #expect(registry.pinSet(forHost: "example.com")?.pins == [fixture.pinB])
     }
 
+    @Test("no rollback through a shared store: an offer is weighed against the stored document too (another process's, or one never loaded), which then applies")
+    func rollbackThroughTheStore() throws {
+        let directory = try TemporaryDirectory()
+        let store = PinUpdateStore(path: directory.path + "/pins.signed")
+        let first = try fixture.registry(store: store, builtIn: builtIn)
+        // Started before the update and never loaded the store.
+        let second = try fixture.registry(store: store, builtIn: builtIn)
+        let nine = fixture.json(version: 9, pins: [fixture.pinB])
+        try first.offer(document: nine, signatureText: fixture.signature(nine))
+
+        // An older document, genuinely signed and not expired (a replay), must not replace it.
+        let eight = fixture.json(version: 8, pins: [fixture.pinA])
+        #expect(throws: PinUpdateError(.notNewer(offered: 8, current: 9))) { try second.offer(document: eight, signatureText: fixture.signature(eight)) }
+        #expect(second.source == .signedDocument(version: 9), "the stored document, verified, is in force")
+        #expect(second.pinSet(forHost: "example.com")?.pins == [fixture.pinB])
+        #expect(try fixture.registry(store: store, builtIn: builtIn).loadStored() == 9, "the store still holds version 9")
+
+        // A corrupt stored file does not block a good update.
+        try Data("garbage".utf8).write(to: URL(fileURLWithPath: store.path))
+        let ten = fixture.json(version: 10, pins: [fixture.pinA])
+        try second.offer(document: ten, signatureText: fixture.signature(ten))
+        #expect(try fixture.registry(store: store, builtIn: builtIn).loadStored() == 10)
+    }
+
     @Test("an accepted document stops applying when it expires: the built-in sets apply again")
     func expiry() throws {
         let document = fixture.json(version: 2, pins: [fixture.pinB], expiresAt: fixture.now.addingTimeInterval(3_600))

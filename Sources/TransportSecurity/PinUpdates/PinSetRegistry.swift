@@ -5,7 +5,7 @@ import Foundation
 /// It starts with the application's built-in sets. ``loadStored()`` brings back the last
 /// accepted document (its signature checked again); ``offer(document:signatureText:)`` takes a
 /// new one when its signature verifies against the built-in public key, its version is higher
-/// than the current one (no rollback) and it has not expired, stores it atomically, then puts it
+/// than the current and the stored one (no rollback) and it has not expired, stores it atomically, then puts it
 /// in force. Anything refused leaves the current sets as they were. A document that has expired
 /// stops applying: the built-in sets apply again.
 ///
@@ -103,8 +103,9 @@ public final class PinSetRegistry: Sendable {
     }
 
     /// Takes a new document: verifies the signature over its exact bytes, parses it, refuses a
-    /// version that is not higher than the current one and an expired or future-dated document,
-    /// stores it atomically, then puts it in force.
+    /// version that is not higher than the current one (nor than the stored one, which then
+    /// applies) and an expired or future-dated document, stores it atomically, then puts it in
+    /// force.
     /// - Returns: The accepted document.
     /// - Throws: ``PinUpdateError``; the sets in force are then unchanged.
     @discardableResult
@@ -121,6 +122,10 @@ public final class PinSetRegistry: Sendable {
         // Checked, stored and put in force under one lock, so two offers cannot both pass the
         // version check.
         return try accepted.withLock { (current: inout PinUpdateDocument?) throws(PinUpdateError) -> PinUpdateDocument in
+            // The store may hold a newer document than this registry knows (another process's,
+            // or one never loaded): it counts too, or an old signed document, replayed, would
+            // replace it. It then applies here as well.
+            if let stored = storedDocument(), stored.version > (current?.version ?? 0) { current = stored }
             let currentVersion = current?.version ?? 0
             guard document.version > currentVersion else {
                 throw PinUpdateError(.notNewer(offered: document.version, current: currentVersion))
@@ -129,6 +134,13 @@ public final class PinSetRegistry: Sendable {
             current = document
             return document
         }
+    }
+
+    /// The stored document when it verifies; `nil` when nothing is stored or the file is corrupt
+    /// (which a good update may replace).
+    private func storedDocument() -> PinUpdateDocument? {
+        guard let store, let stored = try? store.read() else { return nil }
+        return try? verified(stored.document, signature: stored.signature)
     }
 
     /// The document when its signature verifies and it parses.
