@@ -5,7 +5,8 @@ import Foundation
 public struct ResponseValidation: Sendable, Hashable {
     /// The acceptable status codes; `nil` accepts every status.
     public var acceptableStatusCodes: Set<Int>?
-    /// The acceptable media types (`application/json`, `text/*`); `nil` accepts every type.
+    /// The acceptable media types (`application/json`, `text/*`, `*/*`), compared without case;
+    /// `nil` accepts every type.
     public var acceptableContentTypes: Set<String>?
 
     /// Creates a validation.
@@ -34,13 +35,19 @@ public struct ResponseValidation: Sendable, Hashable {
         if let codes = acceptableStatusCodes, !codes.contains(statusCode) {
             return .unacceptableStatus(code: statusCode, body: body)
         }
-        if let types = acceptableContentTypes {
-            let type = mediaType ?? ""
-            let accepted = types.contains { accepted in
-                accepted.hasSuffix("/*") ? type.hasPrefix(accepted.dropLast()) : accepted.lowercased() == type
-            }
-            if !accepted { return .unacceptableContentType(type.isEmpty ? nil : type, acceptable: types) }
+        if let types = acceptableContentTypes, !types.contains(where: { Self.mediaType(mediaType, isAcceptedBy: $0) }) {
+            return .unacceptableContentType(mediaType, acceptable: types)
         }
         return nil
+    }
+
+    /// Whether a response's media type (lowercased, without parameters) is covered by an
+    /// acceptable one, compared without case: `*/*` covers every response, with a type or
+    /// without; `text/*` every `text/…` type; anything else only itself.
+    static func mediaType(_ type: String?, isAcceptedBy acceptable: String) -> Bool {
+        let acceptable = acceptable.lowercased()
+        if acceptable == "*/*" { return true }
+        guard let type else { return false }
+        return acceptable.hasSuffix("/*") ? type.hasPrefix(acceptable.dropLast()) : acceptable == type
     }
 }

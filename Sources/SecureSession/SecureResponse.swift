@@ -37,8 +37,11 @@ public struct SecureResponse: Sendable {
     public var mediaType: String? { Self.mediaType(ofContentType: header("Content-Type")) }
 
     /// The media type a `Content-Type` value names, lowercased, without parameters.
+    /// `nil` when the value names none (empty, or only parameters: `; application/json`).
     static func mediaType(ofContentType value: String?) -> String? {
-        value?.split(separator: ";").first.map { $0.trimmingHTTPWhitespace.lowercased() }
+        guard let value, let type = value.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first else { return nil }
+        let trimmed = type.trimmingHTTPWhitespace
+        return trimmed.isEmpty ? nil : trimmed.lowercased()
     }
 
     /// The body decoded from JSON.

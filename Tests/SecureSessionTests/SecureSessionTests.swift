@@ -110,6 +110,31 @@ struct SecureSessionTests {
         await server.stop()
     }
 
+    @Test("acceptable media types compare without case; */* covers every response, type/* its subtypes; a Content-Type of parameters only names no type")
+    func mediaTypes() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let session = session()
+        /// Whether a response whose Content-Type is `type` (echoed by the server) passes `acceptable`.
+        func passes(_ type: String, _ acceptable: Set<String>) async throws -> Bool {
+            var request = SecureRequest(.post, url: server.url("/echo"), headers: [("Content-Type", type)], body: Data("x".utf8))
+            request.validation = ResponseValidation(acceptableContentTypes: acceptable)
+            do {
+                _ = try await session.send(request)
+                return true
+            } catch SecureSessionError.unacceptableContentType {
+                return false
+            }
+        }
+        #expect(try await passes("image/png", ["*/*"]))
+        #expect(try await passes("text/html; charset=utf-8", ["Text/*"]))
+        #expect(try await passes("Application/JSON", ["application/JSON"]))
+        #expect(try await !passes("textual/plain", ["text/*"]))
+        #expect(try await !passes("image/png", ["text/*", "application/json"]))
+        #expect(try await !passes("; application/json", ["application/json"]), "parameters only: no media type")
+        await session.shutdown()
+        await server.stop()
+    }
+
     @Test("JSON in and out, query items, custom headers, methods")
     func jsonAndMethods() async throws {
         struct Item: Codable, Equatable { let name: String; let count: Int }
