@@ -30,6 +30,7 @@ struct PinsCommandTests {
         let document = try directory.write("pins.json", Self.document(version: 7))
         let sign = await tsec(["pins", "sign", "--key", name + ".key", document])
         #expect(sign.status == 0, "\(sign.output.stderr)")
+        #expect(sign.output.stderr.isEmpty, "two pins: no warning")
         #expect(FileManager.default.fileExists(atPath: document + ".sig"))
 
         let verify = await tsec(["pins", "verify", "--public-key", name + ".pub", document, "--at", "2026-12-01T00:00:00Z"])
@@ -48,6 +49,21 @@ struct PinsCommandTests {
         let missing = await tsec(["pins", "verify", "--public-key", name + ".pub", directory.path + "/absent.json"])
         #expect(missing.status == 2)
         #expect(missing.output.stderr.contains("absent.json"))
+    }
+
+    @Test("sign warns about a domain with one pin (no backup pin), and signs it all the same")
+    func singlePinWarning() async throws {
+        let directory = try TemporaryFolder()
+        #expect(await tsec(["pins", "keygen", "--out", directory.path + "/k"]).status == 0)
+        let document = try directory.write("pins.json", """
+            {"version": 3, "issuedAt": "2026-11-01T00:00:00Z", "expiresAt": "2027-02-01T00:00:00Z",
+             "domains": {"api.example.com": {"includeSubdomains": true, "pins": ["\(Self.pinA)", "\(Self.pinA)"]},
+                         "www.example.com": {"pins": ["\(Self.pinA)", "\(Self.pinB)"]}}}
+            """)
+        let sign = await tsec(["pins", "sign", "--key", directory.path + "/k.key", document])
+        #expect(sign.status == 0, "\(sign.output.stderr)")
+        #expect(FileManager.default.fileExists(atPath: document + ".sig"))
+        #expect(sign.output.stderr == "warning: domains.api.example.com has one pin and no backup pin: if the server's key changes before a newer document reaches clients, every connection to api.example.com and its subdomains fails (TrustKit requires a backup pin)\n")
     }
 
     @Test("keygen refuses an unknown algorithm; sign refuses a malformed document and an unreadable key")
