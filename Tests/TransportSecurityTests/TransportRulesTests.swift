@@ -224,6 +224,72 @@ struct TransportRuleLoadingTests {
         #expect(issue("TSKPinnedDomains.single.example.com.TSKExpirationDate")?.message.contains("never expires") == true)
     }
 
+    @Test("every other wrong shape is reported at its key path, and the stricter choice kept")
+    func wrongShapes() throws {
+        let (ignored, ignoredIssues) = try configuration(["NSAppTransportSecurity": true])
+        #expect(ignoredIssues.map(\.keyPath) == ["NSAppTransportSecurity"])
+        #expect(ignored == TransportSecurityConfiguration(), "ATS's defaults apply")
+
+        let (rules, issues) = try configuration([
+            "NSExceptionDomains": ["10.0.0.0/8": ["NSIncludesSubdomains": true, "NSExceptionMinimumTLSVersion": 12]],
+            "NSPinnedDomains": [
+                "a.example.com": "not a dictionary",
+                "b.example.com": ["NSIncludesSubdomains": true],
+                "c.example.com": ["NSPinnedLeafIdentities": "not an array"],
+            ],
+            "TSKPinnedDomains": [
+                "d.example.com": 7,
+                "e.example.com": ["TSKPublicKeyHashes": [pinA, 42, "md5/x", pinB], "TSKReportUris": ["ftp://example.com/", 5, "https://report.example.com/"]],
+                "f.example.com": ["TSKPublicKeyHashes": "not an array", "TSKReportUris": "not an array"],
+            ],
+        ])
+        func message(_ path: String) -> String? { issues.first { $0.keyPath == path }?.message }
+        #expect(message("NSExceptionDomains.10.0.0.0/8.NSIncludesSubdomains") == "has no effect on an IP address or range")
+        #expect(message("NSExceptionDomains.10.0.0.0/8.NSExceptionMinimumTLSVersion") == "must be a string; ignored, so the default applies")
+        #expect(rules.rule(forHost: "10.1.2.3").minimumTLSVersion == .tls12)
+        #expect(message("NSPinnedDomains.a.example.com")?.contains("pinned to nothing, so every connection to it fails") == true)
+        #expect(rules.rule(forHost: "a.example.com").pinnedDomain?.caIdentities == [])
+        #expect(message("NSPinnedDomains.b.example.com")?.contains("nothing is pinned") == true)
+        #expect(message("NSPinnedDomains.c.example.com.NSPinnedLeafIdentities")?.contains("every connection fails") == true)
+        #expect(rules.rule(forHost: "c.example.com").pinnedDomain?.leafIdentities == [])
+        #expect(message("TSKPinnedDomains.d.example.com")?.contains("the pin set is refused and blocks the domain") == true)
+        #expect(rules.rule(forHost: "d.example.com").pinSet?.refusal == "the pin set is not a dictionary")
+        #expect(message("TSKPinnedDomains.e.example.com.TSKPublicKeyHashes[1]") == "must be a string; ignored")
+        #expect(message("TSKPinnedDomains.e.example.com.TSKPublicKeyHashes[2]")?.hasSuffix("; ignored") == true)
+        #expect(message("TSKPinnedDomains.e.example.com.TSKReportUris[0]") == "not an http(s) URL; ignored")
+        #expect(message("TSKPinnedDomains.e.example.com.TSKReportUris[1]") == "not an http(s) URL; ignored")
+        let kept = rules.rule(forHost: "e.example.com").pinSet
+        #expect(kept?.pins.count == 2 && kept?.refusal == nil, "the two good pins are kept")
+        #expect(kept?.reportURLs == [URL(string: "https://report.example.com/")!])
+        #expect(message("TSKPinnedDomains.f.example.com.TSKPublicKeyHashes") == "must be an array of base64 SHA-256 SPKI hashes")
+        #expect(message("TSKPinnedDomains.f.example.com.TSKReportUris") == "must be an array of URLs; ignored")
+        #expect(rules.rule(forHost: "f.example.com").pinSet?.refusal != nil, "no pins: refused, the domain blocked")
+
+        let (_, sectionIssues) = try configuration(["NSExceptionDomains": ["example.com"], "TSKPinnedDomains": "example.com"])
+        #expect(sectionIssues.map(\.keyPath) == ["NSExceptionDomains", "TSKPinnedDomains"])
+        #expect(sectionIssues.map(\.message) == ["must be a dictionary; ignored", "must be a dictionary of domains; ignored"])
+    }
+
+    @Test("TrustKit's own place for pin sets (TSKConfiguration.TSKPinnedDomains), and a plist date as TSKExpirationDate")
+    func trustKitConfiguration() throws {
+        let expiry = Date(timeIntervalSince1970: 1_900_000_000)
+        let info: [String: Any] = [
+            "CFBundleIdentifier": "com.example.app",
+            "TSKConfiguration": ["TSKPinnedDomains": ["api.example.com": ["TSKPublicKeyHashes": [pinA, pinB], "TSKExpirationDate": expiry]]],
+        ]
+        let (rules, issues) = try TransportSecurityConfiguration.load(from: PropertyListSerialization.data(fromPropertyList: info, format: .xml, options: 0))
+        #expect(issues.isEmpty, "\(issues)")
+        #expect(rules.keyPaths.pinSets == "TSKConfiguration.TSKPinnedDomains")
+        let set = rules.rule(forHost: "api.example.com").pinSet
+        #expect(set?.pins.count == 2)
+        #expect(set?.expirationDate == expiry)
+
+        let (_, wrong) = try TransportSecurityConfiguration.load(from: PropertyListSerialization.data(
+            fromPropertyList: ["CFBundleIdentifier": "com.example.app", "TSKConfiguration": "pins"] as [String: Any], format: .xml, options: 0))
+        #expect(wrong.map(\.keyPath) == ["TSKConfiguration"])
+        #expect(wrong.first?.message == "must be a dictionary; ignored")
+    }
+
     @Test("a number is not a boolean: JSON's 1 and a plist's <integer>1</integer> or <real>1</real> are reported and ignored, as ATS ignores them")
     func numbersAreNotBooleans() throws {
         let json = Data(#"""
