@@ -76,7 +76,7 @@ public struct ATSDiagnoseCommand: TSecCommand {
         let base: [String: Any]
         let store: TrustStore?
         do {
-            base = try config.map(Self.readDictionary) ?? [:]
+            base = try config.map { try readDictionary($0, reportingTo: output) } ?? [:]
             store = try systemRoots.map { TrustStore(try CertificateLoader.certificates(atPath: $0), origin: $0) }
         } catch {
             output.error("tsec ats-diagnose: \(error)")
@@ -197,27 +197,36 @@ public struct ATSDiagnoseCommand: TSecCommand {
         return (outcome, text)
     }
 
-    /// The ATS dictionary of a configuration file, as a dictionary to vary.
-    static func readDictionary(_ path: String) throws -> [String: Any] {
-        _ = try TransportSecurityConfiguration.load(contentsOf: path)
+    /// The ATS dictionary of a configuration file, as a dictionary to vary: read as the rules'
+    /// loader reads it (its issues go to stderr), with TrustKit's pin sets from
+    /// `TSKConfiguration` when the file keeps them there, and every value JSON can carry.
+    func readDictionary(_ path: String, reportingTo output: CommandOutput) throws -> [String: Any] {
         let data: Data
         do {
             data = try InputFile.read(path)
         } catch {
             throw TransportSecurityConfigurationError(source: path, reason: "the file cannot be read: \(error)")
         }
-        let root = data.first == UInt8(ascii: "{")
-            ? try JSONSerialization.jsonObject(with: data)
-            : try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
-        let dictionary = root as? [String: Any] ?? [:]
-        let ats = dictionary["NSAppTransportSecurity"] as? [String: Any] ?? dictionary
-        return jsonCompatible(ats) as? [String: Any] ?? [:]
+        for issue in try TransportSecurityConfiguration.load(from: data, source: path).1 {
+            output.error("tsec ats-diagnose: \(path): \(issue)")
+        }
+        let root = try TransportSecurityConfiguration.dictionary(from: data, source: path)
+        var ats = root["NSAppTransportSecurity"] as? [String: Any] ?? root
+        if let trustKit = root["TSKConfiguration"] as? [String: Any], let sets = trustKit["TSKPinnedDomains"] as? [String: Any] {
+            // Both places apply; a domain named in both keeps the ATS dictionary's set, which
+            // the rules find first.
+            let own = ats["TSKPinnedDomains"] as? [String: Any] ?? [:]
+            ats["TSKPinnedDomains"] = own.merging(sets) { mine, _ in mine }
+        }
+        return Self.jsonCompatible(ats) as? [String: Any] ?? [:]
     }
 
-    /// Property-list dates become `yyyy-MM-dd` strings, as TrustKit writes them in JSON.
+    /// `value` with what JSON cannot hold replaced: a date by its day (as `TSKExpirationDate`
+    /// is written), data by null (a value of the wrong type either way, reported as such).
     private static func jsonCompatible(_ value: Any) -> Any {
         switch value {
         case let date as Date: return String(date.formatted(.iso8601).prefix(10))
+        case is Data: return NSNull()
         case let dictionary as [String: Any]: return dictionary.mapValues(jsonCompatible)
         case let array as [Any]: return array.map(jsonCompatible)
         default: return value

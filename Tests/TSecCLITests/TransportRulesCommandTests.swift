@@ -177,4 +177,35 @@ struct TransportRulesCommandTests {
         #expect(cleartext.output.stdout.contains("Narrowest exception that works: Insecure HTTP exception for plain.example.test: cleartext allowed"))
         await plain.stop()
     }
+
+    @Test("ats-diagnose --config reads the file as the rules do: JSON after white space, TrustKit's pins in TSKConfiguration; its issues go to stderr")
+    func atsDiagnoseConfiguration() async throws {
+        let today = try TrustLab(pki: PKI(now: Date()))
+        let roots = try write("today-roots-\(UUID().uuidString).pem", today.systemRoots.pemBundle)
+        let host = "pinned.example.test"
+        let server = try await HTTPTestServer(chain: [try today.pki.issue(.server(host), by: today.intermediate), today.intermediate])
+
+        let json = try write("rules-\(UUID().uuidString).json", "\n  {\"NSAllowsArbitraryLoads\": 1}")
+        let fromJSON = await diagnose("https", host, server.port, ["--system-roots", roots, "--config", json])
+        #expect(fromJSON.status == 0, "\(fromJSON.output.stderr)")
+        #expect(fromJSON.output.stderr.contains("NSAllowsArbitraryLoads: must be a boolean"))
+
+        func infoPlist(pins: [String]) throws -> String {
+            let info: [String: Any] = [
+                "CFBundleIdentifier": "com.example.app",
+                "NSAppTransportSecurity": ["NSAllowsLocalNetworking": true],
+                "TSKConfiguration": ["TSKPinnedDomains": [host: ["TSKPublicKeyHashes": pins]]],
+            ]
+            let path = files.path("Info-\(UUID().uuidString).plist")
+            try PropertyListSerialization.data(fromPropertyList: info, format: .xml, options: 0).write(to: URL(fileURLWithPath: path))
+            return path
+        }
+        let otherPins = [UInt8(0xA1), 0xB2].map { "sha256/" + Data(repeating: $0, count: 32).base64EncodedString() }
+        let mispinned = await diagnose("https", host, server.port, ["--system-roots", roots, "--config", try infoPlist(pins: otherPins), "--verbose"])
+        #expect(mispinned.status == 3, "the pins apply to every attempt: \(mispinned.output.stdout)")
+        #expect(mispinned.output.stdout.contains("pin set for \(host)"))
+        let pinned = await diagnose("https", host, server.port, ["--system-roots", roots, "--config", try infoPlist(pins: [today.intermediate.der.spkiPin.description, otherPins[0]])])
+        #expect(pinned.status == 0, "\(pinned.output.stdout)")
+        await server.stop()
+    }
 }

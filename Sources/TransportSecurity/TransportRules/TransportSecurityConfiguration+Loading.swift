@@ -38,6 +38,16 @@ extension TransportSecurityConfiguration {
     /// Reads a configuration from property-list (XML or binary) or JSON bytes; see
     /// ``load(contentsOf:)``.
     public static func load(from data: Data, source: String = "configuration") throws -> (TransportSecurityConfiguration, [ConfigurationIssue]) {
+        var reader = ConfigurationReader()
+        let configuration = reader.read(root: try dictionary(from: data, source: source))
+        return (configuration, reader.issues)
+    }
+
+    /// The top-level dictionary of property-list (XML or binary) or JSON bytes, read as
+    /// ``load(from:source:)`` reads it (JSON when the first byte that is not white space opens
+    /// an object or array), for tools that vary a configuration before loading it.
+    /// - Throws: ``TransportSecurityConfigurationError`` as ``load(from:source:)`` does.
+    public static func dictionary(from data: Data, source: String = "configuration") throws -> [String: Any] {
         guard !data.isEmpty else { throw TransportSecurityConfigurationError(source: source, reason: "the configuration is empty") }
         let root: Any
         let firstByte = data.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) })
@@ -60,9 +70,7 @@ extension TransportSecurityConfiguration {
         guard let dictionary = root as? [String: Any] else {
             throw TransportSecurityConfigurationError(source: source, reason: "the top level is not a dictionary")
         }
-        var reader = ConfigurationReader()
-        let configuration = reader.read(root: dictionary)
-        return (configuration, reader.issues)
+        return dictionary
     }
 }
 
