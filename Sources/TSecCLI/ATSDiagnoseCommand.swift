@@ -16,7 +16,8 @@ public struct ATSDiagnoseCommand: TSecCommand {
             Tries the default rules (or --config's), arbitrary loads, each minimum TLS version, \
             forward secrecy off, and insecure loads, for the URL's host. Exit status: 0 the \
             default rules pass, 1 only an exception passes, 2 usage or unreadable input, 3 nothing \
-            passes (the server is unreachable or its certificate is not trusted at all).
+            passes (the server is unreachable, its certificate is not trusted at all, or the \
+            configuration's pins refuse it).
             """
     )
 
@@ -117,7 +118,7 @@ public struct ATSDiagnoseCommand: TSecCommand {
         } else if let advice {
             output.line("Narrowest exception that works: \(advice)")
         } else {
-            output.line("Nothing passes, not even arbitrary loads: the problem is not the transport rules (the server cannot be reached, or its certificate is not trusted).")
+            output.line("Nothing passes, not even arbitrary loads: the server cannot be reached, its certificate is not trusted, or pins that every attempt keeps (NSPinnedDomains, TSKPinnedDomains) refuse it.")
         }
     }
 

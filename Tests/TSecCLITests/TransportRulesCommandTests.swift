@@ -204,6 +204,7 @@ struct TransportRulesCommandTests {
         let mispinned = await diagnose("https", host, server.port, ["--system-roots", roots, "--config", try infoPlist(pins: otherPins), "--verbose"])
         #expect(mispinned.status == 3, "the pins apply to every attempt: \(mispinned.output.stdout)")
         #expect(mispinned.output.stdout.contains("pin set for \(host)"))
+        #expect(mispinned.output.stdout.contains("or pins that every attempt keeps (NSPinnedDomains, TSKPinnedDomains) refuse it"))
         let pinned = await diagnose("https", host, server.port, ["--system-roots", roots, "--config", try infoPlist(pins: [today.intermediate.der.spkiPin.description, otherPins[0]])])
         #expect(pinned.status == 0, "\(pinned.output.stdout)")
         await server.stop()
