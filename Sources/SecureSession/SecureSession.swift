@@ -574,8 +574,9 @@ public final class SecureSession: Sendable {
         }
         var next = request
         next.url = target
-        // 303, and 301/302 after a POST, become a GET without a body (as browsers and URLSession do).
-        if status == 303 || ([301, 302].contains(status) && request.method == .post) {
+        // 303, and 301/302 after a POST, become a GET without a body (as browsers and URLSession
+        // do); a HEAD stays a HEAD (RFC 9110 §15.4.4: the retrieval is a GET or a HEAD).
+        if (status == 303 && request.method != .head) || ([301, 302].contains(status) && request.method == .post) {
             next.method = .get
             next.body = nil
             next.bodyFile = nil

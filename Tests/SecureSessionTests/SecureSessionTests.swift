@@ -222,6 +222,52 @@ struct SecureSessionTests {
         await second.stop()
     }
 
+    @Test(
+        "a redirect keeps the method and body, except 303 (any method but HEAD) and 301/302 after a POST, which become a GET without body or Content-Type",
+        arguments: [
+            (HTTPMethod.post, 303, HTTPMethod.get), (.post, 302, .get), (.post, 301, .get), (.post, 307, .post), (.post, 308, .post),
+            (.put, 303, .get), (.put, 302, .put), (.patch, 301, .patch), (.delete, 307, .delete),
+        ]
+    )
+    func redirectMethods(method: HTTPMethod, status: Int, expected: HTTPMethod) async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let session = session()
+        let request = SecureRequest(method, url: server.url("/redirect?to=/echo&status=\(status)"), headers: [("Content-Type", "text/x-sent")], body: Data("sent".utf8))
+        let response = try await session.send(request)
+        #expect(response.header("X-Method") == expected.rawValue)
+        if expected == .get {
+            #expect(response.text.isEmpty)
+            #expect(response.mediaType == "application/octet-stream", "the Content-Type went with the body")
+        } else {
+            #expect(response.text == "sent")
+            #expect(response.mediaType == "text/x-sent")
+        }
+        await session.shutdown()
+        await server.stop()
+    }
+
+    @Test("a POST, PUT or PATCH without a body says Content-Length: 0; a GET says nothing; a HEAD stays a HEAD after a 303; a Location that is no URL is an invalid response")
+    func bodilessRequestsAndBadLocations() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let session = session()
+        for method in [HTTPMethod.post, .put, .patch] {
+            let fields = try await session.send(SecureRequest(method, url: server.url("/headers"))).decode([String: String].self)
+            #expect(fields["content-length"] == "0", "\(method)")
+        }
+        #expect(try await session.get(server.url("/headers")).decode([String: String].self)["content-length"] == nil)
+        // A HEAD stays a HEAD after a 303 (RFC 9110 §15.4.4: a GET or HEAD retrieval), as curl keeps it.
+        let head = try await session.send(SecureRequest(.head, url: server.url("/redirect?to=/echo&status=303")))
+        #expect(head.header("X-Method") == "HEAD")
+        await #expect {
+            _ = try await session.get(server.url("/redirect?to=http%3A%2F%2F%5B"))
+        } throws: { error in
+            guard case SecureSessionError.invalidResponse(let reason) = error else { return false }
+            return reason == "the redirect Location 'http://[' is not a URL"
+        }
+        await session.shutdown()
+        await server.stop()
+    }
+
     @Test("an https → http redirect is refused; redirect loops stop at the limit")
     func redirectRules() async throws {
         let secure = try await HTTPTestServer(chain: lab.loopbackChain())
