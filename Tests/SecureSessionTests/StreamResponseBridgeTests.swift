@@ -1,5 +1,6 @@
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOEmbedded
 import NIOHTTP1
 import Testing
 
@@ -55,6 +56,44 @@ struct StreamResponseBridgeTests {
             waiting -= 1
         }
         #expect(resumed.withLockedValue { $0 } == 1, "the stream must be told to read again")
+    }
+
+    @Test("the stream's handler holds the channel's reads while the bridge is full and reads again, on its event loop, once the task is down to the low watermark")
+    func handlerHoldsAndResumesReads() async throws {
+        /// Counts the reads that pass it towards the channel.
+        final class ReadCounter: ChannelOutboundHandler, @unchecked Sendable {
+            typealias OutboundIn = Never
+            var reads = 0
+            func read(context: ChannelHandlerContext) {
+                reads += 1
+                context.read()
+            }
+        }
+        let bridge = StreamResponseBridge()
+        let counter = ReadCounter()
+        let channel = try await NIOAsyncTestingChannel { channel in
+            try channel.pipeline.syncOperations.addHandlers([counter, StreamExchangeHandler(request: [], bridge: bridge)])
+        }
+        let reads = { try await channel.testingEventLoop.submit { counter.reads }.get() }
+        channel.read()
+        #expect(try await reads() == 1)
+        for _ in 0..<StreamResponseBridge.highWatermark {
+            try await channel.writeInbound(HTTPClientResponsePart.body(ByteBuffer(string: "x")))
+        }
+        channel.read()
+        #expect(try await reads() == 1, "full: the read is held")
+        for _ in 0..<(StreamResponseBridge.highWatermark - StreamResponseBridge.lowWatermark) {
+            _ = try await bridge.next()
+        }
+        await channel.testingEventLoop.run()
+        #expect(try await reads() == 2, "the held read goes on")
+        channel.read()
+        #expect(try await reads() == 3, "and reads are no longer held")
+        try await channel.writeInbound(HTTPClientResponsePart.end(nil))
+        var rest = 0
+        while try await bridge.next() != nil { rest += 1 }
+        #expect(rest == StreamResponseBridge.lowWatermark + 1)
+        _ = try await channel.finish()
     }
 
     @Test("a task waiting for a part gets it as it arrives; a failure ends the wait; later endings change nothing")
