@@ -40,7 +40,9 @@ public struct ClientIdentity: Sendable {
 
     /// Loads PEM text: a certificate chain (leaf first) and a private key, optionally encrypted.
     public init(certificateChainPEM: String, privateKeyPEM: String, passphrase: String? = nil, source: String = "PEM data") throws {
-        guard !certificateChainPEM.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+        // No PEM certificate block at all (a key file, some other text): BoringSSL would say only
+        // "failedToLoadCertificate".
+        guard certificateChainPEM.contains("CERTIFICATE-----") else {
             throw ClientIdentityError(source: source, reason: .noCertificate)
         }
         guard !privateKeyPEM.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
@@ -72,11 +74,19 @@ public struct ClientIdentity: Sendable {
 
     /// Loads a PEM certificate-chain file and a PEM private-key file.
     public init(certificateFile: String, privateKeyFile: String, passphrase: String? = nil) throws {
+        let source = "\(certificateFile) + \(privateKeyFile)"
+        let certificates = try Self.readData(certificateFile)
+        // A DER certificate starts with a SEQUENCE whose length takes one or two more bytes.
+        if certificates.count > 2, certificates.first == 0x30, [0x81, 0x82].contains(certificates[certificates.startIndex + 1]) {
+            throw ClientIdentityError(source: source, reason: .malformedCertificate(
+                "\(certificateFile) is DER (binary), not PEM text; tsec convert \(certificateFile) -o FILE.pem --to pem writes it as PEM"
+            ))
+        }
         try self.init(
-            certificateChainPEM: Self.readText(certificateFile),
+            certificateChainPEM: String(decoding: certificates, as: UTF8.self),
             privateKeyPEM: Self.readText(privateKeyFile),
             passphrase: passphrase,
-            source: "\(certificateFile) + \(privateKeyFile)"
+            source: source
         )
     }
 

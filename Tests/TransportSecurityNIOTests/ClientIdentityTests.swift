@@ -140,4 +140,31 @@ struct ClientIdentityTests {
             try ClientIdentity(certificateFile: certificate, privateKeyFile: encrypted)
         }
     }
+
+    @Test("PEM certificates: none (empty, white space, text without a PEM block, an empty chain), or a block that does not parse: each its own error")
+    func pemCertificateErrors() throws {
+        let key = try lab.leaf.privateKeyPEM
+        func reason(_ certificates: String) throws -> ClientIdentityError.Reason {
+            try #require(throws: ClientIdentityError.self) { try ClientIdentity(certificateChainPEM: certificates, privateKeyPEM: key) }.reason
+        }
+        #expect(try reason("") == .noCertificate)
+        #expect(try reason(" \n\t") == .noCertificate)
+        #expect(try reason("hello, no certificate here") == .noCertificate)
+        #expect(try reason(key) == .noCertificate, "the key given as the certificate")
+        guard case .malformedCertificate = try reason(garbagePEMBlock("CERTIFICATE")) else {
+            Issue.record("a corrupt certificate block is malformed")
+            return
+        }
+        let empty = try #require(throws: ClientIdentityError.self) {
+            try ClientIdentity(certificateChain: [], privateKey: try ClientIdentity(certificateChainPEM: lab.leaf.pemString, privateKeyPEM: key).privateKey)
+        }
+        #expect(empty.reason == .noCertificate)
+
+        let der = path("leaf.der")
+        try Data(lab.leaf.der.derBytes).write(to: URL(fileURLWithPath: der))
+        let binary = try #require(throws: ClientIdentityError.self) {
+            try ClientIdentity(certificateFile: der, privateKeyFile: try write("leaf.key", key))
+        }
+        #expect(binary.description.contains("is DER (binary), not PEM text; tsec convert \(der) -o FILE.pem --to pem writes it as PEM"))
+    }
 }
