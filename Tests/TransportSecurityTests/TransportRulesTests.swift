@@ -270,6 +270,25 @@ struct TransportRuleLoadingTests {
         #expect(sectionIssues.map(\.message) == ["must be a dictionary; ignored", "must be a dictionary of domains; ignored"])
     }
 
+    @Test("lint warns about an ignored NSAllowsArbitraryLoads, NSRequiresCertificateTransparency, one pinned identity, a report-only pin set")
+    func lintWarnings() throws {
+        let (rules, issues) = try configuration([
+            "NSAllowsArbitraryLoads": true,
+            "NSAllowsLocalNetworking": true,
+            "NSExceptionDomains": ["ct.example.com": ["NSRequiresCertificateTransparency": true]],
+            "NSPinnedDomains": ["pinned.example.com": ["NSPinnedLeafIdentities": [["SPKI-SHA256-BASE64": String(pinA.dropFirst(7))]]]],
+            "TSKPinnedDomains": ["report.example.com": ["TSKPublicKeyHashes": [pinA, pinB], "TSKEnforcePinning": false]],
+        ])
+        #expect(issues.isEmpty, "\(issues)")
+        let lint = rules.lint(publicSuffixes: nil)
+        func message(_ path: String) -> String? { lint.first { $0.keyPath == path && $0.severity == .warning }?.message }
+        #expect(message("NSAllowsArbitraryLoads")?.hasPrefix("ignored because") == true)
+        #expect(message("NSExceptionDomains.ct.example.com.NSRequiresCertificateTransparency")?.contains("refuses every connection until SCTs can be verified") == true)
+        #expect(message("NSPinnedDomains.pinned.example.com") == "one pin only: a key change locks clients out; add a backup pin")
+        #expect(message("TSKPinnedDomains.report.example.com.TSKEnforcePinning")?.hasPrefix("report-only") == true)
+        #expect(lint.count == 4, "\(lint)")
+    }
+
     @Test("TrustKit's own place for pin sets (TSKConfiguration.TSKPinnedDomains), and a plist date as TSKExpirationDate")
     func trustKitConfiguration() throws {
         let expiry = Date(timeIntervalSince1970: 1_900_000_000)
