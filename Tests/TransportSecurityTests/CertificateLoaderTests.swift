@@ -53,6 +53,23 @@ struct CertificateLoaderTests {
         #expect(detail.contains("no END line"))
     }
 
+    @Test("a bundle whose PEM lines do not pair up says where: a block cut short before the next, an END without BEGIN, an END of another type")
+    func unpairedPEMLines() throws {
+        let leaf = lab.leaf.pemString
+        let lines = leaf.split(separator: "\n")
+        let cut = lines.prefix(3).joined(separator: "\n") + "\n"
+        func detail(_ text: String) throws -> String {
+            let error = try #require(throws: CertificateLoadingError.self) {
+                try CertificateLoader.certificates(from: Array(text.utf8), source: "bundle.pem")
+            }
+            guard case .malformedPEM(let detail) = error.reason else { return "\(error)" }
+            return detail
+        }
+        #expect(try detail(leaf + cut + leaf) == "the CERTIFICATE block #2 has no END line")
+        #expect(try detail(leaf + "\n-----END CERTIFICATE-----\n") == "END CERTIFICATE without BEGIN")
+        #expect(try detail(cut + "-----END PRIVATE KEY-----\n") == "the CERTIFICATE block #1 ends with END PRIVATE KEY")
+    }
+
     @Test("truncated DER, garbage, empty input and key-only PEM each get their own reason")
     func badInput() throws {
         let truncated = Array(lab.leaf.derBytes.prefix(100))

@@ -24,8 +24,14 @@ enum PEMBlockScanner {
                 }
                 current = (type, [line])
             } else if let type = Self.label(of: line, marker: "END") {
-                guard let open = current, open.type == type else {
+                guard let open = current else {
                     throw CertificateLoadingError(source: source, reason: .malformedPEM("END \(type) without BEGIN"))
+                }
+                guard open.type == type else {
+                    throw CertificateLoadingError(
+                        source: source,
+                        reason: .malformedPEM("the \(open.type) block #\(blocks.count + 1) ends with END \(type)")
+                    )
                 }
                 blocks.append(Block(type: type, text: (open.lines + [line]).joined(separator: "\n")))
                 current = nil
