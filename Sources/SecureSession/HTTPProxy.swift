@@ -81,6 +81,9 @@ public struct HTTPProxy: Sendable, Hashable, CustomStringConvertible {
                 "the proxy '\(Self.withoutPassword(text))' is not an http://, https://, socks5:// or socks5h:// proxy (SOCKS4 is not supported)"
             )
         }
+        if let problem = ServerHost(host).nameProblem {
+            throw SecureSessionError.invalidURL("the proxy '\(Self.withoutPassword(text))': its host \(problem)")
+        }
         let port = components.port ?? (kind == .https ? 443 : 1080)
         guard (1...65_535).contains(port) else {
             throw SecureSessionError.invalidURL("the proxy's port \(port) is not between 1 and 65535")

@@ -41,4 +41,27 @@ struct HostNormalizationTests {
         await server.stop()
         await cleartext.stop()
     }
+
+    @Test("a URL whose decoded host no host name can be (%00, %0A, %20, %2F) is an invalid URL before anything connects: the resolver would look up the name before the NUL, judged by the rules of the whole")
+    func undecodableHosts() async throws {
+        let lab = try TrustLab()
+        let cleartext = try await HTTPTestServer(chain: nil)
+        // Cleartext is allowed under example.test only; localhost is refused.
+        let (rules, _) = try TransportSecurityConfiguration.load(from: Data(#"""
+            {"NSAllowsLocalNetworking": false, "NSExceptionDomains": {"example.test": {"NSIncludesSubdomains": true, "NSExceptionAllowsInsecureHTTPLoads": true}}}
+            """#.utf8))
+        let session = lab.session { $0.transportRules = rules }
+        for encoded in ["localhost%00.example.test", "localhost%0A.example.test", "local%20host.example.test", "localhost%2F.example.test"] {
+            let request = SecureRequest(url: URL(string: "http://\(encoded):\(cleartext.port)/hello")!, headers: [("Host", "localhost")])
+            await #expect("\(encoded)") {
+                _ = try await session.send(request)
+            } throws: { error in
+                guard case SecureSessionError.invalidURL(let reason) = error else { return false }
+                return reason.contains(": its host has the character ")
+            }
+        }
+        #expect(throws: SecureSessionError.self) { try HTTPProxy(url: "http://proxy%00.example.test:8080") }
+        await session.shutdown()
+        await cleartext.stop()
+    }
 }

@@ -87,6 +87,25 @@ struct ServerTrustManagerTests {
     }
 
     @Test(
+        "a host a connection can be made to: addresses (IPv6 with a zone too) and DNS names of letters, digits, '-' and '_'; anything else says why",
+        arguments: [
+            ("api.example.com", nil), ("under_score.example.com", nil), ("127.0.0.1", nil), ("::1", nil), ("fe80::1%eth0", nil), ("localhost", nil),
+            ("api.example.com\u{0}.other.example", "has the character U+0000, which no host name has"),
+            ("api.example.com\n.other.example", "has the character U+000A, which no host name has"),
+            ("exa mple.com", "has the character ' ', which no host name has"),
+            ("example.com/.evil", "has the character '/', which no host name has"),
+            ("a@b.com", "has the character '@', which no host name has"),
+            ("a..b", "has an empty label (a leading dot or '..')"),
+            ("fe80::1%", "has the character ':', which no host name has"),
+            ("bücher.example", "is not ASCII: write the name in its ASCII form (IDNA, xn--…), as hosts are looked up: xn--bcher-kva.example"),
+            (String(repeating: "a", count: 64) + ".com", "has a label longer than 63 characters"),
+        ] as [(String, String?)]
+    )
+    func nameProblems(host: String, problem: String?) {
+        #expect(ServerHost(host).nameProblem == problem)
+    }
+
+    @Test(
         "an exact pattern matches the host it names, also where Foundation's white space is not Unicode's (U+200B, a fuzzing finding)",
         arguments: ["\u{200B}", "api.example.com\u{200B}", "\u{200B}api.example.com", "api.example.com"]
     )

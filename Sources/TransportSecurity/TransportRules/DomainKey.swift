@@ -64,21 +64,7 @@ public enum DomainKey: Sendable, Hashable, CustomStringConvertible {
 
     /// What keeps a lowercased name without its trailing dot from being a host name, if anything.
     static func hostNameProblem(_ name: String) -> String? {
-        guard name.isASCII else {
-            let advice = "is not ASCII: write the name in its ASCII form (IDNA, xn--…), as hosts are looked up"
-            return name.idnaASCIIForm.map { "\(advice): \($0)" } ?? advice
-        }
-        guard name.utf8.count <= 253 else { return "is longer than the 253 characters of a host name" }
-        for label in name.split(separator: ".", omittingEmptySubsequences: false) {
-            guard !label.isEmpty else {
-                return "has an empty label (a leading dot or '..'): write the domain itself and include its subdomains"
-            }
-            guard label.utf8.count <= 63 else { return "has a label longer than 63 characters" }
-            if let bad = label.unicodeScalars.first(where: { !(("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") }) {
-                return "has the character '\(bad)', which no host name has"
-            }
-        }
-        return nil
+        ServerHost.nameProblem(name, emptyLabelAdvice: "write the domain itself and include its subdomains")
     }
 
     /// The key as written canonically.
