@@ -62,7 +62,7 @@ struct ChallengeTests {
         await server.stop()
     }
 
-    @Test("built-in behaviour answers from the credential store (Basic, and Digest MD5 and SHA-256)")
+    @Test("built-in behaviour answers from the credential store (Basic, and Digest MD5 and SHA-256, the strongest Digest offered that it can answer)")
     func storedCredentials() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
         let store = CredentialStore()
@@ -72,6 +72,10 @@ struct ChallengeTests {
         #expect(try await session.get(server.url("/basic")).text == "welcome alice")
         #expect(try await session.get(server.url("/digest?algorithm=MD5")).text == "welcome alice (digest)")
         #expect(try await session.get(server.url("/digest?algorithm=SHA-256")).text == "welcome alice (digest)")
+        // Several Digest challenges: one the session cannot answer is passed over, and the
+        // strongest it can answer is chosen, whatever the order.
+        #expect(try await session.get(server.url("/digest?algorithm=SHA-256&first=SHA-512-256")).text == "welcome alice (digest)")
+        #expect(try await session.get(server.url("/digest?algorithm=SHA-256&first=MD5")).text == "welcome alice (digest)")
         await session.shutdown()
         await server.stop()
     }

@@ -18,7 +18,7 @@ import TransportSecurityNIO
 /// closes), `/delay/MS` (answers after MS milliseconds), `/target…` (the request line's target, as received), `/goaway` (HTTP/2: a `GOAWAY`
 /// on the connection, then an answer),
 /// `/never` (never answers), `/collect` (keeps posted bodies in ``collected``), `/loop` (redirects to itself), `/basic` and
-/// `/digest?algorithm=MD5|SHA-256` (user alice, password wonderland, realm lab), `/once` (closes a connection
+/// `/digest?algorithm=MD5|SHA-256[&first=ALGORITHM]` (user alice, password wonderland, realm lab), `/once` (closes a connection
 /// on its second request), `/connection` (an id of the TCP connection), `/set-cookie[?to=URL]` (each
 /// `X-Set-Cookie` request field as a `Set-Cookie` field; with `to`, a 302 there),
 /// `/refuse-upload` (a 413 as soon as the head arrives, then the connection or stream closed),
@@ -338,8 +338,12 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
             if DigestCheck.accepts(head.headers.first(name: "Authorization"), method: head.method.rawValue, uri: head.uri, algorithm: algorithm) {
                 send(context, .ok, "welcome alice (digest)", type: "text/plain")
             } else {
-                let challenge = #"Digest realm="lab", qop="auth", algorithm=\#(algorithm), nonce="\#(DigestCheck.nonce)", opaque="opaque-value""#
-                send(context, .unauthorized, "digest required", type: "text/plain", extra: [("WWW-Authenticate", challenge), ("WWW-Authenticate", #"Basic realm="lab""#)])
+                // `first=ALGORITHM`: another Digest challenge before the one answered (RFC 7616
+                // servers offer several, the strongest first).
+                let challenges = ([query["first"]].compactMap { $0 } + [algorithm]).map {
+                    ("WWW-Authenticate", #"Digest realm="lab", qop="auth", algorithm=\#($0), nonce="\#(DigestCheck.nonce)", opaque="opaque-value""#)
+                }
+                send(context, .unauthorized, "digest required", type: "text/plain", extra: challenges + [("WWW-Authenticate", #"Basic realm="lab""#)])
             }
         case "/once":
             // Answers the first request of a connection only; closes on the next, unanswered, as

@@ -20,6 +20,26 @@ enum DigestAuthorization {
         }
 
         var isSession: Bool { self == .md5Session || self == .sha256Session }
+
+        /// Higher for a stronger hash: SHA-256 is chosen over MD5 when a server offers both.
+        var strength: Int {
+            switch self {
+            case .md5, .md5Session: return 1
+            case .sha256, .sha256Session: return 2
+            }
+        }
+    }
+
+    /// The algorithm a challenge would be answered with, or `nil` when it cannot be answered (no
+    /// nonce, an algorithm this session does not implement such as SHA-512-256, or a quality of
+    /// protection other than `auth`).
+    static func algorithm(answering challenge: AuthenticateHeader) -> Algorithm? {
+        guard challenge.parameters["nonce"] != nil,
+            let algorithm = Algorithm(rawValue: (challenge.parameters["algorithm"] ?? "MD5").uppercased())
+        else { return nil }
+        let offeredQOP = (challenge.parameters["qop"] ?? "").split(separator: ",").map { $0.trimmingHTTPWhitespace.lowercased() }
+        guard offeredQOP.isEmpty || offeredQOP.contains("auth") else { return nil }
+        return algorithm
     }
 
     /// The header value, or `nil` when the challenge cannot be answered (no nonce, an unknown
@@ -33,12 +53,9 @@ enum DigestAuthorization {
         cnonce: String = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased(),
         nonceCount: Int = 1
     ) -> String? {
-        guard let nonce = challenge.parameters["nonce"] else { return nil }
+        guard let algorithm = algorithm(answering: challenge), let nonce = challenge.parameters["nonce"] else { return nil }
         let realm = challenge.parameters["realm"] ?? ""
-        guard let algorithm = Algorithm(rawValue: (challenge.parameters["algorithm"] ?? "MD5").uppercased()) else { return nil }
-        let offeredQOP = (challenge.parameters["qop"] ?? "").split(separator: ",").map { $0.trimmingHTTPWhitespace.lowercased() }
-        let usesQOP = !offeredQOP.isEmpty
-        guard !usesQOP || offeredQOP.contains("auth") else { return nil }
+        let usesQOP = !(challenge.parameters["qop"] ?? "").allSatisfy { $0 == " " || $0 == "\t" || $0 == "," }
         let nc = String(format: "%08x", nonceCount)
         var ha1 = algorithm.hash("\(user):\(realm):\(password)")
         if algorithm.isSession { ha1 = algorithm.hash("\(ha1):\(nonce):\(cnonce)") }

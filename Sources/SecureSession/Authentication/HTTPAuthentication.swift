@@ -22,9 +22,20 @@ struct HTTPAuthentication {
     mutating func answer(_ head: HTTPResponseHead, to request: SecureRequest, key: ConnectionKey) async throws -> SecureRequest? {
         if let lastAnswered { failures[lastAnswered, default: 0] += 1 }
         guard attempts < maximumAttempts else { return nil }
+        // The challenges this session can answer, the strongest first: Digest with SHA-256, then
+        // with MD5, then Basic (RFC 7616 §3.7: servers may offer several); one it cannot answer
+        // (SHA-512-256, qop=auth-int only) is passed over rather than ending the answer.
         let offered = AuthenticateHeader.parse(head.headers["WWW-Authenticate"])
-            .filter { $0.scheme == "digest" || $0.scheme == "basic" }
-            .sorted { ($0.scheme == "digest" ? 0 : 1) < ($1.scheme == "digest" ? 0 : 1) }
+            .compactMap { challenge -> (AuthenticateHeader, strength: Int)? in
+                switch challenge.scheme {
+                case "basic": return (challenge, 0)
+                case "digest": return DigestAuthorization.algorithm(answering: challenge).map { (challenge, $0.strength) }
+                default: return nil
+                }
+            }
+            .enumerated()
+            .sorted { ($0.element.strength, -$0.offset) > ($1.element.strength, -$1.offset) }
+            .map(\.element.0)
         for challenge in offered {
             let space = ProtectionSpace(
                 host: key.host,
