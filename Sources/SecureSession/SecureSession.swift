@@ -239,12 +239,18 @@ public final class SecureSession: Sendable {
         return (try? ReachabilityMonitor.currentStatus(of: target)) ?? .unknown
     }
 
+    /// `url`'s host; an ``SecureSessionError/invalidURL(_:)`` when it has none or when no host
+    /// name can be what `URL` decoded: `%00` would have the resolver look up the name before it
+    /// while the rules, cookies and trust judged the whole.
+    private static func host(of url: URL) throws -> String {
+        guard let host = url.host, !host.isEmpty else { throw SecureSessionError.invalidURL("\(url.redacted) has no host") }
+        if let problem = ServerHost(host).nameProblem { throw SecureSessionError.invalidURL("\(url.redacted): its host \(problem)") }
+        return host
+    }
+
     /// The host (or overridden address) a request to `url` connects to.
     private func reachabilityTarget(for url: URL) throws -> ReachabilityTarget {
-        guard let host = url.host, !host.isEmpty else { throw SecureSessionError.invalidURL("\(url.redacted) has no host") }
-        // URL decodes the host: `%00` would have the resolver look up the name before it while the
-        // rules, cookies and trust judged the whole.
-        if let problem = ServerHost(host).nameProblem { throw SecureSessionError.invalidURL("\(url.redacted): its host \(problem)") }
+        let host = try Self.host(of: url)
         let port = url.port ?? (url.scheme?.lowercased() == "http" ? 80 : 443)
         return .host(configuration.addressOverrides.address(host: host, port: port) ?? host)
     }
@@ -494,10 +500,7 @@ public final class SecureSession: Sendable {
         guard let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http" else {
             throw SecureSessionError.invalidURL("\(url.redacted): only https and http are supported")
         }
-        guard let host = url.host, !host.isEmpty else { throw SecureSessionError.invalidURL("\(url.redacted) has no host") }
-        // URL decodes the host: `%00` would have the resolver look up the name before it while the
-        // rules, cookies and trust judged the whole.
-        if let problem = ServerHost(host).nameProblem { throw SecureSessionError.invalidURL("\(url.redacted): its host \(problem)") }
+        let host = try Self.host(of: url)
         let isSecure = scheme == "https"
         let port = url.port ?? (isSecure ? 443 : 80)
         guard (1...65_535).contains(port) else { throw SecureSessionError.invalidURL("\(url.redacted): the port \(port) is not between 1 and 65535") }

@@ -5,9 +5,9 @@ import Foundation
 /// It starts with the application's built-in sets. ``loadStored()`` brings back the last
 /// accepted document (its signature checked again); ``offer(document:signatureText:)`` takes a
 /// new one when its signature verifies against the built-in public key, its version is higher
-/// than the current and the stored one (no rollback) and it has not expired, stores it atomically, then puts it
-/// in force. Anything refused leaves the current sets as they were. A document that has expired
-/// stops applying: the built-in sets apply again.
+/// than the current and the stored one (no rollback) and it has not expired, stores it
+/// atomically, then puts it in force. Anything refused leaves the current sets as they were. A
+/// document that has expired stops applying: the built-in sets apply again.
 ///
 /// ``SecureSession`` consults it for every new connection (`SecureSessionConfiguration.pinSetRegistry`).
 public final class PinSetRegistry: Sendable {

@@ -107,8 +107,8 @@ extension TransportSecurityConfiguration {
         case .dnsName(let name):
             // Bytes, not Characters: a dot followed by a combining mark is one Character that
             // is not ".", and would make `evil.\u{301}com` read as an unqualified name.
-            // No host at all (a URL without one) is not an unqualified name.
             let bytes = name.utf8
+            // No host at all (a URL without one) is not an unqualified name.
             guard !bytes.isEmpty else { return false }
             return !bytes.contains(UInt8(ascii: ".")) || bytes.elementsEqual("localhost".utf8)
                 || [".local", ".localhost"].contains { bytes.reversed().starts(with: $0.utf8.reversed()) }
