@@ -7,8 +7,10 @@ import Darwin
 /// Resolves a host name to the addresses whose routes are looked up.
 enum HostAddressResolver {
     /// The addresses of an IP literal or a host name (`getaddrinfo`, IPv4 and IPv6, without
-    /// duplicates); empty when the name does not resolve.
+    /// duplicates); empty when the name does not resolve, or holds a NUL (the resolver, reading a
+    /// C string, would look up the name before it: another host).
     static func addresses(of host: String) -> [RouteDestination] {
+        guard !host.utf8.contains(0) else { return [] }
         if let literal = RouteDestination(literal: host) { return [literal] }
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC

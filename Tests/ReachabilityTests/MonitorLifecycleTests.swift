@@ -99,5 +99,7 @@ struct MonitorLifecycleTests {
         #expect(try ReachabilityMonitor.currentStatus(of: .host("127.0.0.1")).interface?.kind == .loopback)
         #expect(try ReachabilityMonitor.currentStatus(of: .host("::1")).interface?.kind == .loopback)
         #expect(try ReachabilityMonitor.currentStatus(of: .host("name.that.does.not.resolve.invalid")) == .notReachable)
+        // A NUL would end the C string the resolver reads: `localhost` is not the host asked about.
+        #expect(try ReachabilityMonitor.currentStatus(of: .host("localhost\u{0}.invalid")) == .notReachable)
     }
 }
