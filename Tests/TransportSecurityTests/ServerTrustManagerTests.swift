@@ -97,6 +97,8 @@ struct ServerTrustManagerTests {
             ("a@b.com", "has the character '@', which no host name has"),
             ("a..b", "has an empty label (a leading dot or '..')"),
             ("fe80::1%", "has the character ':', which no host name has"),
+            ("fe80::1\u{0}x%eth0", "has the character ':', which no host name has"),
+            ("10.0.0.1\u{0}.example.com", "has the character U+0000, which no host name has"),
             ("bücher.example", "is not ASCII: write the name in its ASCII form (IDNA, xn--…), as hosts are looked up: xn--bcher-kva.example"),
             (String(repeating: "a", count: 64) + ".com", "has a label longer than 63 characters"),
         ] as [(String, String?)]

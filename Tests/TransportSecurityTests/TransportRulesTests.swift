@@ -356,6 +356,8 @@ struct TransportRuleLoadingTests {
             ("example.com/path", "is not valid CIDR notation"),
             ("127.1", "is an IPv4 address in a shorthand form that resolvers read as 127.0.0.1: write 127.0.0.1"),
             ("010.0.0.1", "is an IPv4 address in a shorthand form that resolvers read as 8.0.0.1: write 8.0.0.1"),
+            // inet_pton reads a C string: the NUL must not end the key at 10.0.0.1.
+            ("10.0.0.1\u{0}.example.com", "has the character U+0000, which no host name has"),
             (String(repeating: "a", count: 64) + ".com", "has a label longer than 63 characters"),
             (Array(repeating: String(repeating: "a", count: 63), count: 4).joined(separator: "."), "is longer than the 253 characters"),
         ]

@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 extension ServerHost {
     /// Why this host is not one a connection can be made to, or `nil` when it is: an address
     /// (an IPv6 one may name its zone, `fe80::1%eth0`), or a DNS name of ASCII letters, digits,
@@ -47,9 +39,9 @@ extension ServerHost {
     private static func isScopedIPv6Address(_ name: String) -> Bool {
         guard let percent = name.firstIndex(of: "%") else { return false }
         let zone = name[name.index(after: percent)...]
-        var address = in6_addr()
+        let address = String(name[..<percent])
         return !zone.isEmpty && zone.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "%") }
-            && inet_pton(AF_INET6, String(name[..<percent]), &address) == 1
+            && address.contains(":") && canonicalIPAddress(address) != nil
     }
 }
 

@@ -136,6 +136,8 @@ public enum ServerHost: Sendable, Hashable, CustomStringConvertible, Codable {
 
     /// The canonical text of an IPv4 or IPv6 literal, or `nil` when `text` is not one.
     static func canonicalIPAddress(_ text: String) -> String? {
+        // `inet_pton` reads a C string: text after a NUL would go unseen (`10.0.0.1\0junk`).
+        guard !text.utf8.contains(0) else { return nil }
         var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
         var v4 = in_addr()
         var v6 = in6_addr()

@@ -82,10 +82,6 @@ public struct CommonNamePolicy: FailureReportingPolicy {
     /// no address.
     static func canonicalAddress(_ text: String) -> String? {
         if let address = ServerHost.resolverIPv4Address(text) { return address }
-        var v6 = in6_addr()
-        if text.utf8.contains(UInt8(ascii: ":")), inet_pton(AF_INET6, text, &v6) == 1 {
-            return ServerHost.addressText(withUnsafeBytes(of: &v6, Array.init))
-        }
-        return nil
+        return text.utf8.contains(UInt8(ascii: ":")) ? ServerHost.canonicalIPAddress(text) : nil
     }
 }
