@@ -95,6 +95,21 @@ struct CertificateLoaderTests {
         }
     }
 
+    @Test("a path holding a NUL is refused, never read as the file before the NUL (open(2) reads a C string)")
+    func pathWithNUL() throws {
+        let directory = NSTemporaryDirectory() + "tsec-nul-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let file = directory + "/leaf.pem"
+        try Data(lab.leaf.pemString.utf8).write(to: URL(fileURLWithPath: file))
+        #expect(try CertificateLoader.certificates(atPath: file).count == 1)
+        #expect(throws: CertificateLoadingError(source: file + "\u{0}.other", reason: .unreadable("the path holds a NUL character"))) {
+            try CertificateLoader.certificates(atPath: file + "\u{0}.other")
+        }
+        #expect(throws: PinUpdateError.self) { try PinUpdateStore(path: directory + "/pins\u{0}x").write(document: [1], signature: [2]) }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["leaf.pem"], "nothing written at the path before the NUL")
+        try FileManager.default.removeItem(atPath: directory)
+    }
+
     @Test("pipes and devices are read like files (<(command), /dev/stdin); /dev/null is empty; an endless input is refused past 64 MiB")
     func pipesAndDevices() throws {
         let pipe = Pipe()

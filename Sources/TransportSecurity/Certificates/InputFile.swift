@@ -40,6 +40,8 @@ package enum InputFile {
 
     /// The whole content of `path`, at most `limit` bytes.
     package static func read(_ path: String, limit: Int = defaultLimit) throws(Failure) -> Data {
+        // `open` reads a C string: a NUL would end the path early, at another file.
+        guard !path.utf8.contains(0) else { throw .system("the path holds a NUL character") }
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             let code = errno

@@ -47,6 +47,8 @@ public struct PinUpdateStore: Sendable, Hashable {
 
     /// Replaces the stored document atomically.
     public func write(document: [UInt8], signature: [UInt8]) throws(PinUpdateError) {
+        // `open` and `rename` read C strings: a NUL would end the path early, at another file.
+        guard !path.utf8.contains(0) else { throw PinUpdateError(.fileError("the path holds a NUL character"), source: path) }
         let envelope = Envelope(document: Data(document).base64EncodedString(), signature: Data(signature).base64EncodedString())
         let bytes: Data
         do { bytes = try JSONEncoder().encode(envelope) } catch {
