@@ -183,6 +183,10 @@ final class MonitorLoop: @unchecked Sendable {
 
     /// Moves this thread into the network namespace at `path`.
     private static func enterNamespace(_ path: String) throws(ReachabilityError) {
+        // `open` reads a C string: a NUL would end the path early, at another namespace.
+        guard !path.utf8.contains(0) else {
+            throw ReachabilityError(.namespaceUnavailable, detail: "\(path.replacingOccurrences(of: "\u{0}", with: "\\0")): the path holds a NUL character")
+        }
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw ReachabilityError(.namespaceUnavailable, detail: "\(path): \(String(cString: strerror(errno)))")

@@ -134,7 +134,7 @@ struct NamespaceReachabilityTests {
         #expect(monitor.diagnostics.overflows >= 1)
     }
 
-    @Test("a namespace that does not exist is an error naming it")
+    @Test("a namespace that does not exist, or whose path holds a NUL, is an error naming it")
     func missingNamespace() {
         var configuration = ReachabilityConfiguration()
         configuration.networkNamespace = "/run/netns/tsec-does-not-exist"
@@ -146,6 +146,16 @@ struct NamespaceReachabilityTests {
             return error.reason == .namespaceUnavailable && error.description.contains("tsec-does-not-exist")
         }
         #expect(!monitor.isMonitoring)
+
+        // A NUL would have ended the path at this process's own namespace.
+        configuration.networkNamespace = "/proc/self/ns/net\u{0}/elsewhere"
+        let cut = ReachabilityMonitor(configuration: configuration)
+        #expect {
+            try cut.startMonitoring()
+        } throws: { error in
+            (error as? ReachabilityError)?.description.contains("/proc/self/ns/net\\0/elsewhere: the path holds a NUL character") == true
+        }
+        #expect(!cut.isMonitoring)
     }
 }
 
