@@ -76,6 +76,9 @@ struct ChallengeTests {
         // strongest it can answer is chosen, whatever the order.
         #expect(try await session.get(server.url("/digest?algorithm=SHA-256&first=SHA-512-256")).text == "welcome alice (digest)")
         #expect(try await session.get(server.url("/digest?algorithm=SHA-256&first=MD5")).text == "welcome alice (digest)")
+        // A nonce that expired on the way (stale=true): the same credential answers the fresh
+        // nonce; it did not fail (RFC 7616 §3.3).
+        #expect(try await session.get(server.url("/digest?algorithm=SHA-256&stale=1")).text == "welcome alice (digest)")
         await session.shutdown()
         await server.stop()
     }

@@ -18,7 +18,7 @@ import TransportSecurityNIO
 /// closes), `/delay/MS` (answers after MS milliseconds), `/target…` (the request line's target, as received), `/goaway` (HTTP/2: a `GOAWAY`
 /// on the connection, then an answer),
 /// `/never` (never answers), `/collect` (keeps posted bodies in ``collected``), `/loop` (redirects to itself), `/basic` and
-/// `/digest?algorithm=MD5|SHA-256[&first=ALGORITHM]` (user alice, password wonderland, realm lab), `/once` (closes a connection
+/// `/digest?algorithm=MD5|SHA-256[&first=ALGORITHM][&stale=1]` (user alice, password wonderland, realm lab), `/once` (closes a connection
 /// on its second request), `/connection` (an id of the TCP connection), `/set-cookie[?to=URL]` (each
 /// `X-Set-Cookie` request field as a `Set-Cookie` field; with `to`, a 302 there),
 /// `/refuse-upload` (a 413 as soon as the head arrives, then the connection or stream closed),
@@ -339,9 +339,14 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
                 send(context, .ok, "welcome alice (digest)", type: "text/plain")
             } else {
                 // `first=ALGORITHM`: another Digest challenge before the one answered (RFC 7616
-                // servers offer several, the strongest first).
+                // servers offer several, the strongest first). `stale=1`: the first challenge's
+                // nonce expires at once, and an answer with it gets `stale=true` and a fresh one.
+                let authorization = head.headers.first(name: "Authorization") ?? ""
+                let expired = #"nonce="expired-nonce""#
+                let staleAnswer = authorization.contains(expired)
+                let nonce = query["stale"] == "1" && authorization.isEmpty ? "expired-nonce" : DigestCheck.nonce
                 let challenges = ([query["first"]].compactMap { $0 } + [algorithm]).map {
-                    ("WWW-Authenticate", #"Digest realm="lab", qop="auth", algorithm=\#($0), nonce="\#(DigestCheck.nonce)", opaque="opaque-value""#)
+                    ("WWW-Authenticate", #"Digest realm="lab", qop="auth", algorithm=\#($0), nonce="\#(nonce)", opaque="opaque-value"\#(staleAnswer ? ", stale=true" : "")"#)
                 }
                 send(context, .unauthorized, "digest required", type: "text/plain", extra: challenges + [("WWW-Authenticate", #"Basic realm="lab""#)])
             }

@@ -20,12 +20,20 @@ struct HTTPAuthentication {
     /// unanswered.
     /// - Throws: ``SecureSessionError/challengeCancelled(_:)`` when a handler cancels.
     mutating func answer(_ head: HTTPResponseHead, to request: SecureRequest, key: ConnectionKey) async throws -> SecureRequest? {
-        if let lastAnswered { failures[lastAnswered, default: 0] += 1 }
+        let challenges = AuthenticateHeader.parse(head.headers["WWW-Authenticate"])
+        if let lastAnswered {
+            // `stale=true` (RFC 7616 §3.3): the nonce expired, the credential did not fail; it
+            // answers the fresh nonce as if asked the first time.
+            let isStale = lastAnswered.method == .httpDigest && challenges.contains {
+                $0.scheme == "digest" && $0.parameters["realm"] == lastAnswered.realm && $0.parameters["stale"]?.lowercased() == "true"
+            }
+            if !isStale { failures[lastAnswered, default: 0] += 1 }
+        }
         guard attempts < maximumAttempts else { return nil }
         // The challenges this session can answer, the strongest first: Digest with SHA-256, then
         // with MD5, then Basic (RFC 7616 §3.7: servers may offer several); one it cannot answer
         // (SHA-512-256, qop=auth-int only) is passed over rather than ending the answer.
-        let offered = AuthenticateHeader.parse(head.headers["WWW-Authenticate"])
+        let offered = challenges
             .compactMap { challenge -> (AuthenticateHeader, strength: Int)? in
                 switch challenge.scheme {
                 case "basic": return (challenge, 0)
