@@ -44,6 +44,13 @@ struct CookieJarTests {
         #expect(cookies.field("https://example.com/app") == nil)
         #expect(cookies.field("https://API.Example.COM./app/x") == "sid=abc; theme=dark", "hosts compare case-insensitively, without a trailing dot")
         #expect(cookies.field("https://api.example.com:8443/app") == "sid=abc; theme=dark", "ports are not told apart")
+        // Paths are the request's as sent, percent-encoded (RFC 6265's request-uri path, as curl
+        // and browsers match them): `/app%2Fme` is not below `/app`.
+        #expect(cookies.field("https://api.example.com/app%2Fme") == nil)
+        cookies.set("deep=1", from: "https://api.example.com/a%2Fb/page")
+        #expect(cookies.jar.cookies.first { $0.name == "deep" }?.path == "/a%2Fb", "the default path is the encoded directory")
+        #expect(cookies.field("https://api.example.com/a/b/page") == nil)
+        #expect(cookies.field("https://api.example.com/a%2Fb/other") == "deep=1")
     }
 
     @Test("names, values and attributes lose spaces and tabs only (RFC 6265's WSP): a no-break space or U+200B makes another cookie, never replaces one")

@@ -65,7 +65,7 @@ public final class CookieJar: Sendable {
     /// then older first (RFC 6265 §5.4).
     public func cookies(for url: URL) -> [Cookie] {
         let host = SetCookie.requestHost(of: url)
-        let path = url.path.isEmpty ? "/" : url.path
+        let path = CookieMatching.requestPath(of: url)
         let secure = CookieMatching.isSecureContext(url)
         return cookies
             .filter { $0.matches(host: host, path: path, secure: secure) }

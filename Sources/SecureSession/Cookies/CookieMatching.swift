@@ -17,6 +17,13 @@ enum CookieMatching {
         return cookiePath.hasSuffix("/") || requestPath.dropFirst(cookiePath.count).hasPrefix("/")
     }
 
+    /// The path of a request to `url` as it is sent, percent-encoded (RFC 6265's request-uri
+    /// path, as curl and browsers match it): `/a%2Fb` is one segment to the server, never `/a/b`.
+    static func requestPath(of url: URL) -> String {
+        let path = url.path(percentEncoded: true)
+        return path.isEmpty ? "/" : path
+    }
+
     /// The path a cookie gets without a `Path` attribute: the request path up to its last `/`.
     static func defaultPath(of requestPath: String) -> String {
         guard requestPath.hasPrefix("/"), let last = requestPath.lastIndex(of: "/"), last != requestPath.startIndex else { return "/" }

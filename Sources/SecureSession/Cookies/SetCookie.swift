@@ -100,7 +100,7 @@ struct SetCookie {
             value: value,
             domain: domain,
             isHostOnly: isHostOnly,
-            path: pathAttribute ?? CookieMatching.defaultPath(of: url.path.isEmpty ? "/" : url.path),
+            path: pathAttribute ?? CookieMatching.defaultPath(of: CookieMatching.requestPath(of: url)),
             expiresAt: maxAge ?? expires.map { min($0, time.addingTimeInterval(400 * 86_400)) },
             isSecure: isSecure,
             isHTTPOnly: isHTTPOnly,
