@@ -37,9 +37,15 @@ enum DigestAuthorization {
         guard challenge.parameters["nonce"] != nil,
             let algorithm = Algorithm(rawValue: (challenge.parameters["algorithm"] ?? "MD5").uppercased())
         else { return nil }
-        let offeredQOP = (challenge.parameters["qop"] ?? "").split(separator: ",").map { $0.trimmingHTTPWhitespace.lowercased() }
-        guard offeredQOP.isEmpty || offeredQOP.contains("auth") else { return nil }
+        let qop = offeredQOP(in: challenge)
+        guard qop.isEmpty || qop.contains("auth") else { return nil }
         return algorithm
+    }
+
+    /// The qualities of protection a challenge offers (`qop="auth,auth-int"`), lowercased; empty
+    /// for an RFC 2069 challenge without `qop`.
+    private static func offeredQOP(in challenge: AuthenticateHeader) -> [String] {
+        (challenge.parameters["qop"] ?? "").split(separator: ",").map { $0.trimmingHTTPWhitespace.lowercased() }
     }
 
     /// The header value, or `nil` when the challenge cannot be answered (no nonce, an unknown
@@ -55,7 +61,7 @@ enum DigestAuthorization {
     ) -> String? {
         guard let algorithm = algorithm(answering: challenge), let nonce = challenge.parameters["nonce"] else { return nil }
         let realm = challenge.parameters["realm"] ?? ""
-        let usesQOP = !(challenge.parameters["qop"] ?? "").allSatisfy { $0 == " " || $0 == "\t" || $0 == "," }
+        let usesQOP = !offeredQOP(in: challenge).isEmpty
         let nc = String(format: "%08x", nonceCount)
         var ha1 = algorithm.hash("\(user):\(realm):\(password)")
         if algorithm.isSession { ha1 = algorithm.hash("\(ha1):\(nonce):\(cnonce)") }
