@@ -208,10 +208,10 @@ public struct ATSDiagnoseCommand: TSecCommand {
         } catch {
             throw TransportSecurityConfigurationError(source: path, reason: "the file cannot be read: \(error)")
         }
-        for issue in try TransportSecurityConfiguration.load(from: data, source: path).1 {
+        let root = try TransportSecurityConfiguration.dictionary(from: data, source: path)
+        for issue in TransportSecurityConfiguration.load(root: root).1 {
             output.error("tsec ats-diagnose: \(path): \(issue)")
         }
-        let root = try TransportSecurityConfiguration.dictionary(from: data, source: path)
         var ats = root["NSAppTransportSecurity"] as? [String: Any] ?? root
         if let trustKit = root["TSKConfiguration"] as? [String: Any], let sets = trustKit["TSKPinnedDomains"] as? [String: Any] {
             // Both places apply; a domain named in both keeps the ATS dictionary's set, which

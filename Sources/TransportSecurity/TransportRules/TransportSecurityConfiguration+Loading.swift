@@ -38,8 +38,14 @@ extension TransportSecurityConfiguration {
     /// Reads a configuration from property-list (XML or binary) or JSON bytes; see
     /// ``load(contentsOf:)``.
     public static func load(from data: Data, source: String = "configuration") throws -> (TransportSecurityConfiguration, [ConfigurationIssue]) {
+        load(root: try dictionary(from: data, source: source))
+    }
+
+    /// Reads a configuration from a top-level dictionary already parsed by
+    /// ``dictionary(from:source:)``; see ``load(contentsOf:)``.
+    public static func load(root: [String: Any]) -> (TransportSecurityConfiguration, [ConfigurationIssue]) {
         var reader = ConfigurationReader()
-        let configuration = reader.read(root: try dictionary(from: data, source: source))
+        let configuration = reader.read(root: root)
         return (configuration, reader.issues)
     }
 
