@@ -51,13 +51,7 @@ public enum ServerHost: Sendable, Hashable, CustomStringConvertible, Codable {
     /// and dots.
     static func resolverIPv4Address(_ text: String) -> String? {
         let mayBeIPv4 = !text.isEmpty && text.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"),
-                UInt8(ascii: "x"), UInt8(ascii: "X"), UInt8(ascii: "."):
-                return true
-            default:
-                return false
-            }
+            isHexadecimalDigit(byte) || byte == UInt8(ascii: "x") || byte == UInt8(ascii: "X") || byte == UInt8(ascii: ".")
         }
         var address = in_addr()
         guard mayBeIPv4, inet_aton(text, &address) != 0 else { return nil }
@@ -76,14 +70,14 @@ public enum ServerHost: Sendable, Hashable, CustomStringConvertible, Codable {
     /// Whether `text` uses only the characters of an IPv4 or IPv6 literal (digits, hexadecimal
     /// letters, `.` and `:`), so that names with other letters skip the address parser.
     private static func mayBeIPAddress(_ text: String) -> Bool {
-        text.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"),
-                UInt8(ascii: "."), UInt8(ascii: ":"):
-                return true
-            default:
-                return false
-            }
+        text.utf8.allSatisfy { byte in isHexadecimalDigit(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: ":") }
+    }
+
+    /// Whether `byte` is an ASCII digit or a hexadecimal letter of either case.
+    private static func isHexadecimalDigit(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"): return true
+        default: return false
         }
     }
 
