@@ -31,12 +31,16 @@ extension TLSConfiguration {
         return configuration
     }
 
-    /// A server configuration presenting `identity`; with `requiringClientCertificates`, clients
-    /// must present a certificate, which a ``PeerTrustVerifier`` (usually with a
-    /// ``ClientCertificateEvaluator``) decides on.
+    /// A server configuration presenting `identity`, asking clients for certificates as
+    /// `clientCertificates` says; a ``PeerTrustVerifier`` (usually with a
+    /// ``ClientCertificateEvaluator``) decides on the certificates clients present.
+    /// - Parameters:
+    ///   - identity: The server's certificate chain and key.
+    ///   - clientCertificates: Whether clients are asked for a certificate and must present one.
+    ///   - minimumTLSVersion: The lowest TLS version accepted.
     public static func transportSecurityServer(
         identity: ClientIdentity,
-        requiringClientCertificates: Bool = false,
+        clientCertificates: ClientCertificateRequirement = .none,
         minimumTLSVersion: TLSVersion = .tlsv12
     ) -> TLSConfiguration {
         var configuration = TLSConfiguration.makeServerConfiguration(
@@ -44,7 +48,7 @@ extension TLSConfiguration {
             privateKey: .privateKey(identity.privateKey)
         )
         configuration.minimumTLSVersion = minimumTLSVersion
-        configuration.certificateVerification = requiringClientCertificates ? .noHostnameVerification : .none
+        configuration.certificateVerification = clientCertificates.certificateVerification
         return configuration
     }
 }

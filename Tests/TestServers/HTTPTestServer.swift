@@ -70,10 +70,11 @@ public final class HTTPTestServer: Sendable {
     ///   - bindHost: The address to listen on (`0.0.0.0` for every local address).
     ///   - http2: Offer HTTP/2 through ALPN (TLS only); every stream is routed as a request.
     public init(chain: [IssuedCertificate]?, clientVerifier: PeerTrustVerifier? = nil, bindHost: String = "127.0.0.1", http2: Bool = false) async throws {
-        requiresClientCertificates = clientVerifier != nil
+        let clientCertificates: ClientCertificateRequirement = clientVerifier == nil ? .none : .required
+        self.clientCertificates = clientCertificates
         offersHTTP2 = http2 && chain != nil
         if let chain {
-            currentContext.set(try Self.context(for: chain, requiringClientCertificates: clientVerifier != nil, http2: http2))
+            currentContext.set(try Self.context(for: chain, clientCertificates: clientCertificates, http2: http2))
         }
         isSecure = chain != nil
         let counter = connections
@@ -116,20 +117,20 @@ public final class HTTPTestServer: Sendable {
     /// Presents `chain` on every connection accepted from now on (a certificate rotation);
     /// connections already open keep the old one.
     public func rotate(to chain: [IssuedCertificate]) throws {
-        currentContext.set(try Self.context(for: chain, requiringClientCertificates: requiresClientCertificates, http2: offersHTTP2))
+        currentContext.set(try Self.context(for: chain, clientCertificates: clientCertificates, http2: offersHTTP2))
     }
 
     /// How many HTTP/2 streams the server has accepted.
     public var http2StreamCount: Int { http2Streams.total }
 
     private let currentContext = SSLContextBox()
-    private let requiresClientCertificates: Bool
+    private let clientCertificates: ClientCertificateRequirement
     private let offersHTTP2: Bool
     private let http2Streams = ConnectionCounter()
 
-    private static func context(for chain: [IssuedCertificate], requiringClientCertificates: Bool, http2: Bool) throws -> NIOSSLContext {
+    private static func context(for chain: [IssuedCertificate], clientCertificates: ClientCertificateRequirement, http2: Bool) throws -> NIOSSLContext {
         let identity = try ClientIdentity(certificateChainPEM: chain.pemBundle, privateKeyPEM: chain[0].privateKeyPEM)
-        var configuration = TLSConfiguration.transportSecurityServer(identity: identity, requiringClientCertificates: requiringClientCertificates)
+        var configuration = TLSConfiguration.transportSecurityServer(identity: identity, clientCertificates: clientCertificates)
         if http2 { configuration.applicationProtocols = ["h2", "http/1.1"] }
         return try NIOSSLContext(configuration: configuration)
     }

@@ -28,6 +28,11 @@ struct MutualTLSTests {
         try ClientIdentity(certificateChainPEM: ([certificate] + chain).pemBundle, privateKeyPEM: certificate.privateKeyPEM)
     }
 
+    /// What a server verifying clients echoes to `client` (`nil`: an anonymous one).
+    func echo(to client: IssuedCertificate?) -> String {
+        "\(client?.der.subjectSummary ?? "anonymous"):ping"
+    }
+
     @Test("a client with a certificate from the server's client CA gets through; data flows")
     func accepted() async throws {
         let clientCA = try lab.pki.issueRoot(.certificateAuthority("Client CA"))
@@ -36,7 +41,7 @@ struct MutualTLSTests {
         let outcome = try await connect(port: server.port, verifier: serverVerifier, identity: identity(alice))
         await server.stop()
         #expect(outcome.handshakeCompleted)
-        #expect(outcome.echoed == "ping")
+        #expect(outcome.echoed == echo(to: alice))
     }
 
     @Test("no client certificate, one from another CA, or one without clientAuth: the server refuses")
@@ -77,7 +82,7 @@ struct MutualTLSTests {
             bytes: clientCA.revocationList(revoking: [mallory], thisUpdate: now.addingTimeInterval(-60), nextUpdate: now.addingTimeInterval(3_600))
         )
         let checking = try await server(crls: [list])
-        #expect(try await connect(port: checking.port, verifier: serverVerifier, identity: identity(alice)).echoed == "ping")
+        #expect(try await connect(port: checking.port, verifier: serverVerifier, identity: identity(alice)).echoed == echo(to: alice))
         let revoked = try await connect(port: checking.port, verifier: serverVerifier, identity: identity(mallory))
         #expect(revoked.echoed == nil, "a revoked client must not get data through")
         #expect(revoked.closed)
@@ -94,14 +99,15 @@ struct MutualTLSTests {
     @Test("an identity provider is asked only when the server requests a certificate; nil or an error means none")
     func identityProvider() async throws {
         let clientCA = try lab.pki.issueRoot(.certificateAuthority("Client CA"))
-        let alice = try identity(lab.pki.issue(.client("alice"), by: clientCA))
+        let aliceCertificate = try lab.pki.issue(.client("alice"), by: clientCA)
+        let alice = try identity(aliceCertificate)
         let asked = CallCounter()
         let presenting: ClientIdentityProvider = { serverName in
             asked.record(serverName)
             return alice
         }
         let requiring = try await serverVerifying(clientCA: clientCA)
-        #expect(try await connect(port: requiring.port, verifier: serverVerifier, identityProvider: presenting).echoed == "ping")
+        #expect(try await connect(port: requiring.port, verifier: serverVerifier, identityProvider: presenting).echoed == echo(to: aliceCertificate))
         #expect(asked.calls == [lab.host], "asked once, with the server name sent")
         let withholding = try await connect(port: requiring.port, verifier: serverVerifier, identityProvider: { _ in nil })
         #expect(withholding.echoed == nil)
@@ -126,8 +132,39 @@ struct MutualTLSTests {
         let aliceOutcome = try await connect(port: server.port, verifier: serverVerifier, identity: identity(alice))
         let bobOutcome = try await connect(port: server.port, verifier: serverVerifier, identity: identity(bob))
         await server.stop()
-        #expect(aliceOutcome.echoed == "ping")
+        #expect(aliceOutcome.echoed == echo(to: alice))
         #expect(bobOutcome.echoed == nil)
+    }
+
+    @Test("a server asking for optional client certificates lets anonymous clients through, tells trusted ones apart and still refuses untrusted ones")
+    func optionalClientCertificates() async throws {
+        let clientCA = try lab.pki.issueRoot(.certificateAuthority("Client CA"))
+        let otherCA = try lab.pki.issueRoot(.certificateAuthority("Other CA"))
+        let alice = try lab.pki.issue(.client("alice"), by: clientCA)
+        let mallory = try lab.pki.issue(.client("mallory"), by: otherCA)
+        let serverOnly = try lab.pki.issue(.server("not-a-client.example.test"), by: clientCA)
+        let clientVerifier = PeerTrustVerifier(
+            evaluator: ClientCertificateEvaluator(clientCAs: [clientCA.der]),
+            host: "client",
+            systemStore: .empty,
+            evaluationTime: lab.pki.now,
+            cache: nil
+        )
+        let server = try await TLSTestServer(chain: lab.chain(.legitimate), clientVerifier: clientVerifier, clientCertificates: .optional)
+        let asked = CallCounter()
+        let anonymous = try await connect(port: server.port, verifier: serverVerifier, identityProvider: { serverName in
+            asked.record(serverName)
+            return nil
+        })
+        #expect(asked.calls == [lab.host], "the server asks for a certificate")
+        #expect(anonymous.echoed == echo(to: nil))
+        #expect(try await connect(port: server.port, verifier: serverVerifier, identity: identity(alice)).echoed == echo(to: alice))
+        for untrusted in [mallory, serverOnly] {
+            let outcome = try await connect(port: server.port, verifier: serverVerifier, identity: identity(untrusted))
+            #expect(outcome.echoed == nil, "\(untrusted.der.subjectSummary) is presented, so it must be trusted to get through")
+            #expect(outcome.closed)
+        }
+        await server.stop()
     }
 
     @Test("the client-certificate evaluator's decisions say why")

@@ -21,17 +21,41 @@ final class EchoHandler: ChannelInboundHandler, Sendable {
     }
 }
 
-/// A TLS echo server on 127.0.0.1 presenting a chosen chain, optionally requiring client
-/// certificates decided by a ``PeerTrustVerifier``.
+/// Answers what it reads prefixed with who the client is: the common name of the certificate it
+/// presented, or `anonymous`.
+final class ClientNameEchoHandler: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let tls = try? context.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self)
+        let name = tls?.peerCertificate
+            .flatMap { try? DERCertificate(derBytes: $0.toDERBytes()).subjectSummary } ?? "anonymous"
+        let reply = ByteBuffer(string: "\(name):" + String(buffer: unwrapInboundIn(data)))
+        context.writeAndFlush(wrapOutboundOut(reply), promise: nil)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+}
+
+/// A TLS echo server on 127.0.0.1 presenting a chosen chain; with a ``PeerTrustVerifier``, it
+/// asks for client certificates (required unless `clientCertificates` says otherwise) and
+/// prefixes its echo with the client's name.
 final class TLSTestServer: Sendable {
     let channel: any Channel
     var port: Int { channel.localAddress?.port ?? 0 }
 
-    init(chain: [IssuedCertificate], clientVerifier: PeerTrustVerifier? = nil) async throws {
+    init(
+        chain: [IssuedCertificate],
+        clientVerifier: PeerTrustVerifier? = nil,
+        clientCertificates: ClientCertificateRequirement = .required
+    ) async throws {
         let identity = try ClientIdentity(certificateChainPEM: chain.pemBundle, privateKeyPEM: chain[0].privateKeyPEM)
         let configuration = TLSConfiguration.transportSecurityServer(
             identity: identity,
-            requiringClientCertificates: clientVerifier != nil
+            clientCertificates: clientVerifier == nil ? .none : clientCertificates
         )
         let context = try NIOSSLContext(configuration: configuration)
         channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -45,7 +69,11 @@ final class TLSTestServer: Sendable {
                         handler = NIOSSLServerHandler(context: context)
                     }
                     try channel.pipeline.syncOperations.addHandler(handler)
-                    try channel.pipeline.syncOperations.addHandler(EchoHandler())
+                    if clientVerifier == nil {
+                        try channel.pipeline.syncOperations.addHandler(EchoHandler())
+                    } else {
+                        try channel.pipeline.syncOperations.addHandler(ClientNameEchoHandler())
+                    }
                 }
             }
             .bind(host: "127.0.0.1", port: 0)
