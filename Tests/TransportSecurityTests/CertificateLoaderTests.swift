@@ -79,13 +79,38 @@ struct CertificateLoaderTests {
         }
         #expect(garbage.source == "hello.txt")
         if case .malformedCertificate = garbage.reason {} else { Issue.record("garbage: \(garbage.reason)") }
-        // The parser's reason, without the source location swift-asn1 appends to it.
-        #expect(garbage.description.hasPrefix("hello.txt is not a valid X.509 certificate: ASN1Error."))
-        #expect(!garbage.description.contains(".swift:"))
+        #expect(garbage.description == "hello.txt is not a valid X.509 certificate: text, but neither PEM (there is no -----BEGIN line) nor DER")
         #expect(throws: CertificateLoadingError(source: "e", reason: .empty)) { try CertificateLoader.certificates(from: [UInt8](), source: "e") }
         #expect(throws: CertificateLoadingError(source: "k", reason: .noCertificates)) {
             try CertificateLoader.certificates(from: Array(try lab.leaf.privateKeyPEM.utf8), source: "k")
         }
+    }
+
+    @Test("DER cut short, DER certificates concatenated and bytes appended to one are each told apart")
+    func derFraming() throws {
+        func reason(_ bytes: [UInt8]) throws -> String {
+            let error = try #require(throws: CertificateLoadingError.self) { try CertificateLoader.certificates(from: bytes, source: "in.der") }
+            guard case .malformedCertificate(let detail) = error.reason else {
+                Issue.record("not a malformed certificate: \(error.reason)")
+                return ""
+            }
+            return detail
+        }
+        let leaf = lab.leaf.derBytes
+        #expect(try reason(Array(leaf.prefix(100))) == "truncated: the input ends inside its DER encoding, after 100 bytes")
+        #expect(
+            try reason(leaf + lab.intermediate.derBytes + lab.root.derBytes)
+                == "3 DER certificates one after another; a DER file holds one certificate: give each its own file, or write them as a PEM bundle"
+        )
+        // A whole DER structure (an empty SEQUENCE) after the certificate, and bytes that are no DER at all.
+        #expect(try reason(leaf + [0x30, 0x00]) == "a DER certificate followed by 2 more bytes that are not part of it")
+        #expect(try reason(leaf + Array("junk\n".utf8)) == "more bytes, which are not DER, follow the DER structure it begins with")
+        #expect(try reason([0x04, 0x02, 0xFF, 0xFE]) == "not DER: a certificate begins with the byte 0x30 (a SEQUENCE), this input with 0x04")
+        // Only the framing is explained: a whole structure that is no certificate keeps the
+        // parser's reason, without the source location swift-asn1 appends to it.
+        let inner = try reason([0x30, 0x03, 0x02, 0x01, 0x01])
+        #expect(inner.hasPrefix("ASN1Error."))
+        #expect(!inner.contains(".swift:"))
     }
 
     @Test("a missing file is an unreadable input naming the path")

@@ -56,7 +56,8 @@ public struct DERCertificate: Sendable, Hashable, CustomStringConvertible {
             certificate = try Certificate(derEncoded: bytes)
             spki = try Self.extractSubjectPublicKeyInfo(tbsCertificate: certificate.tbsCertificateBytes)
         } catch {
-            throw CertificateLoadingError(source: nil, reason: .malformedCertificate(CertificateLoader.readable(error)))
+            let why = DERFraming.explanation(of: error, in: bytes) ?? CertificateLoader.readable(error)
+            throw CertificateLoadingError(source: nil, reason: .malformedCertificate(why))
         }
         storage = Storage(certificate: certificate, derBytes: bytes, subjectPublicKeyInfoBytes: spki)
     }
