@@ -42,6 +42,11 @@ public struct EvaluateCommand: TSecCommand {
         if let host, host.trimmingCharacters(in: .whitespaces).isEmpty {
             throw ValidationError("--host is empty; leave it out to check no host name")
         }
+        // A host no connection could be made to ("a b", "*.example.com", a NUL) would only ever
+        // be rejected, for a reason that hides the typing mistake.
+        if let host, let problem = ServerHost(host).nameProblem {
+            throw ValidationError("--host \(problem)")
+        }
         if anchors != nil, policy.mode != .none || !policy.pins.isEmpty || policy.allowInvalidCertificates {
             throw ValidationError("--anchors is a raw server-trust evaluation; it cannot be combined with --mode, --pin or --allow-invalid-certificates")
         }

@@ -34,11 +34,14 @@ public struct FetchChainCommand: TSecCommand {
         try Self.validate(servername: servername)
     }
 
-    /// Refuses an SNI name that is empty or an address (SNI carries host names only).
+    /// Refuses an SNI name that is empty, an address (SNI carries host names only) or no host name.
     static func validate(servername: String?) throws {
         guard let servername else { return }
         if servername.isEmpty || ServerHost(servername).isIPAddress || servername.contains(where: { $0.isWhitespace }) {
             throw ValidationError("--servername '\(servername)' is not a host name (SNI carries names, not addresses)")
+        }
+        if let problem = ServerHost(servername).nameProblem {
+            throw ValidationError("--servername \(problem)")
         }
     }
 

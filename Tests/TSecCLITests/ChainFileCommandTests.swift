@@ -51,6 +51,10 @@ struct ChainFileCommandTests {
             (":443", "':443' has no host: write HOST:PORT"),
             ("http://example.com/", "'http://example.com/' is not HOST:PORT or an https:// URL with a host"),
             ("https://example.com:70000/", "'https://example.com:70000/': the port 70000 is not between 1 and 65535"),
+            // The URL's host is percent-decoded: the resolver would have looked up `localhost`.
+            ("https://localhost%00.example.com/", "'https://localhost%00.example.com/': its host has the character U+0000, which no host name has"),
+            ("a_b c.example:443", "'a_b c.example:443': its host has the character ' ', which no host name has"),
+            ("*.example.com:443", "'*.example.com:443': its host has the character '*', which no host name has"),
         ]
     )
     func malformedServer(argument: String, message: String) async {
@@ -90,6 +94,9 @@ struct ChainFileCommandTests {
         #expect(inspected.output.stdout.contains(lab.leaf.der.spkiPin.description))
         #expect(!inspected.output.stdout.contains(lab.selfSigned.der.spkiPin.description))
         #expect(await tsec(["fetch-chain", "127.0.0.1:\(server.port)", "--servername", "192.0.2.1", "-o", files.path("x.pem")]).status == 2)
+        let wildcard = await tsec(["fetch-chain", "127.0.0.1:\(server.port)", "--servername", "*.example.test", "-o", files.path("x.pem")])
+        #expect(wildcard.status == 2)
+        #expect(wildcard.output.stderr.contains("Error: --servername has the character '*', which no host name has\n"), "\(wildcard.output.stderr)")
     }
 
     @Test("convert between PEM and DER; a bundle does not fit in DER")

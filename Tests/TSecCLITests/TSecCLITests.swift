@@ -189,6 +189,24 @@ struct TSecCLITests {
         }
     }
 
+    @Test("a --host no connection could be made to is a usage error saying why, not a rejection that hides the typing mistake")
+    func malformedHost() async {
+        for (host, problem) in [
+            ("api example.test", "has the character ' ', which no host name has"),
+            ("*.example.test", "has the character '*', which no host name has"),
+            ("api.example.test\u{0}.other", "has the character U+0000, which no host name has"),
+            ("bücher.example", "is not ASCII: write the name in its ASCII form (IDNA, xn--…), as hosts are looked up: xn--bcher-kva.example"),
+        ] {
+            let result = await files.evaluate(.legitimate, ["--host", host])
+            #expect(result.status == 2)
+            #expect(result.output.stderr.contains("Error: --host \(problem)\n"), "\(result.output.stderr)")
+        }
+        // Addresses, with their zone too, and names with a trailing dot or capitals are hosts.
+        for host in ["127.0.0.1", "::1", "fe80::1%eth0", "API.example.test."] {
+            #expect(await files.evaluate(.legitimate, ["--host", host]).status != 2, "\(host)")
+        }
+    }
+
     @Test("garbage chain input is named on stderr")
     func garbageChain() async {
         let result = await tsec(["evaluate", "--chain", files.path("garbage.pem")])
