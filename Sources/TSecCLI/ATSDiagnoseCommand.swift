@@ -50,10 +50,12 @@ public struct ATSDiagnoseCommand: TSecCommand {
         guard let target = URL(string: url), target.host != nil, ["https", "http"].contains(target.scheme?.lowercased() ?? "") else {
             throw ValidationError("'\(url)' is not an http(s) URL with a host")
         }
-        try TimeLimit.validate(maxTime)
-        if let malformed = resolve.first(where: { AddressOverride(curlSyntax: $0) == nil }) {
-            throw ValidationError("--resolve '\(malformed)' is not HOST:PORT:ADDRESS")
+        // The host arrives percent-decoded: every attempt would fail alike, for no rule's reason.
+        if let host = target.host, let problem = ServerHost(host).nameProblem {
+            throw ValidationError("'\(url)': its host \(problem)")
         }
+        try TimeLimit.validate(maxTime)
+        try ResolveOption.validate(resolve)
     }
 
     /// One attempt: a label, the rules it adds, and what happened.
@@ -182,7 +184,7 @@ public struct ATSDiagnoseCommand: TSecCommand {
             maximumRedirects: 0,
             validation: .none,
             logger: Logger(label: "tsec.ats-diagnose", factory: { _ in SwiftLogNoOpLogHandler() }),
-            addressOverrides: resolve.compactMap(AddressOverride.init(curlSyntax:)),
+            addressOverrides: ResolveOption.overrides(resolve),
             transportRules: configuration
         ))
         var request = SecureRequest(url: target)

@@ -210,9 +210,7 @@ public struct GetCommand: TSecCommand {
             guard !compressed else { throw ValidationError("-C - cannot go with --compressed: ranges count the compressed bytes") }
         }
         if cookieJar?.isEmpty == true { throw ValidationError("-c/--cookie-jar needs a file name") }
-        if let malformed = resolve.first(where: { AddressOverride(curlSyntax: $0) == nil }) {
-            throw ValidationError("--resolve '\(malformed)' is not HOST:PORT:ADDRESS")
-        }
+        try ResolveOption.validate(resolve)
     }
 
     public func execute(output terminal: CommandOutput) async -> Int32 {
@@ -463,7 +461,7 @@ public struct GetCommand: TSecCommand {
             maximumRedirects: maxRedirs,
             httpVersions: http1Only ? .http1Only : .automatic,
             proxies: try makeProxies(),
-            addressOverrides: resolve.compactMap(AddressOverride.init(curlSyntax:)),
+            addressOverrides: ResolveOption.overrides(resolve),
             transportRules: try loadRules(reportingTo: terminal)
         )
     }

@@ -690,10 +690,18 @@ struct GetCommandTests {
         // The name verified is the URL's: the same server reached as another name is refused.
         let other = await get(server.url("/hello", host: "other.example.test"), ["--resolve", "other.example.test:\(server.port):127.0.0.1"])
         #expect(other.status == 1)
-        for malformed in ["api.example.test:127.0.0.1", "api.example.test:http:127.0.0.1", ":443:127.0.0.1", "api.example.test:443:"] {
+        for (malformed, reason) in [
+            ("api.example.test:127.0.0.1", "not HOST:PORT:ADDRESS"),
+            ("api.example.test:http:127.0.0.1", "the port 'http' is not a number from 1 to 65535"),
+            (":443:127.0.0.1", "not HOST:PORT:ADDRESS"),
+            ("api.example.test:443:", "no ADDRESS follows HOST:PORT:"),
+            // An override that could never apply, or would reach another address than it says.
+            ("api example.test:443:127.0.0.1", "its host has the character ' ', which no host name has"),
+            ("api.example.test:443:127.0.0.1\u{0}.evil", "its address has the character U+0000, which no host name has"),
+        ] {
             let result = await get(url, ["--resolve", malformed])
             #expect(result.status == 2, "\(malformed)")
-            #expect(result.output.stderr.contains("HOST:PORT:ADDRESS"))
+            #expect(result.output.stderr.contains("Error: --resolve '\(malformed)': \(reason)\n"), "\(result.output.stderr)")
         }
         await server.stop()
     }

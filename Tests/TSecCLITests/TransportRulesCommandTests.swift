@@ -210,3 +210,16 @@ struct TransportRulesCommandTests {
         await server.stop()
     }
 }
+
+extension TransportRulesCommandTests {
+    @Test("ats-diagnose refuses a URL or --resolve host no connection could be made to, before any attempt (a percent-decoded NUL would have reached localhost)")
+    func atsDiagnoseHostSyntax() async {
+        let nul = await tsec(["ats-diagnose", "https://localhost%00.example.test/"])
+        #expect(nul.status == 2)
+        #expect(nul.output.stdout.isEmpty, "no attempt is made")
+        #expect(nul.output.stderr.contains("Error: 'https://localhost%00.example.test/': its host has the character U+0000, which no host name has\n"), "\(nul.output.stderr)")
+        let resolve = await tsec(["ats-diagnose", "https://api.example.test/", "--resolve", "api example.test:443:127.0.0.1"])
+        #expect(resolve.status == 2)
+        #expect(resolve.output.stderr.contains("Error: --resolve 'api example.test:443:127.0.0.1': its host has the character ' ', which no host name has\n"))
+    }
+}
