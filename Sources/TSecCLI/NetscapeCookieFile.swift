@@ -33,11 +33,20 @@ enum NetscapeCookieFile {
                 throw malformed("the second and fourth fields must be TRUE or FALSE")
             }
             guard let expiry = Int64(fields[4]), expiry >= 0 else { throw malformed("the expiry '\(fields[4])' is not seconds since 1970") }
-            var domain = fields[0].lowercased()
-            if domain.hasPrefix(".") { domain.removeFirst() }
-            guard !domain.isEmpty, !fields[5].isEmpty, fields[2].hasPrefix("/") else {
+            let domainField = fields[0].hasPrefix(".") ? fields[0].dropFirst() : fields[0]
+            guard !domainField.isEmpty, !fields[5].isEmpty, fields[2].hasPrefix("/") else {
                 throw malformed("a cookie needs a domain, a name and a path starting with /")
             }
+            if let control = line.unicodeScalars.first(where: { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }) {
+                throw malformed("it holds the control character U+\(String(format: "%04X", control.value)), which no cookie has")
+            }
+            // What a Set-Cookie field cannot set, a file cannot either: the `Cookie` field would
+            // carry other cookies than the file's (`a; admin=1` as a value is two cookies).
+            if fields[5].contains("=") || fields[5].contains(";") { throw malformed("the name '\(fields[5])' holds '=' or ';', which a Cookie field cannot carry") }
+            if fields[6].contains(";") { throw malformed("the value of \(fields[5]) holds ';', which a Cookie field cannot carry") }
+            let host = ServerHost(String(domainField))
+            if let problem = host.nameProblem { throw malformed("the domain \(problem)") }
+            let domain = host.name
             // As for a server's Set-Cookie: never a cookie for every domain under a public suffix
             // (curl writes `.localhost TRUE` for `Domain=localhost`): such a cookie goes to that
             // name alone.

@@ -74,6 +74,22 @@ struct GetCommandTests {
         let malformed = await get(server.url("/headers"), ["-b", jar])
         #expect(malformed.status == 2)
         #expect(malformed.output.stderr == "tsec get: \(jar), line 1: the second and fourth fields must be TRUE or FALSE\n")
+        // Nor is a line whose Cookie field would carry other cookies, or go to no host.
+        for (line, reason) in [
+            ("127.0.0.1\tFALSE\t/\tFALSE\t0\tsid\tx; admin=1", "the value of sid holds ';', which a Cookie field cannot carry"),
+            ("127.0.0.1\tFALSE\t/\tFALSE\t0\tadmin=1; sid\tx", "the name 'admin=1; sid' holds '=' or ';', which a Cookie field cannot carry"),
+            ("127.0.0.1\tFALSE\t/\tFALSE\t0\tsid\tx\u{1}y", "it holds the control character U+0001, which no cookie has"),
+            ("exa mple.test\tFALSE\t/\tFALSE\t0\tsid\tx", "the domain has the character ' ', which no host name has"),
+        ] {
+            try (line + "\n").write(toFile: jar, atomically: true, encoding: .utf8)
+            let refused = await get(server.url("/headers"), ["-b", jar])
+            #expect(refused.status == 2)
+            #expect(refused.output.stderr == "tsec get: \(jar), line 1: \(reason)\n")
+        }
+        // Case and a leading dot are the domain's spelling only.
+        try "127.0.0.1\tFALSE\t/\tFALSE\t0\tbase64\tYQ==\nLOCALHOST\tFALSE\t/\tFALSE\t0\tupper\t1\n".write(toFile: jar, atomically: true, encoding: .utf8)
+        #expect(await get(server.url("/headers"), ["-b", jar]).output.stdout.contains(#""cookie":"base64=YQ==""#))
+        #expect(await get(server.url("/headers", host: "localhost"), ["-b", jar, "--no-domain-validation"]).output.stdout.contains(#""cookie":"upper=1""#))
         // A cookie for every domain under a public suffix (".com", or curl's ".localhost") goes to that name alone.
         try "# a comment\n\n.com\tTRUE\t/\tFALSE\t0\tname\tvalue\n.localhost\tTRUE\t/\tFALSE\t0\tlocal\t1\n".write(toFile: jar, atomically: true, encoding: .utf8)
         let suffix = await get(server.url("/headers", host: "localhost"), ["-b", jar, "-c", jar, "--no-domain-validation"])
