@@ -45,7 +45,9 @@ extension ResponseBody {
     /// let (_, body) = try await session.bytes(for: SecureRequest(url: exportURL))
     /// for try await order in body.decodedLines(Order.self) { try await store(order) }
     /// ```
-    /// - Parameter decoder: Makes the decoder of the reading (a `JSONDecoder` is not `Sendable`).
+    /// - Parameters:
+    ///   - type: The type of each line's value.
+    ///   - decoder: Makes the decoder of the reading (a `JSONDecoder` is not `Sendable`).
     public func decodedLines<Value: Decodable & Sendable>(_ type: Value.Type, decoder: @escaping @Sendable () -> JSONDecoder = { JSONDecoder() }) -> DecodedLines<Value> {
         DecodedLines(lines: lines, decoder: decoder)
     }

@@ -92,7 +92,7 @@ public struct ClientIdentity: Sendable {
 
     /// Loads PKCS#12 data.
     /// - Parameters:
-    ///   - pkcs12: The DER (or BER) bytes.
+    ///   - bytes: The DER (or BER) bytes.
     ///   - passphrase: The passphrase.
     ///   - source: A name for the data, used in errors.
     public init(pkcs12 bytes: [UInt8], passphrase: String, source: String = "PKCS#12 data") throws {
