@@ -30,8 +30,9 @@ public struct ClientIdentity: Sendable {
         } catch {
             throw ClientIdentityError(source: source, reason: .malformedCertificate("\(error)"))
         }
-        guard Self.publicKey(of: privateKey) == leaf.certificate.publicKey else {
-            throw ClientIdentityError(source: source, reason: .keyDoesNotMatchCertificate)
+        let publicKey = Self.publicKey(of: privateKey)
+        guard publicKey == leaf.certificate.publicKey else {
+            throw ClientIdentityError(source: source, reason: Self.mismatch(of: publicKey, in: certificateChain))
         }
         self.certificateChain = certificateChain
         self.privateKey = privateKey
@@ -150,6 +151,18 @@ public struct ClientIdentity: Sendable {
     }
 
     /// The public key of a private key, as swift-certificates sees it; `nil` if it cannot tell.
+    /// Why a key that is not the leaf's does not fit: it is a later certificate's (the chain is
+    /// out of order), or no certificate's.
+    private static func mismatch(of publicKey: Certificate.PublicKey?, in chain: [NIOSSLCertificate]) -> ClientIdentityError.Reason {
+        guard let publicKey else { return .keyDoesNotMatchCertificate }
+        for (index, certificate) in chain.enumerated().dropFirst() {
+            if let parsed = try? DERCertificate(derBytes: certificate.toDERBytes()), parsed.certificate.publicKey == publicKey {
+                return .chainOutOfOrder(keyCertificatePosition: index + 1, subject: parsed.subjectSummary)
+            }
+        }
+        return .keyDoesNotMatchCertificate
+    }
+
     static func publicKey(of key: NIOSSLPrivateKey) -> Certificate.PublicKey? {
         guard let der = try? key.derBytes else { return nil }
         for type in ["PRIVATE KEY", "EC PRIVATE KEY", "RSA PRIVATE KEY"] {

@@ -25,6 +25,10 @@ public struct ClientIdentityError: Error, Sendable, Equatable, CustomStringConve
         case noCertificate
         /// The private key is not the key of the leaf certificate.
         case keyDoesNotMatchCertificate
+        /// The private key belongs to a later certificate of the chain than the first: the chain
+        /// lists its issuers before its leaf (`cat intermediate.pem leaf.pem`). Carries the
+        /// position (1-based) and subject of the certificate the key belongs to.
+        case chainOutOfOrder(keyCertificatePosition: Int, subject: String)
         /// The certificate PEM does not parse.
         case malformedCertificate(String)
         /// The private key PEM does not parse.
@@ -56,6 +60,9 @@ public struct ClientIdentityError: Error, Sendable, Equatable, CustomStringConve
         case .privateKeyNotReadable: why = "keeps its private key inside an encrypted container, which cannot be loaded safely; export it with the key in a shrouded key bag (the default of openssl pkcs12 -export)"
         case .noCertificate: why = "contains no certificate"
         case .keyDoesNotMatchCertificate: why = "has a private key that does not belong to its certificate"
+        case .chainOutOfOrder(let position, let subject):
+            why = "lists its certificates out of order: the private key belongs to certificate #\(position) (\(subject)), "
+                + "which must come first (the leaf, then the certificates that issued it)"
         case .malformedCertificate(let detail): why = "has a certificate that does not parse: \(detail)"
         case .malformedPrivateKey(let detail): why = "has a private key that does not parse: \(detail)"
         }

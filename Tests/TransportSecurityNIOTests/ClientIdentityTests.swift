@@ -120,6 +120,15 @@ struct ClientIdentityTests {
         }
         #expect(mismatch.reason == .keyDoesNotMatchCertificate)
 
+        // The issuer before the leaf (`cat intermediate.pem leaf.pem`): the key is the second
+        // certificate's, and the error says so instead of calling the key a stranger.
+        let reversed = try write("reversed.crt", [lab.intermediate, lab.leaf].pemBundle)
+        let outOfOrder = try #require(throws: ClientIdentityError.self) {
+            try ClientIdentity(certificateFile: reversed, privateKeyFile: key)
+        }
+        #expect(outOfOrder.reason == .chainOutOfOrder(keyCertificatePosition: 2, subject: lab.leaf.der.subjectSummary))
+        #expect(outOfOrder.description.contains("lists its certificates out of order: the private key belongs to certificate #2 (\(lab.leaf.der.subjectSummary)), which must come first"))
+
         let empty = try write("empty.key", "")
         #expect(throws: ClientIdentityError.self) { try ClientIdentity(certificateFile: certificate, privateKeyFile: empty) }
         let garbage = try write("garbage.key", garbagePEMBlock("PRIVATE KEY"))
