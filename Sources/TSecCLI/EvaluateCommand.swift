@@ -92,6 +92,7 @@ public struct EvaluateCommand: TSecCommand {
             output.line("rejected: \(decision.reason) [\(decision.decidedBy)]")
             if let mismatch = decision.pinMismatch { output.line(mismatch.description) }
         }
+        if !decision.isTrusted, let note = ChainOrderHint.note(for: trust.chain, file: chain) { output.error(note) }
         return decision.isTrusted ? ExitStatus.success : ExitStatus.rejected
     }
 }

@@ -207,6 +207,21 @@ struct TSecCLITests {
         }
     }
 
+    @Test("a chain file listing the issuer before the leaf gets a note saying so; a rejection for another reason does not")
+    func chainOrderNote() async throws {
+        let lab = files.lab
+        let reversed = try files.write("reversed.pem", [lab.intermediate, lab.leaf].pemBundle)
+        let result = await tsec(["evaluate", "--chain", reversed, "--system-roots", files.path("system.pem"), "--at", files.at, "--host", "api.example.test"])
+        #expect(result.status == 1)
+        #expect(
+            result.output.stderr == "note: \(reversed) lists \(lab.intermediate.der.subjectSummary), a CA certificate, first; the server's certificate "
+                + "(\(lab.leaf.der.subjectSummary), certificate #2) must come first, then the certificates that issued it\n"
+        )
+        let wrongHost = await files.evaluate(.wrongHost, ["--host", "api.example.test"])
+        #expect(wrongHost.status == 1)
+        #expect(wrongHost.output.stderr.isEmpty)
+    }
+
     @Test("garbage chain input is named on stderr")
     func garbageChain() async {
         let result = await tsec(["evaluate", "--chain", files.path("garbage.pem")])
