@@ -9,6 +9,10 @@ public struct SecureSessionConfiguration: Sendable {
     /// Decides on every server's certificate: a ``SecurityPolicy`` (the default policy unless set),
     /// an evaluator or a ``ServerTrustManager``.
     public var trustEvaluator: AnyServerTrustEvaluator
+    /// The URL that paths given as text resolve against (``SecureSession/url(for:)``: the
+    /// `get("users/1")` conveniences), as AFHTTPSessionManager's `baseURL`; a path that would
+    /// leave it is refused. `nil`: requests name whole URLs.
+    public var baseURL: URL?
     /// The certificate and key offered when a server asks for one.
     public var clientIdentity: ClientIdentity?
     /// The store standing for the system's; `nil` reads the machine's.
@@ -96,6 +100,7 @@ public struct SecureSessionConfiguration: Sendable {
 
     /// Creates a configuration.
     public init(
+        baseURL: URL? = nil,
         trustEvaluator: any ServerTrustEvaluating = SecurityPolicy.default,
         clientIdentity: ClientIdentity? = nil,
         systemStore: TrustStore? = nil,
@@ -120,6 +125,7 @@ public struct SecureSessionConfiguration: Sendable {
         decompression: ResponseDecompression = .disabled,
         interceptor: (any RequestInterceptor)? = nil
     ) {
+        self.baseURL = baseURL
         self.trustEvaluator = AnyServerTrustEvaluator(trustEvaluator)
         self.clientIdentity = clientIdentity
         self.systemStore = systemStore
