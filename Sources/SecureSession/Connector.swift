@@ -277,15 +277,29 @@ enum Connector {
     }
 
     /// HTTP/2 over `channel`: the frame handler (server push refused, so no stream is ever
-    /// opened by the server) and a watcher for the server's GOAWAY.
+    /// opened by the server) and a watcher for the GOAWAYs of either side.
+    ///
+    /// The handler remembers the last 1,000 streams the client reset, not swift-nio-http2's 32:
+    /// frames the server sent on a stream before its `RST_STREAM` arrived must be ignored (RFC
+    /// 9113 §6.4), and swift-nio-http2 takes a frame on a reset stream it no longer remembers for
+    /// a connection error. With 32, cancelling 34 requests at once, while their answers were on
+    /// their way, ended the connection.
     private static func http2Pipeline(on channel: any Channel) -> EventLoopFuture<HTTP2Pipeline> {
         var settings = NIOHTTP2Handler.Configuration()
         settings.connection.initialSettings = nioDefaultSettings + [HTTP2Setting(parameter: .enablePush, value: 0)]
-        return channel.configureAsyncHTTP2Pipeline(mode: .client, configuration: settings) { stream in
-            stream.close()
-        }.flatMapThrowing { asyncMultiplexer in
+        settings.connection.maximumRecentlyResetStreams = 1_000
+        return channel.eventLoop.makeCompletedFuture {
             let goingAway = LockedFlag()
-            try channel.pipeline.syncOperations.addHandler(GoAwayWatcher(goingAway: goingAway))
+            let watcher = GoAwayWatcher(goingAway: goingAway, channel: channel)
+            let asyncMultiplexer = try channel.pipeline.syncOperations.configureAsyncHTTP2Pipeline(
+                mode: .client,
+                streamDelegate: nil,
+                frameDelegate: watcher,
+                configuration: settings
+            ) { stream in
+                stream.close()
+            }
+            try channel.pipeline.syncOperations.addHandler(watcher)
             let multiplexer = try channel.pipeline.syncOperations.handler(type: NIOHTTP2Handler.self).syncMultiplexer()
             return HTTP2Pipeline(multiplexer: multiplexer, asyncMultiplexer: asyncMultiplexer, goingAway: goingAway)
         }

@@ -145,6 +145,52 @@ struct HTTP2Tests {
         await server.stop()
     }
 
+    @Test("a hundred requests cancelled at once on one connection: the answers already on their way are ignored and the connection serves the next request (swift-nio-http2 remembers 32 reset streams unless told more)")
+    func manyCancelledStreams() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)
+        let session = session { $0.requestTimeout = .seconds(5) }
+        #expect(try await session.get(server.url("/hello")).text == "hello")
+        for _ in 0..<2 {
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0..<100 {
+                    let request = Task { try await session.get(server.url("/bytes/10")) }
+                    group.addTask {
+                        request.cancel()
+                        _ = try? await request.value
+                    }
+                }
+            }
+            #expect(try await session.get(server.url("/hello")).text == "hello")
+        }
+        #expect(server.connections.total == 1, "the connection stayed sound")
+        await session.shutdown()
+        await server.stop()
+    }
+
+    @Test("a connection error of the client's own (a server's frame on a stream never opened) takes the connection out of the pool at once: its request fails without waiting for its deadline, the next gets a new connection")
+    func connectionErrorClosesTheConnection() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)
+        let session = session { $0.requestTimeout = .seconds(5) }
+        #expect(try await session.get(server.url("/hello")).text == "hello")
+        let clock = ContinuousClock()
+        let started = clock.now
+        do {
+            _ = try await session.get(server.url("/protocol-violation"))
+            Issue.record("a request on a connection that failed got an answer")
+        } catch SecureSessionError.connectionFailed {
+        } catch {
+            Issue.record("\(error)")
+        }
+        #expect(clock.now - started < .seconds(2), "it failed with the connection, not at its deadline")
+        // The GET failed on a reused connection before any answer, so it went once more, on a
+        // second connection, which the server broke the same way; the next request has a third.
+        #expect(server.connections.total == 2)
+        #expect(try await session.get(server.url("/hello")).text == "hello")
+        #expect(server.connections.total == 3)
+        await session.shutdown()
+        await server.stop()
+    }
+
     @Test("a request with its own challenge handler gets an HTTP/2 connection of its own, closed after it; the shared one goes on")
     func perRequestHandler() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)

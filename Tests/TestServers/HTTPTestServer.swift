@@ -367,6 +367,14 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
                 connection.writeAndFlush(goAway, promise: nil)
             }
             send(context, .ok, "going away", type: "text/plain")
+        case "/protocol-violation":
+            // HTTP/2: a DATA frame on stream 1001, which the client never opened, written below
+            // this server's HTTP/2 handler (which would refuse to send it): a connection error for
+            // the client. This stream gets no answer.
+            if let connection = context.channel.parent, let frames = try? connection.pipeline.syncOperations.context(handlerType: NIOHTTP2Handler.self) {
+                let dataOnIdleStream: [UInt8] = [0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x03, 0xE9, UInt8(ascii: "x")]
+                frames.writeAndFlush(NIOAny(ByteBuffer(bytes: dataOnIdleStream)), promise: nil)
+            }
         case "/header":
             send(context, .ok, "with a field", type: "text/plain", extra: [(query["name"] ?? "X-Empty", query["value"] ?? "")])
         case "/flaky":
