@@ -25,14 +25,15 @@ enum Connector {
         let watcher: ContinueWatcher?
     }
 
-    /// An HTTP/2 connection's multiplexer, and the flag its `GOAWAY` watcher sets.
+    /// An HTTP/2 connection's multiplexer, and the record its `GOAWAY` watcher keeps.
     private struct HTTP2Pipeline: Sendable {
         /// Opens request streams from any thread without waiting.
         let multiplexer: NIOHTTP2Handler.StreamMultiplexer
         /// The async view of the same multiplexer, kept for the connection's life (its inbound
         /// side would take the server's streams, which push being refused never come).
         let asyncMultiplexer: NIOHTTP2Handler.AsyncStreamMultiplexer<Void>
-        let goingAway: LockedFlag
+        /// What either side said about the connection's end.
+        let goAway: GoAwayRecord
     }
 
     /// Connects to `key`'s server.
@@ -212,7 +213,7 @@ enum Connector {
                 channel: channel,
                 multiplexer: http2.multiplexer,
                 asyncMultiplexer: http2.asyncMultiplexer,
-                goingAway: http2.goingAway,
+                goAway: http2.goAway,
                 trustDecision: decisions.last,
                 establishment: establishment,
                 idleTimeout: configuration.idleConnectionTimeout,
@@ -289,8 +290,8 @@ enum Connector {
         settings.connection.initialSettings = nioDefaultSettings + [HTTP2Setting(parameter: .enablePush, value: 0)]
         settings.connection.maximumRecentlyResetStreams = 1_000
         return channel.eventLoop.makeCompletedFuture {
-            let goingAway = LockedFlag()
-            let watcher = GoAwayWatcher(goingAway: goingAway, channel: channel)
+            let goAway = GoAwayRecord()
+            let watcher = GoAwayWatcher(record: goAway, channel: channel)
             let asyncMultiplexer = try channel.pipeline.syncOperations.configureAsyncHTTP2Pipeline(
                 mode: .client,
                 streamDelegate: nil,
@@ -301,7 +302,7 @@ enum Connector {
             }
             try channel.pipeline.syncOperations.addHandler(watcher)
             let multiplexer = try channel.pipeline.syncOperations.handler(type: NIOHTTP2Handler.self).syncMultiplexer()
-            return HTTP2Pipeline(multiplexer: multiplexer, asyncMultiplexer: asyncMultiplexer, goingAway: goingAway)
+            return HTTP2Pipeline(multiplexer: multiplexer, asyncMultiplexer: asyncMultiplexer, goAway: goAway)
         }
     }
 

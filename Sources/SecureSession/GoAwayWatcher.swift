@@ -1,31 +1,33 @@
 import NIOCore
 import NIOHTTP2
 
-/// Marks an HTTP/2 connection as going away when the server sends `GOAWAY` (frames of stream 0
-/// reach the connection's own pipeline), and ends it when the client's own HTTP/2 handler
+/// Notes the server's `GOAWAY` (frames of stream 0 reach the connection's own pipeline) in the
+/// connection's ``GoAwayRecord``, and ends the connection when the client's own HTTP/2 handler
 /// sends one with an error code: a connection error it met (a frame on a stream never opened,
 /// a malformed frame), after which swift-nio-http2 leaves the connection open but no longer
 /// sound. Such a connection is closed, so that its requests fail at once and the next ones get a
 /// new connection, instead of waiting on it until their deadlines.
 final class GoAwayWatcher: ChannelInboundHandler, RemovableChannelHandler, NIOHTTP2FrameDelegate {
     typealias InboundIn = HTTP2Frame
-    private let goingAway: LockedFlag
+    private let record: GoAwayRecord
     private let channel: any Channel
 
-    init(goingAway: LockedFlag, channel: any Channel) {
-        self.goingAway = goingAway
+    init(record: GoAwayRecord, channel: any Channel) {
+        self.record = record
         self.channel = channel
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .goAway = unwrapInboundIn(data).payload { goingAway.set() }
+        if case .goAway(let lastStreamID, let errorCode, _) = unwrapInboundIn(data).payload {
+            record.serverWentAway(lastProcessed: lastStreamID, errorCode: errorCode)
+        }
         context.fireChannelRead(data)
     }
 
     /// Called by the HTTP/2 handler for every frame it writes, on the event loop.
     func wroteFrame(_ frame: HTTP2Frame) {
         guard case .goAway(_, let errorCode, _) = frame.payload, errorCode != .noError else { return }
-        goingAway.set()
+        record.clientWentAway()
         // After the GOAWAY is flushed, not from within the handler's write.
         let channel = channel
         channel.eventLoop.execute { channel.close(promise: nil) }

@@ -10,7 +10,9 @@ import TransportSecurity
 /// trust decision). A request's deadline closes its stream (a `RST_STREAM`), never the streams
 /// of the others. The server's streams limit is respected by swift-nio-http2, which holds new
 /// streams back until one ends. After the server's `GOAWAY` the connection takes no new request;
-/// it closes once it has had no stream for the idle timeout.
+/// it closes once it has had no stream for the idle timeout. A request the server did not process
+/// (its stream refused, or above the last stream the `GOAWAY` says was processed) fails with
+/// ``RequestNotProcessed``, which the session sends again on a new connection.
 final class HTTP2Connection: PooledConnection, Sendable {
     let key: ConnectionKey
     let trustDecision: TrustDecision?
@@ -21,7 +23,7 @@ final class HTTP2Connection: PooledConnection, Sendable {
     /// Kept for the connection's life: the async view whose inbound side owns the server's
     /// streams (none come: push is refused).
     private let asyncMultiplexer: NIOHTTP2Handler.AsyncStreamMultiplexer<Void>
-    private let goingAway: LockedFlag
+    private let goAway: GoAwayRecord
     private let closed = LockedFlag()
     /// The first error the channel met: why it closed, when it closed on its own.
     private let closingError: @Sendable () -> (any Error)?
@@ -42,7 +44,7 @@ final class HTTP2Connection: PooledConnection, Sendable {
         channel: any Channel,
         multiplexer: NIOHTTP2Handler.StreamMultiplexer,
         asyncMultiplexer: NIOHTTP2Handler.AsyncStreamMultiplexer<Void>,
-        goingAway: LockedFlag,
+        goAway: GoAwayRecord,
         trustDecision: TrustDecision?,
         establishment: ConnectionEstablishment,
         idleTimeout: Duration,
@@ -54,7 +56,7 @@ final class HTTP2Connection: PooledConnection, Sendable {
         self.channel = channel
         self.multiplexer = multiplexer
         self.asyncMultiplexer = asyncMultiplexer
-        self.goingAway = goingAway
+        self.goAway = goAway
         self.trustDecision = trustDecision
         self.establishment = establishment
         self.idleTimeout = idleTimeout
@@ -63,7 +65,7 @@ final class HTTP2Connection: PooledConnection, Sendable {
     }
 
     /// Whether a new request may open a stream here: open, and no `GOAWAY` from the server.
-    var isUsable: Bool { !closed.isSet && !goingAway.isSet && channel.isActive }
+    var isUsable: Bool { !closed.isSet && !goAway.isGoingAway && channel.isActive }
 
     /// Completes when the connection has closed.
     var closeFuture: EventLoopFuture<Void> { channel.closeFuture }
@@ -72,11 +74,11 @@ final class HTTP2Connection: PooledConnection, Sendable {
         async throws -> ExchangedResponse
     {
         // swift-nio-http2 holds a stream opened after the server's GOAWAY without failing it:
-        // such a request must not start here (the pool's check ran a moment ago). It is retried
-        // on a new connection when that is safe: nothing was sent.
+        // such a request must not start here (the pool's check ran a moment ago). Nothing of it
+        // was sent: it goes on a new connection.
         guard isUsable else {
-            let goingAway = SecureSessionError.connectionFailed("\(key): the server is closing the HTTP/2 connection (GOAWAY)")
-            throw ResponseReader.failure(goingAway, on: key, closingError: closingError())
+            if goAway.isGoingAway { throw RequestNotProcessed(description: "\(key): the HTTP/2 connection is going away (GOAWAY); nothing was sent") }
+            throw ResponseReader.failure(SecureSessionError.connectionFailed("\(key): the HTTP/2 connection is closed"), on: key, closingError: closingError())
         }
         streamOpened()
         defer { streamClosed() }
@@ -124,7 +126,7 @@ final class HTTP2Connection: PooledConnection, Sendable {
             }
             return ExchangedResponse(head: try await ResponseReader.read(from: &responses, into: sink), reusable: true)
         } catch {
-            throw ResponseReader.failure(Self.streamFailure(error), on: key, closingError: closingError())
+            throw ResponseReader.failure(streamFailure(error, method: HTTPMethod(rawValue: head.method.rawValue)), on: key, closingError: closingError())
         }
     }
 
@@ -146,12 +148,25 @@ final class HTTP2Connection: PooledConnection, Sendable {
         return head
     }
 
-    /// A stream reset by the server, in words.
-    private static func streamFailure(_ error: any Error) -> any Error {
-        if let reset = error as? NIOHTTP2Errors.StreamClosed {
+    /// A stream that closed before its response ended, in words: not processed by the server
+    /// (refused, or dropped by its `GOAWAY`), or reset.
+    ///
+    /// swift-nio-http2 servers answer a client they take for an attacker (many resets) with a
+    /// `GOAWAY` naming stream 0 whatever they processed: after a `GOAWAY` with an error code,
+    /// only a request that may be repeated anyway counts as unprocessed.
+    private func streamFailure(_ error: any Error, method: HTTPMethod) -> any Error {
+        guard let reset = error as? NIOHTTP2Errors.StreamClosed else { return error }
+        if reset.errorCode == .refusedStream {
+            return RequestNotProcessed(description: "\(key): the server refused the HTTP/2 stream (REFUSED_STREAM)")
+        }
+        guard let serverGoAway = goAway.serverGoAway(above: reset.streamID) else {
             return SecureSessionError.connectionFailed("the server reset the HTTP/2 stream (\(reset.errorCode))")
         }
-        return error
+        let said = "the server's GOAWAY (\(serverGoAway.errorCode)) says it processed streams up to \(serverGoAway.lastProcessed), not this one (\(reset.streamID))"
+        guard serverGoAway.errorCode == .noError || method.isIdempotent else {
+            return SecureSessionError.connectionFailed("\(key): \(said); a \(method) is not sent again after a GOAWAY with an error code")
+        }
+        return RequestNotProcessed(description: "\(key): \(said)")
     }
 
     private func streamOpened() {

@@ -58,7 +58,7 @@ enum ResponseReader {
     /// that closed the connection explains the failure better than what the request saw of it
     /// (a closed stream, a GOAWAY, a closed connection).
     static func failure(_ error: any Error, on key: ConnectionKey, closingError: (any Error)?) -> any Error {
-        if error is ConsumerError { return error }
+        if error is ConsumerError || error is RequestNotProcessed { return error }
         if let closingError, isTLSError(closingError) { return failure(closingError, on: key) }
         return failure(error, on: key)
     }

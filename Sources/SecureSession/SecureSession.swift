@@ -394,7 +394,9 @@ public final class SecureSession: Sendable {
 
     /// One request on one pooled connection. A server may close an idle keep-alive connection
     /// just as it is reused: an idempotent request that fails on a reused connection before any
-    /// of its response arrived is sent once more, on a new connection.
+    /// of its response arrived is sent once more, on a new connection. A request an HTTP/2
+    /// server did not process (``RequestNotProcessed``) is sent again whatever its method, on a
+    /// new connection, up to three times in all.
     private func exchange(
         _ request: SecureRequest,
         sink: @escaping ResponseBodySink,
@@ -472,6 +474,16 @@ public final class SecureSession: Sendable {
                 pool.release(connection, reusable: false)
                 mayWaitToContinue = false
                 configuration.logger.debug("expectation refused (417), sending again without it", metadata: ["url": "\(request.url.redacted)"])
+            } catch let notProcessed as RequestNotProcessed {
+                pool.release(connection, reusable: false)
+                if pool.hasShutDown { throw SecureSessionError.sessionShutDown }
+                if Task.isCancelled { throw SecureSessionError.cancelled }
+                guard attempt < 3, firstPart.withLockedValue({ $0 }) == nil else {
+                    throw SecureSessionError.connectionFailed(notProcessed.description)
+                }
+                configuration.logger.debug("not processed by the server, sending again on a new connection", metadata: [
+                    "url": "\(request.url.redacted)", "reason": "\(notProcessed)",
+                ])
             } catch {
                 pool.release(connection, reusable: false)
                 // The session closed the connection under the request.

@@ -191,6 +191,45 @@ struct HTTP2Tests {
         await server.stop()
     }
 
+    @Test("a request the server did not process is sent again, a POST too: after a GOAWAY naming an earlier last stream on a new connection, after a REFUSED_STREAM on the same; a server refusing every time fails it after three tries, saying why", arguments: ["goaway", "refusal"])
+    func unprocessedRequests(by: String) async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)
+        let poster = session { $0.requestTimeout = .seconds(5) }
+        let response = try await poster.send(SecureRequest(.post, url: server.url("/unprocessed?by=\(by)"), body: Data("order".utf8)))
+        #expect(response.text == "processed on connection \(by == "goaway" ? 2 : 1)")
+        #expect(response.httpVersion == "HTTP/2")
+        await poster.shutdown()
+        await server.stop()
+        guard by == "refusal" else { return }
+        let refusing = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)
+        let another = session { $0.requestTimeout = .seconds(5) }
+        do {
+            _ = try await another.get(refusing.url("/unprocessed?by=refusal&always=1"))
+            Issue.record("a refused request got an answer")
+        } catch SecureSessionError.connectionFailed(let detail) {
+            #expect(detail.contains("the server refused the HTTP/2 stream (REFUSED_STREAM)"), "\(detail)")
+        }
+        #expect(refusing.http2StreamCount == 3, "three tries")
+        await another.shutdown()
+        await refusing.stop()
+    }
+
+    @Test("after a GOAWAY with an error code (which swift-nio-http2 servers send naming stream 0 whatever they processed) only an idempotent request goes again; a POST fails saying why")
+    func unprocessedAfterAnErrorGoAway() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)
+        let session = session { $0.requestTimeout = .seconds(5) }
+        do {
+            _ = try await session.send(SecureRequest(.post, url: server.url("/unprocessed?by=goaway&code=11"), body: Data("order".utf8)))
+            Issue.record("a POST was sent again after a GOAWAY with an error code")
+        } catch SecureSessionError.connectionFailed(let detail) {
+            #expect(detail.contains("the server's GOAWAY (HTTP2ErrorCode<0xb Enhance Your Calm>) says it processed streams up to HTTP2StreamID(0)"), "\(detail)")
+            #expect(detail.hasSuffix("a POST is not sent again after a GOAWAY with an error code"), "\(detail)")
+        }
+        #expect(try await session.get(server.url("/unprocessed?by=goaway&code=11")).text == "processed on connection 2")
+        await session.shutdown()
+        await server.stop()
+    }
+
     @Test("a request with its own challenge handler gets an HTTP/2 connection of its own, closed after it; the shared one goes on")
     func perRequestHandler() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)

@@ -367,6 +367,22 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
                 connection.writeAndFlush(goAway, promise: nil)
             }
             send(context, .ok, "going away", type: "text/plain")
+        case "/unprocessed":
+            // HTTP/2: leave this request unprocessed, on the server's first connection with a
+            // GOAWAY that says no stream was processed (`?by=goaway`; `&code=11`: with that error
+            // code, ENHANCE_YOUR_CALM), or the first time with a REFUSED_STREAM reset
+            // (`?by=refusal`; `&always=1`: every time); else answer which connection processed it.
+            let refuses = query["by"] == "refusal" ? query["always"] == "1" || tally.next("unprocessed") == 1 : connection == 1
+            if refuses, let parent = context.channel.parent {
+                if query["by"] == "refusal", let stream = try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID) {
+                    parent.writeAndFlush(HTTP2Frame(streamID: stream, payload: .rstStream(.refusedStream)), promise: nil)
+                } else {
+                    let code = HTTP2ErrorCode(networkCode: Int(query["code"] ?? "0") ?? 0)
+                    parent.writeAndFlush(HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: 0, errorCode: code, opaqueData: nil)), promise: nil)
+                }
+            } else {
+                send(context, .ok, "processed on connection \(connection)", type: "text/plain")
+            }
         case "/protocol-violation":
             // HTTP/2: a DATA frame on stream 1001, which the client never opened, written below
             // this server's HTTP/2 handler (which would refuse to send it): a connection error for

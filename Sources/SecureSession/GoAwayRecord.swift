@@ -1,0 +1,52 @@
+import NIOConcurrencyHelpers
+import NIOHTTP2
+
+/// What was said about the end of one HTTP/2 connection: whether it is going away (the server's
+/// `GOAWAY`, or the client's own after a connection error) and the last stream the server's
+/// `GOAWAY` says it processed, above which it processed nothing (RFC 9113 §6.8).
+
+final class GoAwayRecord: Sendable {
+    private struct State {
+        var isGoingAway = false
+        var serverGoAway: ServerGoAway?
+    }
+
+    /// What the server's `GOAWAY` said: the last stream it processed and its error code
+    /// (`NO_ERROR` for a graceful end).
+    struct ServerGoAway {
+        var lastProcessed: HTTP2StreamID
+        var errorCode: HTTP2ErrorCode
+    }
+
+    private let state = NIOLockedValueBox(State())
+
+    /// Whether either side said the connection is ending: it takes no new stream.
+    var isGoingAway: Bool { state.withLockedValue { $0.isGoingAway } }
+
+    /// Notes the server's `GOAWAY`; a later one may only lower the last processed stream, and an
+    /// error code, once given, stays.
+    func serverWentAway(lastProcessed: HTTP2StreamID, errorCode: HTTP2ErrorCode) {
+        state.withLockedValue { state in
+            state.isGoingAway = true
+            let earlier = state.serverGoAway
+            state.serverGoAway = ServerGoAway(
+                lastProcessed: min(lastProcessed, earlier?.lastProcessed ?? lastProcessed),
+                errorCode: earlier.map { $0.errorCode == .noError ? errorCode : $0.errorCode } ?? errorCode
+            )
+        }
+    }
+
+    /// Notes the client's own `GOAWAY` (a connection error).
+    func clientWentAway() {
+        state.withLockedValue { $0.isGoingAway = true }
+    }
+
+    /// The server's `GOAWAY`, when it says that `stream` is above the last stream processed: the
+    /// server did not process `stream`'s request and never will; `nil` otherwise.
+    func serverGoAway(above stream: HTTP2StreamID) -> ServerGoAway? {
+        state.withLockedValue { state in
+            guard let goAway = state.serverGoAway, stream > goAway.lastProcessed else { return nil }
+            return goAway
+        }
+    }
+}

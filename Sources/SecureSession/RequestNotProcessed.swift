@@ -1,0 +1,8 @@
+/// A request the server did not process and never will, so that sending it again on a new
+/// connection is safe whatever its method (RFC 9113 §8.7): an HTTP/2 stream the server refused
+/// (`REFUSED_STREAM`), one above the last stream its `GOAWAY` says it processed, or one that could
+/// not start because the connection was going away.
+struct RequestNotProcessed: Error, CustomStringConvertible {
+    /// Why, in words.
+    let description: String
+}
