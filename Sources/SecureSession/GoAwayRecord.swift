@@ -4,7 +4,6 @@ import NIOHTTP2
 /// What was said about the end of one HTTP/2 connection: whether it is going away (the server's
 /// `GOAWAY`, or the client's own after a connection error) and the last stream the server's
 /// `GOAWAY` says it processed, above which it processed nothing (RFC 9113 §6.8).
-
 final class GoAwayRecord: Sendable {
     private struct State {
         var isGoingAway = false

@@ -12,7 +12,7 @@ import TransportSecurity
 /// streams back until one ends. After the server's `GOAWAY` the connection takes no new request;
 /// it closes once it has had no stream for the idle timeout. A request the server did not process
 /// (its stream refused, or above the last stream the `GOAWAY` says was processed) fails with
-/// ``RequestNotProcessed``, which the session sends again on a new connection.
+/// ``RequestNotProcessed``, which the session sends again.
 final class HTTP2Connection: PooledConnection, Sendable {
     let key: ConnectionKey
     let trustDecision: TrustDecision?
@@ -64,7 +64,7 @@ final class HTTP2Connection: PooledConnection, Sendable {
         armIdleTimer(in: .nanoseconds(idleTimeout.nanoseconds))
     }
 
-    /// Whether a new request may open a stream here: open, and no `GOAWAY` from the server.
+    /// Whether a new request may open a stream here: open, and no `GOAWAY` from either side.
     var isUsable: Bool { !closed.isSet && !goAway.isGoingAway && channel.isActive }
 
     /// Completes when the connection has closed.
