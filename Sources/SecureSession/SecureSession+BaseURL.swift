@@ -12,8 +12,8 @@ extension SecureSession {
     ///   `./users:1`);
     /// - a network-path reference (`//elsewhere.example/x`), which keeps only the scheme;
     /// - a path that resolves outside the base's path (`/admin`, `../admin` under `/v1/`);
-    /// - a percent-encoded dot segment (`%2e%2e/admin`), which resolution leaves alone and many
-    ///   servers decode into `..`.
+    /// - a dot segment hidden by percent-encoding or a backslash (`%2e%2e/admin`, `..%2Fadmin`,
+    ///   `..%5Cadmin`), which resolution leaves alone and many servers decode into `../`.
     ///
     /// A path inside the base with literal dot segments (`a/../b`) resolves as usual. A query
     /// (`users?active=1`) is kept.
@@ -42,10 +42,15 @@ extension SecureSession {
         guard components.percentEncodedPath.hasPrefix(baseComponents.percentEncodedPath) else {
             throw refuse("resolves to \(resolved.redacted)")
         }
-        let encodedDotSegment = components.percentEncodedPath.split(separator: "/").contains { segment in
-            segment.contains("%") && [".", ".."].contains(segment.removingPercentEncoding ?? "")
+        // Resolution has removed the literal dot segments; what is left would become one only
+        // once a server decodes it (`%2e%2e`, `..%2F`, `..%5C`, `..\`).
+        let hiddenDotSegment = components.percentEncodedPath.split(separator: "/").contains { segment in
+            let decoded = segment.removingPercentEncoding ?? String(segment)
+            return decoded.split(separator: "/", omittingEmptySubsequences: false).contains { piece in
+                piece.split(separator: "\\", omittingEmptySubsequences: false).contains { [".", ".."].contains($0) }
+            }
         }
-        if encodedDotSegment { throw refuse("holds a percent-encoded dot segment (%2e), which servers may read as '.' or '..'") }
+        if hiddenDotSegment { throw refuse("holds a dot segment hidden by percent-encoding or a backslash (%2e, %2F, %5C), which servers may read as '.' or '..'") }
         return resolved
     }
 

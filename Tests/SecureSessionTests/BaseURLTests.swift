@@ -5,6 +5,8 @@ import Testing
 import TestServers
 import TransportSecurity
 
+private let hidden = "holds a dot segment hidden by percent-encoding or a backslash (%2e, %2F, %5C), which servers may read as '.' or '..'"
+
 @Suite("A base URL: paths resolve under it, as AFHTTPSessionManager's, and never leave it")
 struct BaseURLTests {
     func session(base: String?) -> SecureSession {
@@ -23,6 +25,8 @@ struct BaseURLTests {
         #expect(try session.url(for: "./users:1").absoluteString == "https://api.example.com:8443/v1/users:1")
         #expect(try session.url(for: "").absoluteString == "https://api.example.com:8443/v1/")
         #expect(try session.url(for: "a b/ü").absoluteString == "https://api.example.com:8443/v1/a%20b/%C3%BC")
+        // An encoded slash inside a name (a project path, say) and names with dots stay allowed.
+        #expect(try session.url(for: "projects/group%2Fapp/v1.2/..hidden").absoluteString == "https://api.example.com:8443/v1/projects/group%2Fapp/v1.2/..hidden")
     }
 
     @Test(
@@ -34,8 +38,12 @@ struct BaseURLTests {
             ("/admin", "resolves to https://api.example.com:8443/admin"),
             ("../admin", "resolves to https://api.example.com:8443/admin"),
             ("a/../../v1x", "resolves to https://api.example.com:8443/v1x"),
-            ("%2e%2e/admin", "holds a percent-encoded dot segment (%2e), which servers may read as '.' or '..'"),
-            ("users/.%2E/%2e/admin", "holds a percent-encoded dot segment (%2e), which servers may read as '.' or '..'"),
+            ("%2e%2e/admin", hidden),
+            ("users/.%2E/%2e/admin", hidden),
+            ("..%2Fadmin", hidden),
+            ("a%2F..%2F..%2Fadmin", hidden),
+            ("..%5Cadmin", hidden),
+            ("..\\admin", hidden),
         ]
     )
     func confinement(path: String, reason: String) {
