@@ -34,6 +34,8 @@ enum Connector {
         let asyncMultiplexer: NIOHTTP2Handler.AsyncStreamMultiplexer<Void>
         /// What either side said about the connection's end.
         let goAway: GoAwayRecord
+        /// The `PING`s that check the server is still there.
+        let probe: HTTP2LivenessProbe
     }
 
     /// Connects to `key`'s server.
@@ -214,6 +216,8 @@ enum Connector {
                 multiplexer: http2.multiplexer,
                 asyncMultiplexer: http2.asyncMultiplexer,
                 goAway: http2.goAway,
+                probe: http2.probe,
+                probeTimeout: configuration.connectTimeout,
                 trustDecision: decisions.last,
                 establishment: establishment,
                 idleTimeout: configuration.idleConnectionTimeout,
@@ -291,7 +295,8 @@ enum Connector {
         settings.connection.maximumRecentlyResetStreams = 1_000
         return channel.eventLoop.makeCompletedFuture {
             let goAway = GoAwayRecord()
-            let watcher = GoAwayWatcher(record: goAway, channel: channel)
+            let probe = HTTP2LivenessProbe()
+            let watcher = GoAwayWatcher(record: goAway, probe: probe, channel: channel)
             let asyncMultiplexer = try channel.pipeline.syncOperations.configureAsyncHTTP2Pipeline(
                 mode: .client,
                 streamDelegate: nil,
@@ -302,7 +307,7 @@ enum Connector {
             }
             try channel.pipeline.syncOperations.addHandler(watcher)
             let multiplexer = try channel.pipeline.syncOperations.handler(type: NIOHTTP2Handler.self).syncMultiplexer()
-            return HTTP2Pipeline(multiplexer: multiplexer, asyncMultiplexer: asyncMultiplexer, goAway: goAway)
+            return HTTP2Pipeline(multiplexer: multiplexer, asyncMultiplexer: asyncMultiplexer, goAway: goAway, probe: probe)
         }
     }
 

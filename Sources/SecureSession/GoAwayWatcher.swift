@@ -2,7 +2,8 @@ import NIOCore
 import NIOHTTP2
 
 /// Notes the server's `GOAWAY` (frames of stream 0 reach the connection's own pipeline) in the
-/// connection's ``GoAwayRecord``, and ends the connection when the client's own HTTP/2 handler
+/// connection's ``GoAwayRecord`` and its `PING` acknowledgements in its ``HTTP2LivenessProbe``,
+/// and ends the connection when the client's own HTTP/2 handler
 /// sends one with an error code: a connection error it met (a frame on a stream never opened,
 /// a malformed frame), after which swift-nio-http2 leaves the connection open but no longer
 /// sound. Such a connection is closed, so that its requests fail at once and the next ones get a
@@ -10,16 +11,20 @@ import NIOHTTP2
 final class GoAwayWatcher: ChannelInboundHandler, RemovableChannelHandler, NIOHTTP2FrameDelegate {
     typealias InboundIn = HTTP2Frame
     private let record: GoAwayRecord
+    private let probe: HTTP2LivenessProbe
     private let channel: any Channel
 
-    init(record: GoAwayRecord, channel: any Channel) {
+    init(record: GoAwayRecord, probe: HTTP2LivenessProbe, channel: any Channel) {
         self.record = record
+        self.probe = probe
         self.channel = channel
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .goAway(let lastStreamID, let errorCode, _) = unwrapInboundIn(data).payload {
-            record.serverWentAway(lastProcessed: lastStreamID, errorCode: errorCode)
+        switch unwrapInboundIn(data).payload {
+        case .goAway(let lastStreamID, let errorCode, _): record.serverWentAway(lastProcessed: lastStreamID, errorCode: errorCode)
+        case .ping(let ping, ack: true): probe.acknowledged(ping)
+        default: break
         }
         context.fireChannelRead(data)
     }

@@ -24,6 +24,9 @@ final class HTTP2Connection: PooledConnection, Sendable {
     /// streams (none come: push is refused).
     private let asyncMultiplexer: NIOHTTP2Handler.AsyncStreamMultiplexer<Void>
     private let goAway: GoAwayRecord
+    private let probe: HTTP2LivenessProbe
+    /// How long a `PING` may wait for its acknowledgement (the session's connect timeout).
+    private let probeTimeout: Duration
     private let closed = LockedFlag()
     /// The first error the channel met: why it closed, when it closed on its own.
     private let closingError: @Sendable () -> (any Error)?
@@ -45,6 +48,8 @@ final class HTTP2Connection: PooledConnection, Sendable {
         multiplexer: NIOHTTP2Handler.StreamMultiplexer,
         asyncMultiplexer: NIOHTTP2Handler.AsyncStreamMultiplexer<Void>,
         goAway: GoAwayRecord,
+        probe: HTTP2LivenessProbe,
+        probeTimeout: Duration,
         trustDecision: TrustDecision?,
         establishment: ConnectionEstablishment,
         idleTimeout: Duration,
@@ -57,6 +62,8 @@ final class HTTP2Connection: PooledConnection, Sendable {
         self.multiplexer = multiplexer
         self.asyncMultiplexer = asyncMultiplexer
         self.goAway = goAway
+        self.probe = probe
+        self.probeTimeout = probeTimeout
         self.trustDecision = trustDecision
         self.establishment = establishment
         self.idleTimeout = idleTimeout
@@ -105,7 +112,7 @@ final class HTTP2Connection: PooledConnection, Sendable {
         opened.futureResult.whenFailure { error in
             bridge.finish(SecureSessionError.connectionFailed("\(key): no new HTTP/2 stream: \(error)"))
         }
-        let handle = StreamHandle(stream: opened.futureResult, bridge: bridge)
+        let handle = StreamHandle(stream: opened.futureResult, bridge: bridge) { [weak self] in self?.checkLiveness() }
         closer.track(handle)
         defer {
             closer.untrack(handle)
@@ -126,8 +133,18 @@ final class HTTP2Connection: PooledConnection, Sendable {
             }
             return ExchangedResponse(head: try await ResponseReader.read(from: &responses, into: sink), reusable: true)
         } catch {
+            if probe.wentSilent {
+                throw SecureSessionError.connectionFailed("\(key): the server did not answer a PING within \(probeTimeout); the HTTP/2 connection was closed")
+            }
             throw ResponseReader.failure(streamFailure(error, method: HTTPMethod(rawValue: head.method.rawValue)), on: key, closingError: closingError())
         }
+    }
+
+    /// A request gave up on its stream: a `PING` unanswered within the probe timeout closes the
+    /// connection (``HTTP2LivenessProbe``).
+    private func checkLiveness() {
+        guard !closed.isSet, channel.isActive else { return }
+        probe.probe(channel, within: .nanoseconds(probeTimeout.nanoseconds)) { [weak self] in self?.close() }
     }
 
     /// Closes the connection and every stream on it.
@@ -212,18 +229,21 @@ final class HTTP2Connection: PooledConnection, Sendable {
 }
 
 /// One request's HTTP/2 stream, as its deadline sees it: closing it resets the stream alone
-/// (once the stream exists) and ends the wait for its response.
+/// (once the stream exists) and ends the wait for its response; closing it while the response
+/// was still awaited (the request gave up on it) calls `onAbandoned`.
 private final class StreamHandle: ClosableConnection {
     let stream: EventLoopFuture<any Channel>
     let bridge: StreamResponseBridge
+    let onAbandoned: @Sendable () -> Void
 
-    init(stream: EventLoopFuture<any Channel>, bridge: StreamResponseBridge) {
+    init(stream: EventLoopFuture<any Channel>, bridge: StreamResponseBridge, onAbandoned: @escaping @Sendable () -> Void) {
         self.stream = stream
         self.bridge = bridge
+        self.onAbandoned = onAbandoned
     }
 
     func close() {
-        bridge.finish(SecureSessionError.connectionFailed("the HTTP/2 stream was closed"))
+        if bridge.finish(SecureSessionError.connectionFailed("the HTTP/2 stream was closed")) { onAbandoned() }
         stream.whenSuccess { $0.close(promise: nil) }
     }
 }

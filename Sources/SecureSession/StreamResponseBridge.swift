@@ -44,15 +44,17 @@ final class StreamResponseBridge: AsyncIteratorProtocol, @unchecked Sendable {
     }
 
     /// No more parts: the stream ended (`nil`, after its last part) or failed. Only the first
-    /// ending counts.
-    func finish(_ error: (any Error)?) {
-        let resumed: CheckedContinuation<HTTPClientResponsePart?, any Error>? = lock.withLock {
-            guard ending == nil else { return nil }
+    /// ending counts. Returns whether this call ended it.
+    @discardableResult
+    func finish(_ error: (any Error)?) -> Bool {
+        let (ended, resumed): (Bool, CheckedContinuation<HTTPClientResponsePart?, any Error>?) = lock.withLock {
+            guard ending == nil else { return (false, nil) }
             ending = error.map { .failure($0) } ?? .success(())
             defer { waiting = nil }
-            return waiting
+            return (true, waiting)
         }
         if let error { resumed?.resume(throwing: error) } else { resumed?.resume(returning: nil) }
+        return ended
     }
 
     /// What the task gets now: a buffered part (with the way to resume reading when taking it

@@ -230,6 +230,50 @@ struct HTTP2Tests {
         await server.stop()
     }
 
+    @Test("a server gone silent: the request that timed out sends a PING; unanswered within the connect timeout, it closes the connection, whose requests fail saying so, and the next request gets a new connection")
+    func silentServer() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)
+        let session = session {
+            $0.requestTimeout = .seconds(1)
+            $0.connectTimeout = .seconds(1)
+        }
+        #expect(try await session.get(server.url("/hello")).text == "hello")
+        await #expect(throws: SecureSessionError.self) { _ = try await session.get(server.url("/blackhole")) }
+        // Sent while the PING waits: it fails with the connection, not only at its deadline.
+        var post = SecureRequest(.post, url: server.url("/echo"), body: Data("x".utf8))
+        post.timeout = .seconds(30)
+        let waiting = Task { [post] in try await session.send(post) }
+        let clock = ContinuousClock()
+        let started = clock.now
+        do {
+            _ = try await waiting.value
+            Issue.record("a request on a silent connection got an answer")
+        } catch SecureSessionError.connectionFailed(let detail) {
+            #expect(detail.hasSuffix("the server did not answer a PING within 1.0 seconds; the HTTP/2 connection was closed"), "\(detail)")
+        }
+        #expect(clock.now - started < .seconds(5))
+        #expect(try await session.get(server.url("/hello")).text == "hello")
+        #expect(server.connections.total == 2)
+        await session.shutdown()
+        await server.stop()
+    }
+
+    @Test("a request cancelled on a sound connection sends a PING that is answered: the connection goes on")
+    func answeredProbe() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)
+        let session = session { $0.connectTimeout = .seconds(1) }
+        #expect(try await session.get(server.url("/hello")).text == "hello")
+        let request = Task { try await session.get(server.url("/never")) }
+        try await Task.sleep(for: .milliseconds(100))
+        request.cancel()
+        _ = try? await request.value
+        try await Task.sleep(for: .milliseconds(1_500))
+        #expect(try await session.get(server.url("/hello")).text == "hello")
+        #expect(server.connections.total == 1)
+        await session.shutdown()
+        await server.stop()
+    }
+
     @Test("a request with its own challenge handler gets an HTTP/2 connection of its own, closed after it; the shared one goes on")
     func perRequestHandler() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)

@@ -136,6 +136,12 @@ public final class HTTPTestServer: Sendable {
     }
 }
 
+/// Drops every byte that arrives: a connection whose peer hears nothing more.
+final class InboundBlackhole: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
+}
+
 /// The bodies a test server received on `/collect`.
 public final class CollectedBodies: @unchecked Sendable {
     private let lock = NSLock()
@@ -383,6 +389,11 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
             } else {
                 send(context, .ok, "processed on connection \(connection)", type: "text/plain")
             }
+        case "/blackhole":
+            // HTTP/2: from now on the server drops whatever arrives on this connection, before
+            // TLS, and so answers nothing more on it, as a server whose network path went away
+            // would (no PING is acknowledged).
+            try? context.channel.parent?.pipeline.syncOperations.addHandler(InboundBlackhole(), position: .first)
         case "/protocol-violation":
             // HTTP/2: a DATA frame on stream 1001, which the client never opened, written below
             // this server's HTTP/2 handler (which would refuse to send it): a connection error for
