@@ -28,7 +28,7 @@ final class ContinueWatcher: ChannelInboundHandler, Sendable {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if case .head(let head) = unwrapInboundIn(data) {
-            let isInformational = head.status.code < 200 && head.status != .switchingProtocols
+            let isInformational = head.isInformational
             disarm()?.succeed(isInformational ? nil : head.status.code)
             if isInformational { return }
         }

@@ -8,7 +8,8 @@ import TransportSecurityNIO
 /// the same for an HTTP/1.1 connection and for an HTTP/2 stream (translated to HTTP/1 parts).
 enum ResponseReader {
     /// Reads one response: its head, and its body into `sink`. 1xx responses (100 Continue,
-    /// 103 Early Hints) that precede it are passed over.
+    /// 103 Early Hints) that precede it are passed over; a final head the session cannot read
+    /// a response from (`unreadableReason`) fails.
     static func read<Responses: AsyncIteratorProtocol>(
         from responses: inout Responses,
         into sink: ResponseBodySink
@@ -17,7 +18,8 @@ enum ResponseReader {
         while let part = try await responses.next() {
             switch part {
             case .head(let received):
-                if received.status.code < 200 && received.status != .switchingProtocols { continue }
+                if received.isInformational { continue }
+                if let reason = received.unreadableReason { throw SecureSessionError.invalidResponse(reason) }
                 head = received
             case .body(let buffer):
                 guard let head else { throw SecureSessionError.invalidResponse("a body came before the response head") }
@@ -103,6 +105,9 @@ enum ResponseReader {
         case .invalidStatus: return "the status line is malformed"
         case .invalidChunkSize: return "the chunked body is malformed"
         case .invalidHeaderToken, .invalidCharactersUsed: return "a header holds characters HTTP does not allow"
+        // swift-nio reads llhttp's other errors as `.unknown`; of those a response can cause,
+        // these are the two.
+        case .unknown: return "a malformed Transfer-Encoding, one beside Content-Length, or a line that does not end in CRLF"
         default: return "the response is not valid HTTP/1.1"
         }
     }

@@ -345,7 +345,7 @@ public final class SecureSession: Sendable {
                     // Nobody answered: the 401 and its body reach the caller.
                     if !heldBody.isEmpty { try await sink(head, ByteBuffer(bytes: heldBody)) }
                 }
-                if current.followsRedirects, Self.isRedirect(head), let location = head.headers.first(name: "Location") {
+                if current.followsRedirects, Self.isRedirect(head), let location = try Self.location(of: head) {
                     guard redirects.count < self.configuration.maximumRedirects else {
                         throw SecureSessionError.tooManyRedirects(self.configuration.maximumRedirects)
                     }
@@ -502,6 +502,18 @@ public final class SecureSession: Sendable {
 
     static func isRedirect(_ head: HTTPResponseHead) -> Bool {
         [301, 302, 303, 307, 308].contains(head.status.code) && head.headers.contains(name: "Location")
+    }
+
+    /// Where a redirect leads: its one `Location`. Several that differ (a server's bug, or a
+    /// header injected beside the server's own) leave it to chance which one a client follows,
+    /// so they are refused, as browsers refuse them.
+    static func location(of head: HTTPResponseHead) throws -> String? {
+        let locations = head.headers["Location"]
+        guard let first = locations.first else { return nil }
+        if let other = locations.first(where: { $0 != first }) {
+            throw SecureSessionError.invalidResponse("the redirect names \(locations.count) different Locations ('\(first)', '\(other)'): which one to follow is left to chance")
+        }
+        return first
     }
 
     /// The connection a request needs. With a challenge handler (the request's, else the

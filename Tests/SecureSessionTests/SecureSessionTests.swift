@@ -789,7 +789,7 @@ struct SecureSessionTests {
         await server.stop()
     }
 
-    @Test("a response that is not valid HTTP fails with invalidResponse and says why; a body cut short is a connection failure")
+    @Test("a response that is not valid HTTP, that switches protocols, that keeps a transfer coding or that redirects to two places fails with invalidResponse and says why; a body cut short is a connection failure")
     func malformedResponses() async throws {
         let session = session()
         let cases: [(response: String, reason: String)] = [
@@ -797,6 +797,14 @@ struct SecureSessionTests {
             ("SSH-2.0-OpenSSH_9.6\r\n", "did not answer in HTTP/1.x"),
             ("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 5\r\n\r\nhello", "Content-Length"),
             ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n", "chunked body is malformed"),
+            ("HTTP/1.1 200 OK\nContent-Length: 2\n\nok", "a line that does not end in CRLF"),
+            ("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n", "one beside Content-Length"),
+            // Read until the connection closes, the body would reach the caller still encoded.
+            ("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\nnot gzip", "the transfer coding 'gzip', which the session does not decode"),
+            ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, identity\r\n\r\nhello", "the transfer coding 'identity'"),
+            // The connection would go on in another protocol: never taken for an HTTP answer.
+            ("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: upgrade\r\n\r\nframes", "101 Switching Protocols: the session speaks HTTP only"),
+            ("HTTP/1.1 302 Found\r\nLocation: /a\r\nLocation: /b\r\nContent-Length: 0\r\n\r\n", "2 different Locations ('/a', '/b')"),
         ]
         for (response, reason) in cases {
             let server = try await RawResponseServer(response: response)
@@ -808,6 +816,21 @@ struct SecureSessionTests {
             }
             await server.stop()
         }
+        // A status under 100 is no interim answer but a final one (RFC 9110 §15: a server error),
+        // refused by the default validation; two equal Locations are one.
+        let statusBelow100 = try await RawResponseServer(response: "HTTP/1.1 099 Low\r\nContent-Length: 2\r\n\r\nok")
+        await #expect {
+            _ = try await session.get(statusBelow100.url)
+        } throws: { error in
+            guard case SecureSessionError.unacceptableStatus(let code, let body) = error else { return false }
+            return code == 99 && body == Data("ok".utf8)
+        }
+        await statusBelow100.stop()
+        let target = try await RawResponseServer(response: "HTTP/1.1 200 OK\r\nContent-Length: 7\r\n\r\narrived")
+        let sameLocationTwice = try await RawResponseServer(response: "HTTP/1.1 302 Found\r\nLocation: \(target.url)\r\nLocation: \(target.url)\r\nContent-Length: 0\r\n\r\n")
+        #expect(try await session.get(sameLocationTwice.url).text == "arrived")
+        await target.stop()
+        await sameLocationTwice.stop()
         let truncated = try await RawResponseServer(response: "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly a part")
         await #expect {
             _ = try await session.get(truncated.url)
