@@ -189,7 +189,7 @@ final class ConnectionPool: @unchecked Sendable {
             guard let index = waiters[key]?.firstIndex(where: { $0.id == id }) else { return nil }
             return waiters[key]?.remove(at: index).continuation
         }
-        removed?.resume(throwing: deadline.ending ?? SecureSessionError.timeout(deadline.limit))
+        removed?.resume(throwing: deadline.ending ?? deadline.timeout)
     }
 
     /// Gives a connection back after a request. An HTTP/2 connection stays shared whatever

@@ -77,7 +77,9 @@ enum Connector {
             ) : nil
         // Connecting may take neither longer than the connect timeout nor past the request's deadline.
         // A connect timeout of zero or less allows no connection at all.
-        guard configuration.connectTimeout > .zero else { throw SecureSessionError.timeout(configuration.connectTimeout) }
+        guard configuration.connectTimeout > .zero else {
+            throw SecureSessionError.timeout(configuration.connectTimeout, during: RequestStage.connecting(to: "\(key)").description)
+        }
         let connectLimit = max(min(configuration.connectTimeout, deadline.remaining), .milliseconds(1))
         // The limit a connect timeout reports: the request's own when it is the nearer one.
         let bindingLimit = configuration.connectTimeout <= deadline.remaining ? configuration.connectTimeout : deadline.limit
@@ -101,6 +103,8 @@ enum Connector {
         }
         let socksTarget: SOCKSAddress? = if let proxy { try await socksAddress(of: address, port: key.port, through: proxy, key: key) } else { nil }
         let proxyTLS = proxy.flatMap { $0.kind == .https ? ProxyTLS(proxy: $0, configuration: configuration) : nil }
+        let connecting = RequestStage.connecting(to: proxy.map { "the proxy \($0)" } ?? ConnectionFailureText.endpoint(address, key.port))
+        deadline.enter(connecting)
         do {
             (channel, negotiation, handshake) = try await bootstrap.connect(host: proxy?.host ?? address, port: proxy?.port ?? key.port) { channel in
                 let handshake = channel.eventLoop.makePromise(of: Void.self)
@@ -149,12 +153,15 @@ enum Connector {
                 return channel.eventLoop.makeSucceededFuture((channel, negotiation, handshake.futureResult))
             }
         } catch ChannelError.connectTimeout {
-            throw SecureSessionError.timeout(bindingLimit)
+            throw SecureSessionError.timeout(bindingLimit, during: connecting.description)
         } catch {
             let through = proxy.map { " (through the proxy \($0))" } ?? ""
             throw SecureSessionError.connectionFailed("\(key)\(through): \(ConnectionFailureText.describe(error))")
         }
         let connected = clock.now
+        let securing: RequestStage =
+            key.isSecure ? .securing(key, proxy: proxy.map { "\($0)" }) : proxy.map { .tunnelling(key, proxy: "\($0)") } ?? .awaitingResponse(key)
+        deadline.enter(securing)
         let negotiated: Negotiation
         let secured: ContinuousClock.Instant
         do {
@@ -168,7 +175,7 @@ enum Connector {
                         return (negotiated, clock.now)
                     }
                 } catch SecureSessionError.timeout {
-                    throw SecureSessionError.timeout(bindingLimit)
+                    throw SecureSessionError.timeout(bindingLimit, during: securing.description)
                 }
             }
         } catch {

@@ -12,6 +12,7 @@ final class Deadline: @unchecked Sendable {
     private let onExpiry: @Sendable () -> Void
     private let lock = NSLock()
     private var outcome: SecureSessionError?
+    private var stage: RequestStage?
     private var waiters: [UInt64: @Sendable (SecureSessionError) -> Void] = [:]
     private var nextWaiter: UInt64 = 0
 
@@ -23,6 +24,27 @@ final class Deadline: @unchecked Sendable {
 
     /// The moment the deadline passes.
     var expiry: ContinuousClock.Instant { start + limit }
+
+    /// The request is now at `stage` (what a timeout names).
+    func enter(_ stage: RequestStage) {
+        lock.withLock { self.stage = stage }
+    }
+
+    /// `count` more bytes of the response body arrived from `key`'s server.
+    func received(_ count: Int, from key: ConnectionKey) {
+        lock.withLock {
+            if case .readingBody(_, let received) = stage {
+                stage = .readingBody(key, received: received + count)
+            } else {
+                stage = .readingBody(key, received: count)
+            }
+        }
+    }
+
+    /// The timeout of this deadline, saying what the request was doing when its time ran out.
+    var timeout: SecureSessionError {
+        .timeout(limit, during: lock.withLock { stage?.description })
+    }
 
     /// Why the deadline ended the request, if it did: timeout or cancellation.
     var ending: SecureSessionError? { lock.withLock { outcome } }
@@ -59,7 +81,7 @@ final class Deadline: @unchecked Sendable {
         }
         guard let registered else {
             interrupt()
-            throw ending ?? .timeout(limit)
+            throw ending ?? timeout
         }
         defer { lock.withLock { _ = waiters.removeValue(forKey: registered) } }
         return try await operation()
@@ -96,7 +118,7 @@ final class Deadline: @unchecked Sendable {
 }
 
 /// Runs `operation` within `limit`: see ``Deadline``. A timeout throws
-/// ``SecureSessionError/timeout(_:)`` and task cancellation ``SecureSessionError/cancelled``,
+/// ``SecureSessionError/timeout(_:during:)`` and task cancellation ``SecureSessionError/cancelled``,
 /// whatever error the interrupted operation ended with.
 func withDeadline<Value: Sendable>(
     _ limit: Duration,
@@ -175,7 +197,7 @@ final class DeadlineSweeper: @unchecked Sendable {
             for deadline in due { watched.removeValue(forKey: ObjectIdentifier(deadline)) }
             return due
         }
-        for deadline in expired { deadline.end(.timeout(deadline.limit)) }
+        for deadline in expired { deadline.end(deadline.timeout) }
     }
 }
 

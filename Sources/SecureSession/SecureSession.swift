@@ -332,6 +332,7 @@ public final class SecureSession: Sendable {
                 if Self.isChallenge(head) {
                     // A handler may take its time: the deadline bounds it.
                     let key = try self.connectionKey(for: current)
+                    deadline.enter(.awaitingChallengeHandler(key))
                     let (authorized, answered) = try await deadline.bound { [authentication, current] in
                         var answering = authentication
                         let authorized = try await answering.answer(head, to: current, key: key)
@@ -421,6 +422,7 @@ public final class SecureSession: Sendable {
             attempt += 1
             let leasing = clock.now
             let (connection, reused): (any PooledConnection, Bool)
+            deadline.enter(.waitingForConnection(key))
             do {
                 (connection, reused) = try await pool.lease(key, deadline: deadline) {
                     try await Connector.connect(
@@ -439,6 +441,7 @@ public final class SecureSession: Sendable {
                 throw ConnectionNotEstablished(error: .connectionFailed(detail))
             }
             let leased = clock.now
+            deadline.enter(.awaitingResponse(key))
             // When the response's first part came (`nil`: nothing of it yet).
             let firstPart = NIOLockedValueBox<ContinuousClock.Instant?>(nil)
             let held = BodyCollector(limit: memoryLimit(of: request))
@@ -451,6 +454,7 @@ public final class SecureSession: Sendable {
                     closer: closer
                 ) { head, buffer in
                     firstPart.withLockedValue { if $0 == nil { $0 = clock.now } }
+                    deadline.received(buffer.readableBytes, from: key)
                     // The body of a redirect that will be followed is not the caller's; a
                     // challenge's body is held until it is known whether the request is resent.
                     if followsRedirects, Self.isRedirect(head) { return }

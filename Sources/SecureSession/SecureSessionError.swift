@@ -14,8 +14,10 @@ public enum SecureSessionError: Error, Sendable, CustomStringConvertible {
     /// The HTTP proxy did not open a tunnel to the server (it refused, wanted credentials, or
     /// closed the connection).
     case proxyFailure(String)
-    /// The connection or request took longer than allowed.
-    case timeout(Duration)
+    /// The connection or request took longer than allowed: the limit that ran out, and what
+    /// the request was doing then (waiting for a connection, connecting, the TLS handshake,
+    /// waiting for the response, reading its body with the bytes received so far), when known.
+    case timeout(Duration, during: String? = nil)
     /// The request was cancelled (task cancellation).
     case cancelled
     /// A challenge handler cancelled the authentication challenge of this protection space.
@@ -62,7 +64,7 @@ public enum SecureSessionError: Error, Sendable, CustomStringConvertible {
         case .tlsFailure(let detail): return "TLS handshake failed: \(detail)"
         case .connectionFailed(let detail): return "connection failed: \(detail)"
         case .proxyFailure(let detail): return "proxy failure: \(detail)"
-        case .timeout(let duration): return "timed out after \(duration)"
+        case .timeout(let duration, let stage): return "timed out after \(duration)" + (stage.map { " while \($0)" } ?? "")
         case .cancelled: return "the request was cancelled"
         case .challengeCancelled(let space): return "the authentication challenge of \(space) was cancelled"
         case .protectionSpaceRejected(let space): return "the protection space \(space) was rejected by the challenge handler"

@@ -367,6 +367,35 @@ struct SecureSessionTests {
         await server.stop()
     }
 
+    @Test("a timeout says what the request was doing: waiting for a pooled connection, waiting for the response, reading the body (with the bytes received)")
+    func timeoutStages() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let session = session { $0.maximumConnectionsPerHost = 1 }
+        let key = "https://127.0.0.1:\(server.port)"
+        func stage(of path: String) async -> String? {
+            var request = SecureRequest(url: server.url(path))
+            request.timeout = .milliseconds(300)
+            do {
+                _ = try await session.send(request)
+                return "answered"
+            } catch SecureSessionError.timeout(_, let stage) {
+                return stage
+            } catch {
+                return "\(error)"
+            }
+        }
+        #expect(await stage(of: "/never") == "sending the request to \(key) or waiting for its response")
+        #expect(await stage(of: "/stalled-body") == "reading the response body from \(key) (10 bytes received)")
+        // The only connection the per-host limit allows is held by a request that waits.
+        let holder = Task { try await session.get(server.url("/never")) }
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(await stage(of: "/hello") == "waiting for a connection to \(key)")
+        holder.cancel()
+        _ = try? await holder.value
+        await session.shutdown()
+        await server.stop()
+    }
+
     @Test("a TCP connect that does not complete within connectTimeout is a timeout, not a connection failure")
     func connectTimeout() async throws {
         let silent = try SilentListener()
@@ -377,8 +406,9 @@ struct SecureSessionTests {
         await #expect {
             _ = try await session.get(URL(string: "https://127.0.0.1:\(silent.port)/")!)
         } throws: { error in
-            guard case SecureSessionError.timeout(let limit) = error else { return false }
-            return limit == .milliseconds(300)
+            guard case SecureSessionError.timeout(let limit, let stage) = error else { return false }
+            return limit == .milliseconds(300) && stage == "connecting to 127.0.0.1:\(silent.port)"
+                && "\(error)" == "timed out after 0.3 seconds while connecting to 127.0.0.1:\(silent.port)"
         }
         #expect(clock.now - started < .seconds(5))
         await session.shutdown()
@@ -397,8 +427,8 @@ struct SecureSessionTests {
         await #expect {
             _ = try await session.get(URL(string: "https://127.0.0.1:\(mute.localAddress!.port!)/")!)
         } throws: { error in
-            guard case SecureSessionError.timeout(let limit) = error else { return false }
-            return limit == .milliseconds(300)
+            guard case SecureSessionError.timeout(let limit, let stage) = error else { return false }
+            return limit == .milliseconds(300) && stage == "making the TLS handshake with https://127.0.0.1:\(mute.localAddress!.port!)"
         }
         #expect(clock.now - started < .seconds(5))
         await session.shutdown()

@@ -328,6 +328,11 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
             let status = HTTPResponseStatus(statusCode: Int(query["status"] ?? "302") ?? 302)
             let sts = query["sts"].map { [("Strict-Transport-Security", $0)] } ?? []
             send(context, status, "moved", type: "text/plain", extra: [("Location", query["to"] ?? "/hello")] + sts)
+        case "/stalled-body":
+            // A 200 that announces 100 bytes, sends 10 and then nothing more.
+            let headers = HTTPHeaders([("Content-Type", "text/plain"), ("Content-Length", "100")])
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: "partial...")))), promise: nil)
         case "/never":
             break
         case "/collect":
