@@ -20,7 +20,7 @@ public struct SecureRequest: Sendable {
     /// when its length is not known. Not with ``body`` or ``bodyFile``.
     public var bodyStream: RequestBodyStream?
     /// How long the whole request may take; `nil` uses the session's. Zero or less fails the
-    /// request with ``SecureSessionError/timeout(_:)`` before anything is sent.
+    /// request with ``SecureSessionError/timeout(_:during:)`` before anything is sent.
     public var timeout: Duration?
     /// What responses are acceptable; `nil` uses the session's.
     public var validation: ResponseValidation?

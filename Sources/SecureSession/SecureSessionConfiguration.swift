@@ -22,10 +22,10 @@ public struct SecureSessionConfiguration: Sendable {
     /// Where trust decisions are cached; `nil` evaluates every handshake.
     public var decisionCache: DecisionCache?
     /// How long connecting (TCP and TLS handshake) may take. Zero or less allows no connection
-    /// (requests fail with ``SecureSessionError/timeout(_:)``); a limit beyond 292 years is none.
+    /// (requests fail with ``SecureSessionError/timeout(_:during:)``); a limit beyond 292 years is none.
     public var connectTimeout: Duration
     /// How long a whole request may take, redirects included, unless the request says otherwise.
-    /// Zero or less fails every request with ``SecureSessionError/timeout(_:)`` before anything
+    /// Zero or less fails every request with ``SecureSessionError/timeout(_:during:)`` before anything
     /// is sent; a limit beyond 292 years is none.
     public var requestTimeout: Duration
     /// The most redirects followed for one request.

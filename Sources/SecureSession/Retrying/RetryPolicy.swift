@@ -20,7 +20,7 @@ public struct RetryPolicy: RequestInterceptor, Hashable {
     public enum RetryableFailure: Sendable, Hashable, CaseIterable {
         /// The connection could not be made, or broke (``SecureSessionError/connectionFailed(_:)``).
         case connectionFailure
-        /// The attempt took longer than the request timeout (``SecureSessionError/timeout(_:)``).
+        /// The attempt took longer than the request timeout (``SecureSessionError/timeout(_:during:)``).
         case timeout
     }
 
