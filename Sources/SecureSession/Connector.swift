@@ -36,6 +36,8 @@ enum Connector {
         let goAway: GoAwayRecord
         /// The `PING`s that check the server is still there.
         let probe: HTTP2LivenessProbe
+        /// What the client's HTTP/2 handler found wrong in the server's frames.
+        let violations: HTTP2ViolationRecord
     }
 
     /// Connects to `key`'s server.
@@ -224,6 +226,7 @@ enum Connector {
                 asyncMultiplexer: http2.asyncMultiplexer,
                 goAway: http2.goAway,
                 probe: http2.probe,
+                violations: http2.violations,
                 probeTimeout: configuration.connectTimeout,
                 trustDecision: decisions.last,
                 establishment: establishment,
@@ -303,7 +306,8 @@ enum Connector {
         return channel.eventLoop.makeCompletedFuture {
             let goAway = GoAwayRecord()
             let probe = HTTP2LivenessProbe()
-            let watcher = GoAwayWatcher(record: goAway, probe: probe, channel: channel)
+            let violations = HTTP2ViolationRecord()
+            let watcher = GoAwayWatcher(record: goAway, probe: probe, violations: violations, channel: channel)
             let asyncMultiplexer = try channel.pipeline.syncOperations.configureAsyncHTTP2Pipeline(
                 mode: .client,
                 streamDelegate: nil,
@@ -314,7 +318,7 @@ enum Connector {
             }
             try channel.pipeline.syncOperations.addHandler(watcher)
             let multiplexer = try channel.pipeline.syncOperations.handler(type: NIOHTTP2Handler.self).syncMultiplexer()
-            return HTTP2Pipeline(multiplexer: multiplexer, asyncMultiplexer: asyncMultiplexer, goAway: goAway, probe: probe)
+            return HTTP2Pipeline(multiplexer: multiplexer, asyncMultiplexer: asyncMultiplexer, goAway: goAway, probe: probe, violations: violations)
         }
     }
 

@@ -8,6 +8,7 @@ final class GoAwayRecord: Sendable {
     private struct State {
         var isGoingAway = false
         var serverGoAway: ServerGoAway?
+        var endedByClient = false
     }
 
     /// What the server's `GOAWAY` said: the last stream it processed and its error code
@@ -37,8 +38,15 @@ final class GoAwayRecord: Sendable {
 
     /// Notes the client's own `GOAWAY` (a connection error).
     func clientWentAway() {
-        state.withLockedValue { $0.isGoingAway = true }
+        state.withLockedValue { state in
+            state.isGoingAway = true
+            state.endedByClient = true
+        }
     }
+
+    /// Whether the client ended the connection with a `GOAWAY` of its own (a connection error
+    /// its HTTP/2 handler found).
+    var isEndedByClient: Bool { state.withLockedValue { $0.endedByClient } }
 
     /// The server's `GOAWAY`, when it says that `stream` is above the last stream processed: the
     /// server did not process `stream`'s request and never will; `nil` otherwise.

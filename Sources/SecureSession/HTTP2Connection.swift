@@ -25,6 +25,7 @@ final class HTTP2Connection: PooledConnection, Sendable {
     private let asyncMultiplexer: NIOHTTP2Handler.AsyncStreamMultiplexer<Void>
     private let goAway: GoAwayRecord
     private let probe: HTTP2LivenessProbe
+    private let violations: HTTP2ViolationRecord
     /// How long a `PING` may wait for its acknowledgement (the session's connect timeout).
     private let probeTimeout: Duration
     private let closed = LockedFlag()
@@ -49,6 +50,7 @@ final class HTTP2Connection: PooledConnection, Sendable {
         asyncMultiplexer: NIOHTTP2Handler.AsyncStreamMultiplexer<Void>,
         goAway: GoAwayRecord,
         probe: HTTP2LivenessProbe,
+        violations: HTTP2ViolationRecord,
         probeTimeout: Duration,
         trustDecision: TrustDecision?,
         establishment: ConnectionEstablishment,
@@ -63,6 +65,7 @@ final class HTTP2Connection: PooledConnection, Sendable {
         self.asyncMultiplexer = asyncMultiplexer
         self.goAway = goAway
         self.probe = probe
+        self.violations = violations
         self.probeTimeout = probeTimeout
         self.trustDecision = trustDecision
         self.establishment = establishment
@@ -101,8 +104,10 @@ final class HTTP2Connection: PooledConnection, Sendable {
         let opened = channel.eventLoop.makePromise(of: (any Channel).self)
         // The stream is made, and the request written, on the event loop; the task only waits
         // for the response.
+        let resets = ServerResetWatcher()
         multiplexer.createStreamChannel(promise: opened) { stream in
             stream.eventLoop.makeCompletedFuture {
+                try stream.pipeline.syncOperations.addHandler(resets)
                 try stream.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTP1ClientCodec(httpProtocol: isSecure ? .https : .http))
                 try decompression.install(in: stream.pipeline.syncOperations)
                 try stream.pipeline.syncOperations.addHandler(StreamExchangeHandler(request: request, bridge: bridge))
@@ -136,8 +141,28 @@ final class HTTP2Connection: PooledConnection, Sendable {
             if probe.wentSilent {
                 throw SecureSessionError.connectionFailed("\(key): the server did not answer a PING within \(probeTimeout); the HTTP/2 connection was closed")
             }
+            if let violation = await violation(behind: error, serverReset: resets.serverReset) { throw violation }
             throw ResponseReader.failure(streamFailure(error, method: HTTPMethod(rawValue: head.method.rawValue)), on: key, closingError: closingError())
         }
+    }
+
+    /// The request's failure when the client's HTTP/2 handler ended its stream (a reset with an
+    /// error code the server did not send) or the connection (its own `GOAWAY`) over something
+    /// wrong in the server's frames, saying what; `nil` otherwise. A stream reset over its own
+    /// response is an `invalidResponse`; a connection ended under it a `connectionFailed` (the
+    /// request may have been sound, and an idempotent one goes again on a new connection).
+    private func violation(behind error: any Error, serverReset: HTTP2ErrorCode?) async -> SecureSessionError? {
+        let clientReset = (error as? NIOHTTP2Errors.StreamClosed).flatMap { closed in
+            closed.errorCode != .cancel && serverReset == nil ? closed.errorCode : nil
+        }
+        guard clientReset != nil || goAway.isEndedByClient else { return nil }
+        // swift-nio-http2 reports its finding right after closing the stream, in the same turn
+        // of the event loop: the next turn has it.
+        _ = try? await channel.eventLoop.submit {}.get()
+        guard let found = violations.take() else { return nil }
+        let said = "\(key): the server broke HTTP/2's rules: \(found)"
+        guard let clientReset else { return .connectionFailed("\(said); the client ended the connection (GOAWAY)") }
+        return .invalidResponse("\(said); the client reset its stream (\(clientReset.rfcName))")
     }
 
     /// A request gave up on its stream: a `PING` unanswered within the probe timeout closes the
@@ -177,9 +202,9 @@ final class HTTP2Connection: PooledConnection, Sendable {
             return RequestNotProcessed(description: "\(key): the server refused the HTTP/2 stream (REFUSED_STREAM)")
         }
         guard let serverGoAway = goAway.serverGoAway(above: reset.streamID) else {
-            return SecureSessionError.connectionFailed("the server reset the HTTP/2 stream (\(reset.errorCode))")
+            return SecureSessionError.connectionFailed("\(key): the server reset the HTTP/2 stream (\(reset.errorCode.rfcName))")
         }
-        let said = "the server's GOAWAY (\(serverGoAway.errorCode)) says it processed streams up to \(serverGoAway.lastProcessed), not this one (\(reset.streamID))"
+        let said = "the server's GOAWAY (\(serverGoAway.errorCode.rfcName)) says it processed streams up to \(serverGoAway.lastProcessed), not this one (\(reset.streamID))"
         guard serverGoAway.errorCode == .noError || method.isIdempotent else {
             return SecureSessionError.connectionFailed("\(key): \(said); a \(method) is not sent again after a GOAWAY with an error code")
         }

@@ -1,5 +1,6 @@
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOHTTPCompression
 import NIOSSL
 import TransportSecurityNIO
@@ -79,6 +80,8 @@ enum ResponseReader {
         case let error as HTTPParserError:
             // The server answered, but not in HTTP: not a network failure, and not retried.
             return SecureSessionError.invalidResponse("\(key): \(error) (\(explanation(of: error)))")
+        case let error as NIOHTTP2Errors.InvalidStatusValue:
+            return SecureSessionError.invalidResponse("\(key): the HTTP/2 status '\(error.value)' is not a three-digit number")
         case NIOHTTPDecompression.DecompressionError.limit:
             return SecureSessionError.invalidResponse("\(key): the compressed body inflates beyond the session's decompression limit (a decompression bomb?)")
         case NIOHTTPDecompression.DecompressionError.inflationError(let code):

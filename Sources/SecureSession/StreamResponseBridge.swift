@@ -110,7 +110,9 @@ final class StreamResponseBridge: AsyncIteratorProtocol, @unchecked Sendable {
 
 /// The last handler of an HTTP/2 request stream: writes the request as the stream opens, hands
 /// each response part to the ``StreamResponseBridge`` and holds the stream's reads while the
-/// bridge is full.
+/// bridge is full. A head loses the `transfer-encoding: chunked` swift-nio-http2 adds to it for
+/// HTTP/1's sake: no HTTP/2 server sends that field (it is forbidden there), and the caller sees
+/// the fields the server sent.
 final class StreamExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPClientResponsePart
     typealias OutboundIn = HTTPClientRequestPart
@@ -144,7 +146,11 @@ final class StreamExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let part = unwrapInboundIn(data)
+        var part = unwrapInboundIn(data)
+        if case .head(var head) = part, head.headers.contains(name: "transfer-encoding") {
+            head.headers.remove(name: "transfer-encoding")
+            part = .head(head)
+        }
         if !bridge.deliver(part) { mayRead = false }
         if case .end = part { bridge.finish(nil) }
     }

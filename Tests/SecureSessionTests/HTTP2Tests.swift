@@ -26,6 +26,11 @@ struct HTTP2Tests {
         #expect(echoed.text == "payload")
         #expect(echoed.header("x-method") == "PUT")
         #expect(server.http2StreamCount == 2)
+        // A body of unannounced length: swift-nio-http2 adds `transfer-encoding: chunked` to
+        // the head for HTTP/1's sake; the caller sees the fields the server sent.
+        let unannounced = try await session.get(server.url("/chunked/1000"))
+        #expect(unannounced.body.count == 1000)
+        #expect(unannounced.header("transfer-encoding") == nil, "\(unannounced.headers)")
         await session.shutdown()
         await server.stop()
     }
@@ -222,7 +227,7 @@ struct HTTP2Tests {
             _ = try await session.send(SecureRequest(.post, url: server.url("/unprocessed?by=goaway&code=11"), body: Data("order".utf8)))
             Issue.record("a POST was sent again after a GOAWAY with an error code")
         } catch SecureSessionError.connectionFailed(let detail) {
-            #expect(detail.contains("the server's GOAWAY (HTTP2ErrorCode<0xb Enhance Your Calm>) says it processed streams up to HTTP2StreamID(0)"), "\(detail)")
+            #expect(detail.contains("the server's GOAWAY (ENHANCE_YOUR_CALM) says it processed streams up to HTTP2StreamID(0)"), "\(detail)")
             #expect(detail.hasSuffix("a POST is not sent again after a GOAWAY with an error code"), "\(detail)")
         }
         #expect(try await session.get(server.url("/unprocessed?by=goaway&code=11")).text == "processed on connection 2")
@@ -272,6 +277,38 @@ struct HTTP2Tests {
         #expect(server.connections.total == 1)
         await session.shutdown()
         await server.stop()
+    }
+
+    @Test(
+        "a response breaking HTTP/2's rules, from an independent server (Python's h2): an invalidResponse saying which rule, not a reset taken for the server's; a connection the client ended, a connectionFailed saying why",
+        arguments: [
+            ("/longer-than-announced", "invalid", "its DATA did not add up to the content-length it announced; the client reset its stream (PROTOCOL_ERROR)"),
+            ("/shorter-than-announced", "invalid", "its DATA did not add up to the content-length it announced; the client reset its stream (PROTOCOL_ERROR)"),
+            ("/uppercase-field", "invalid", "the header field name 'X-Upper', which HTTP/2 does not allow"),
+            ("/connection-field", "invalid", "the connection-specific header field connection, which HTTP/2 forbids"),
+            ("/line-break-in-value", "invalid", "the header field x-split holds a NUL, CR or LF"),
+            ("/no-status", "invalid", "pseudo-header fields a response does not have (it has one: :status)"),
+            ("/status-twice", "invalid", "the pseudo-header :status twice"),
+            ("/status-not-a-number", "invalid", "the HTTP/2 status 'abc' is not a three-digit number"),
+            ("/switching-protocols", "invalid", "the server answered 101 Switching Protocols"),
+            ("/header-block-too-large", "connection", "a header block larger than the client accepts; the client ended the connection (GOAWAY)"),
+            ("/reset-mid-body", "connection", "the server reset the HTTP/2 stream (INTERNAL_ERROR)"),
+        ]
+    )
+    func brokenResponses(path: String, kind: String, reason: String) async throws {
+        let server = try HostileHTTP2Server(chain: lab.loopbackChain())
+        defer { server.stop() }
+        let session = session { $0.requestTimeout = .seconds(10) }
+        #expect(try await session.get(server.url("/")).text == "hello")
+        do {
+            let response = try await session.get(server.url(path))
+            Issue.record("\(path) was answered: \(response.statusCode)")
+        } catch SecureSessionError.invalidResponse(let detail) {
+            #expect(kind == "invalid" && detail.contains(reason), "\(detail)")
+        } catch SecureSessionError.connectionFailed(let detail) {
+            #expect(kind == "connection" && detail.contains(reason), "\(detail)")
+        }
+        await session.shutdown()
     }
 
     @Test("a request with its own challenge handler gets an HTTP/2 connection of its own, closed after it; the shared one goes on")

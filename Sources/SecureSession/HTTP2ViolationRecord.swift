@@ -1,0 +1,58 @@
+import NIOConcurrencyHelpers
+import NIOHTTP2
+
+/// What the client's HTTP/2 handler found wrong in what the server sent on one connection: a
+/// response whose DATA does not add up to its `content-length`, a header field HTTP/2 forbids, a
+/// header block too large. swift-nio-http2 resets the stream (or ends the connection) itself and
+/// reports the finding on the connection's pipeline, apart from the stream; a request whose
+/// stream the client reset takes the finding from here to say why.
+final class HTTP2ViolationRecord: Sendable {
+    /// Findings not yet taken, oldest first (a few at most: each is taken by the request whose
+    /// stream it ended).
+    private let found = NIOLockedValueBox<[String]>([])
+    private static let kept = 16
+
+    /// Notes `error` when it is a finding of swift-nio-http2's.
+    func note(_ error: any Error) {
+        guard error is any NIOHTTP2Error, !(error is NIOHTTP2Errors.StreamClosed) else { return }
+        let words = Self.words(for: error)
+        found.withLockedValue { found in
+            if found.count < Self.kept { found.append(words) }
+        }
+    }
+
+    /// The oldest finding not yet taken, if any.
+    func take() -> String? {
+        found.withLockedValue { $0.isEmpty ? nil : $0.removeFirst() }
+    }
+
+    /// What the server did wrong, in words.
+    static func words(for error: any Error) -> String {
+        switch error {
+        case is NIOHTTP2Errors.ContentLengthViolated:
+            return "its DATA did not add up to the content-length it announced"
+        case let error as NIOHTTP2Errors.InvalidHTTP2HeaderFieldName:
+            return "the header field name '\(error.fieldName)', which HTTP/2 does not allow (names are lowercase tokens)"
+        case let error as NIOHTTP2Errors.InvalidHTTP2HeaderFieldValue:
+            return "the header field \(error.name) holds a NUL, CR or LF"
+        case let error as NIOHTTP2Errors.ForbiddenHeaderField:
+            return "the connection-specific header field \(error.name), which HTTP/2 forbids"
+        case let error as NIOHTTP2Errors.MissingPseudoHeader:
+            return "no \(error.name) pseudo-header"
+        case let error as NIOHTTP2Errors.DuplicatePseudoHeader:
+            return "the pseudo-header \(error.name) twice"
+        case let error as NIOHTTP2Errors.UnknownPseudoHeader:
+            return "the unknown pseudo-header \(error.name)"
+        case is NIOHTTP2Errors.InvalidPseudoHeaders:
+            return "pseudo-header fields a response does not have (it has one: :status)"
+        case is NIOHTTP2Errors.PseudoHeaderAfterRegularHeader:
+            return "a pseudo-header after a regular header field"
+        case let error as NIOHTTP2Errors.NoSuchStream:
+            return "a frame on stream \(Int(error.streamID)), which the client never opened"
+        case is NIOHTTP2Errors.ExcessivelyLargeHeaderBlock:
+            return "a header block larger than the client accepts"
+        default:
+            return "\(type(of: error))"
+        }
+    }
+}

@@ -1,0 +1,109 @@
+"""An HTTP/2 server over TLS on 127.0.0.1 that answers each path with a response a correct
+server never sends, for the session's tests: `server.py CHAIN KEY PORT`.
+
+Built on the `h2` package (Debian's python3-h2) with its own checks of what it sends turned off;
+DATA frames that break a response's content-length are written as raw frames.
+"""
+import socket
+import ssl
+import sys
+import threading
+
+import h2.config
+import h2.connection
+import h2.errors
+import h2.events
+from hyperframe.frame import DataFrame
+
+
+def raw_data(stream_id, payload):
+    frame = DataFrame(stream_id)
+    frame.data = payload
+    frame.flags.add('END_STREAM')
+    return frame.serialize()
+
+
+def answer(conn, sock, stream_id, path):
+    """Writes the response `path` names; returns nothing."""
+    if path == '/longer-than-announced':
+        conn.send_headers(stream_id, [(':status', '200'), ('content-length', '5')])
+        sock.sendall(conn.data_to_send() + raw_data(stream_id, b'0123456789'))
+    elif path == '/shorter-than-announced':
+        conn.send_headers(stream_id, [(':status', '200'), ('content-length', '50')])
+        sock.sendall(conn.data_to_send() + raw_data(stream_id, b'0123456789'))
+    elif path == '/uppercase-field':
+        conn.send_headers(stream_id, [(':status', '200'), ('X-Upper', 'v')], end_stream=True)
+    elif path == '/connection-field':
+        conn.send_headers(stream_id, [(':status', '200'), ('connection', 'close')], end_stream=True)
+    elif path == '/line-break-in-value':
+        conn.send_headers(stream_id, [(':status', '200'), ('x-split', 'a\r\nInjected: b')], end_stream=True)
+    elif path == '/no-status':
+        conn.send_headers(stream_id, [('content-type', 'text/plain')], end_stream=True)
+    elif path == '/status-twice':
+        conn.send_headers(stream_id, [(':status', '200'), (':status', '404')], end_stream=True)
+    elif path == '/status-not-a-number':
+        conn.send_headers(stream_id, [(':status', 'abc')], end_stream=True)
+    elif path == '/switching-protocols':
+        conn.send_headers(stream_id, [(':status', '101')])
+        conn.send_headers(stream_id, [(':status', '200'), ('content-length', '2')])
+        conn.send_data(stream_id, b'ok', end_stream=True)
+    elif path == '/header-block-too-large':
+        fields = [('x-field-%d' % index, 'v' * 1000) for index in range(1000)]
+        conn.send_headers(stream_id, [(':status', '200')] + fields, end_stream=True)
+    elif path == '/reset-mid-body':
+        conn.send_headers(stream_id, [(':status', '200'), ('content-length', '100')])
+        conn.send_data(stream_id, b'partial')
+        sock.sendall(conn.data_to_send())
+        conn.reset_stream(stream_id, h2.errors.ErrorCodes.INTERNAL_ERROR)
+    else:
+        conn.send_headers(stream_id, [(':status', '200'), ('content-length', '5')])
+        conn.send_data(stream_id, b'hello', end_stream=True)
+
+
+def serve(sock):
+    config = h2.config.H2Configuration(
+        client_side=False, validate_outbound_headers=False, normalize_outbound_headers=False, validate_inbound_headers=False
+    )
+    conn = h2.connection.H2Connection(config=config)
+    conn.initiate_connection()
+    sock.sendall(conn.data_to_send())
+    while True:
+        try:
+            data = sock.recv(65535)
+        except OSError:
+            return
+        if not data:
+            return
+        try:
+            events = conn.receive_data(data)
+        except Exception:
+            return
+        for event in events:
+            if isinstance(event, h2.events.RequestReceived):
+                fields = {name.decode() if isinstance(name, bytes) else name: value for name, value in event.headers}
+                path = fields[':path']
+                answer(conn, sock, event.stream_id, path.decode() if isinstance(path, bytes) else path)
+        pending = conn.data_to_send()
+        if pending:
+            sock.sendall(pending)
+
+
+def main():
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(sys.argv[1], sys.argv[2])
+    context.set_alpn_protocols(['h2'])
+    listener = socket.socket()
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(('127.0.0.1', int(sys.argv[3])))
+    listener.listen(50)
+    while True:
+        client, _ = listener.accept()
+        try:
+            secured = context.wrap_socket(client, server_side=True)
+        except (OSError, ssl.SSLError):
+            client.close()
+            continue
+        threading.Thread(target=serve, args=(secured,), daemon=True).start()
+
+
+main()
