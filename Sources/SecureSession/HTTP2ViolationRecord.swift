@@ -51,6 +51,20 @@ final class HTTP2ViolationRecord: Sendable {
             return "a frame on stream \(Int(error.streamID)), which the client never opened"
         case is NIOHTTP2Errors.ExcessivelyLargeHeaderBlock:
             return "a header block larger than the client accepts"
+        case is NIOHTTP2Errors.PushInViolationOfSetting:
+            return "a PUSH_PROMISE, though the client turned server push off"
+        case is NIOHTTP2Errors.InvalidFlowControlWindowSize, is NIOHTTP2Errors.InvalidWindowIncrementSize:
+            return "a WINDOW_UPDATE of zero or one taking a flow-control window past 2^31-1"
+        case let error as NIOHTTP2Errors.InvalidSetting:
+            return "the setting \(error.setting.parameter) with the invalid value \(error.setting.value)"
+        case is NIOHTTP2Errors.ExcessiveControlFrames:
+            return "a flood of control frames (PING, SETTINGS) the client would have to answer"
+        case is NIOHTTP2Errors.ExcessiveContinuationFrames:
+            return "a header block spread over more CONTINUATION frames than the client accepts"
+        case is NIOHTTP2Errors.ExcessiveEmptyDataFrames:
+            return "a flood of empty DATA frames"
+        case is NIOHTTP2Errors.ExcessiveRSTFrames, is NIOHTTP2Errors.ExcessiveStreamErrors, is NIOHTTP2Errors.ExcessiveNumberOfGlitches:
+            return "more broken or reset streams than the client tolerates on one connection"
         default:
             return "\(type(of: error))"
         }

@@ -293,6 +293,8 @@ struct HTTP2Tests {
             ("/switching-protocols", "invalid", "the server answered 101 Switching Protocols"),
             ("/header-block-too-large", "connection", "a header block larger than the client accepts; the client ended the connection (GOAWAY)"),
             ("/reset-mid-body", "connection", "the server reset the HTTP/2 stream (INTERNAL_ERROR)"),
+            ("/push-promise", "connection", "a PUSH_PROMISE, though the client turned server push off; the client ended the connection (GOAWAY)"),
+            ("/ping-flood", "connection", "a flood of control frames (PING, SETTINGS) the client would have to answer; the client ended the connection"),
         ]
     )
     func brokenResponses(path: String, kind: String, reason: String) async throws {

@@ -6,6 +6,7 @@ DATA frames that break a response's content-length are written as raw frames.
 """
 import socket
 import ssl
+import struct
 import sys
 import threading
 
@@ -14,6 +15,10 @@ import h2.connection
 import h2.errors
 import h2.events
 from hyperframe.frame import DataFrame
+
+
+def raw_frame(kind, flags, stream_id, payload):
+    return struct.pack('>I', len(payload))[1:] + bytes([kind, flags]) + struct.pack('>I', stream_id) + payload
 
 
 def raw_data(stream_id, payload):
@@ -55,6 +60,12 @@ def answer(conn, sock, stream_id, path):
         conn.send_data(stream_id, b'partial')
         sock.sendall(conn.data_to_send())
         conn.reset_stream(stream_id, h2.errors.ErrorCodes.INTERNAL_ERROR)
+    elif path == '/push-promise':
+        # Promises stream 2 (END_HEADERS, an empty header block), though push is off: after the
+        # acknowledgement of the client's SETTINGS (until which push is still on).
+        sock.sendall(conn.data_to_send() + raw_frame(5, 0x4, stream_id, struct.pack('>I', 2)))
+    elif path == '/ping-flood':
+        sock.sendall(b''.join(raw_frame(6, 0, 0, struct.pack('>Q', index)) for index in range(20000)))
     else:
         conn.send_headers(stream_id, [(':status', '200'), ('content-length', '5')])
         conn.send_data(stream_id, b'hello', end_stream=True)
