@@ -307,6 +307,7 @@ public struct GetCommand: TSecCommand {
     private func fetch(_ request: SecureRequest, with session: SecureSession, writeOut: WriteOutFormat?, to terminal: CommandOutput) async -> Int32 {
         let printedBytes = PrintedBytes(limit: maxFilesize)
         var transfer = WriteOutFormat.Transfer(response: nil, bodyBytes: 0, trustRejected: false, exitStatus: ExitStatus.success, errorMessage: "")
+        var failure: (any Error)?
         do {
             let response: SecureResponse
             var printed = false
@@ -339,6 +340,7 @@ public struct GetCommand: TSecCommand {
             report(response, bodyPrinted: printed, to: terminal)
             transfer.response = response
         } catch let error as SecureSessionError {
+            failure = error
             complain("tsec get: \(error)", to: terminal)
             transfer.errorMessage = error.description
             switch error {
@@ -357,10 +359,12 @@ public struct GetCommand: TSecCommand {
                 transfer.exitStatus = ExitStatus.connectionFailure
             }
         } catch {
+            failure = error
             complain("tsec get: \(error)", to: terminal)
             transfer.errorMessage = "\(error)"
             transfer.exitStatus = ExitStatus.connectionFailure
         }
+        if json, let failure { terminal.line(JSONOutput.encode(GetFailureReport(failure, exitStatus: transfer.exitStatus))) }
         if transfer.response == nil { transfer.bodyBytes = printedBytes.count }
         writeOut?.write(transfer, to: terminal)
         return transfer.exitStatus

@@ -297,6 +297,44 @@ struct GetCommandTests {
         await proxy.stop()
     }
 
+    @Test("--json reports a failure on stdout too: its kind, the sentence, the exit status, the rejected decision whole, a timeout's limit and stage, a status -f refused")
+    func jsonFailures() async throws {
+        struct Failure: Decodable {
+            struct Trust: Decodable { let trusted: Bool; let rule: Int }
+            let error: String
+            let message: String
+            let exitStatus: Int32
+            let trust: Trust?
+            let timeoutMilliseconds: Double?
+            let during: String?
+            let status: Int?
+        }
+        func failure(_ run: (status: Int32, output: CommandOutput)) throws -> Failure {
+            try JSONDecoder().decode(Failure.self, from: Data(run.output.stdout.utf8))
+        }
+        let proxy = try await HTTPTestServer(chain: lab.loopbackChain(issuedBy: lab.proxyRoot))
+        let rejected = await get(proxy.url("/hello"), ["--mode", "public-key", "--pin", files.path("root.pem"), "--json"])
+        #expect(rejected.status == 1)
+        let rejection = try failure(rejected)
+        #expect(rejection.error == "trust_rejected")
+        #expect(rejection.exitStatus == 1)
+        #expect(rejection.trust?.trusted == false)
+        #expect(rejection.trust?.rule == 6, "public-key pinning decided")
+        #expect(rejected.output.stderr.contains(rejection.message))
+        await proxy.stop()
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let slow = try failure(await get(server.url("/never"), ["--max-time", "0.3", "--json"]))
+        #expect(slow.error == "timeout")
+        #expect(slow.exitStatus == 3)
+        #expect(slow.timeoutMilliseconds == 300)
+        #expect(slow.during == "sending the request to https://127.0.0.1:\(server.port) or waiting for its response")
+        let refused = try failure(await get(server.url("/status/503"), ["-f", "--json"]))
+        #expect(refused.error == "unacceptable_status")
+        #expect(refused.status == 503)
+        #expect(refused.exitStatus == 22)
+        await server.stop()
+    }
+
     @Test("--crlfile checks the leaf against CRLs from files, as curl's: a listed leaf exits 1, so does one whose issuer has no current list; a file may hold several PEM CRLs; an unreadable one exits 2")
     func crlFile() async throws {
         let chain = try lab.loopbackChain()
@@ -790,7 +828,8 @@ struct GetCommandTests {
         #expect(included.output.stdout.utf8.count > 500_000)
         let held = await get(server.url("/endless"), ["--max-filesize", "1000000", "--json"])
         #expect(held.status == 3)
-        #expect(held.output.stdout.isEmpty)
+        #expect(!held.output.stdout.contains("endless"), "no body is printed")
+        #expect(held.output.stdout.contains(#""error" : "response_too_large""#), "\(held.output.stdout)")
         let malformed = await get(server.url("/hello"), ["-H", "Bad Name: v"])
         #expect(malformed.status == 2)
         #expect(malformed.output.stderr.contains("invalid request"))
