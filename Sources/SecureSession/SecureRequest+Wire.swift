@@ -26,6 +26,9 @@ extension SecureRequest {
                 return "the value of the header \(field.name) contains CR, LF or NUL"
             }
         }
+        if headers.filter({ $0.name.caseInsensitiveCompare("Host") == .orderedSame }).count > 1 {
+            return "the request has several Host header fields, which a server must refuse (RFC 9112 §3.2)"
+        }
         if [body != nil, bodyFile != nil, bodyStream != nil].filter({ $0 }).count > 1 {
             return "a request has one of a body, a body file and a body stream, not several"
         }

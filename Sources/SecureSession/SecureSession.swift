@@ -587,10 +587,15 @@ public final class SecureSession: Sendable {
             target = "http://\(authority)\(target)"
             if let authorization = proxy.authorization { headers.replaceOrAdd(name: "Proxy-Authorization", value: authorization) }
         }
+        // The body's framing is the session's: a caller's Content-Length or Transfer-Encoding
+        // that the body does not match (ten bytes announced on a GET without a body) would
+        // leave the server waiting for bytes that never come, then read the next request on
+        // the connection as them.
+        headers.remove(name: "Content-Length")
+        headers.remove(name: "Transfer-Encoding")
         if let body, body.length == nil {
             // Of unknown length: chunked (HTTP/2 drops the field and sends DATA frames).
-            headers.remove(name: "Content-Length")
-            headers.replaceOrAdd(name: "Transfer-Encoding", value: "chunked")
+            headers.add(name: "Transfer-Encoding", value: "chunked")
         } else if let bodyLength = body?.length {
             headers.replaceOrAdd(name: "Content-Length", value: String(bodyLength))
         } else if [.post, .put, .patch].contains(request.method) {

@@ -805,6 +805,7 @@ struct SecureSessionTests {
             SecureRequest(url: hello, headers: [("Bad Name", "v")]),
             SecureRequest(url: hello, headers: [("", "v")]),
             SecureRequest(HTTPMethod(rawValue: "GET /other HTTP/1.1\r\nX:"), url: hello),
+            SecureRequest(url: hello, headers: [("Host", "a.example"), ("host", "secret.example")]),
         ]
         for request in malformed {
             await #expect("\(request.method) \(request.headers)") {
@@ -815,6 +816,20 @@ struct SecureSessionTests {
             }
         }
         #expect(server.connections.total == 0)
+        await session.shutdown()
+        await server.stop()
+    }
+
+    @Test("the body's framing is the session's: a caller's Content-Length or Transfer-Encoding that the body does not match is replaced, so the server neither waits for bytes that never come nor reads the next request as them")
+    func framingIsTheSessions() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let session = session { $0.requestTimeout = .seconds(5) }
+        let announced = SecureRequest(url: server.url("/echo"), headers: [("Content-Length", "10")])
+        #expect(try await session.send(announced).text == "")
+        let mislabelled = SecureRequest(.post, url: server.url("/echo"), headers: [("Content-Length", "1"), ("Transfer-Encoding", "chunked")], body: Data("abc".utf8))
+        #expect(try await session.send(mislabelled).text == "abc")
+        #expect(try await session.get(server.url("/hello")).text == "hello")
+        #expect(server.connections.total == 1)
         await session.shutdown()
         await server.stop()
     }
