@@ -89,6 +89,12 @@ enum ResponseReader {
         case let error as NIOHTTPDecompression.ExtraDecompressionError:
             let what = error == .truncatedData ? "ends before the compressed data does" : "has data after the end of the compressed data"
             return SecureSessionError.invalidResponse("\(key): the compressed body \(what)")
+        case NIOSSLError.uncleanShutdown:
+            // After the handshake: the connection ended without TLS's close_notify, which anyone
+            // on the path can do. A body that ends with the connection is then not known whole.
+            return SecureSessionError.connectionFailed(
+                "\(key): the server closed the connection without TLS's close_notify before the response ended: a body that ends with the connection could have been cut short by anyone on the path (a truncation attack), so it is refused"
+            )
         default:
             // A TLS alert after the handshake: the server refused the client certificate (TLS
             // 1.3 refuses it only after the client's side of the handshake has completed).

@@ -298,7 +298,7 @@ struct HTTP2Tests {
         ]
     )
     func brokenResponses(path: String, kind: String, reason: String) async throws {
-        let server = try HostileHTTP2Server(chain: lab.loopbackChain())
+        let server = try PythonTLSServer(fixture: "hostile-http2", chain: lab.loopbackChain())
         defer { server.stop() }
         let session = session { $0.requestTimeout = .seconds(10) }
         #expect(try await session.get(server.url("/")).text == "hello")

@@ -820,6 +820,22 @@ struct SecureSessionTests {
         await server.stop()
     }
 
+    @Test("a body that ends with the connection, ended without TLS's close_notify, is refused (a truncation attack); with close_notify, or with its Content-Length, it is whole")
+    func truncationAttack() async throws {
+        let server = try PythonTLSServer(fixture: "truncating-tls", chain: lab.loopbackChain())
+        defer { server.stop() }
+        let session = session { $0.requestTimeout = .seconds(10) }
+        await #expect {
+            _ = try await session.get(server.url("/until-close-unclean"))
+        } throws: { error in
+            guard case SecureSessionError.connectionFailed(let detail) = error else { return false }
+            return detail.contains("without TLS's close_notify before the response ended") && detail.contains("truncation attack")
+        }
+        #expect(try await session.get(server.url("/until-close-clean")).text == "the whole body")
+        #expect(try await session.get(server.url("/length-unclean")).text == "the whole body")
+        await session.shutdown()
+    }
+
     @Test("the body's framing is the session's: a caller's Content-Length or Transfer-Encoding that the body does not match is replaced, so the server neither waits for bytes that never come nor reads the next request as them")
     func framingIsTheSessions() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())

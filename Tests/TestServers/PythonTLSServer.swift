@@ -1,13 +1,17 @@
 import Foundation
 import PKIBuilder
 
-/// An HTTP/2 server over TLS on 127.0.0.1, written in Python with the `h2` package (Debian's
-/// python3-h2, installed by `.ci/run`), that answers each path with a response a correct server
-/// never sends: DATA longer or shorter than its `content-length`, header fields HTTP/2 forbids,
-/// no `:status` or two, `101`, a header block too large, a reset mid-body
-/// (`Tests/Fixtures/hostile-http2/server.py` lists them). An independent peer: swift-nio-http2
-/// servers refuse to send such responses.
-public final class HostileHTTP2Server: @unchecked Sendable {
+/// A TLS server on 127.0.0.1 written in Python, one of the scripts of `Tests/Fixtures`, for
+/// behaviour swift-nio servers refuse to show: an independent peer.
+///
+/// - `hostile-http2`: HTTP/2 (with Debian's python3-h2, installed by `.ci/run`) answering each
+///   path with a response a correct server never sends: DATA longer or shorter than its
+///   `content-length`, header fields HTTP/2 forbids, no `:status` or two, `101`, a header block
+///   too large, a reset mid-body, a push though push is off, a `PING` flood.
+/// - `truncating-tls`: HTTP/1.1 ending connections without TLS's `close_notify`.
+///
+/// Each script's file lists its paths.
+public final class PythonTLSServer: @unchecked Sendable {
     private let server: ServerProcess
     private let folder: String
 
@@ -16,10 +20,10 @@ public final class HostileHTTP2Server: @unchecked Sendable {
     /// `https://127.0.0.1:PORT` + `path`.
     public func url(_ path: String) -> URL { URL(string: "https://127.0.0.1:\(port)\(path)")! }
 
-    /// Starts the server with `chain` (leaf first, its key with it) and waits until it accepts
-    /// connections.
-    public init(chain: [IssuedCertificate]) throws {
-        folder = NSTemporaryDirectory() + "hostile-http2-\(UUID().uuidString)"
+    /// Starts `Tests/Fixtures/FIXTURE/server.py` with `chain` (leaf first, its key with it) and
+    /// waits until it accepts connections.
+    public init(fixture: String, chain: [IssuedCertificate]) throws {
+        folder = NSTemporaryDirectory() + "\(fixture)-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let chainFile = folder + "/chain.pem"
         let keyFile = folder + "/key.pem"
@@ -27,7 +31,7 @@ public final class HostileHTTP2Server: @unchecked Sendable {
         try chain[0].privateKeyPEM.write(toFile: keyFile, atomically: true, encoding: .utf8)
         let script = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/hostile-http2/server.py").path
+            .appendingPathComponent("Fixtures/\(fixture)/server.py").path
         // Debian's interpreter, which has python3-h2, whatever python3 comes first in PATH.
         let python = FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") ? "/usr/bin/python3" : "python3"
         server = try ServerProcess(python) { port in [script, chainFile, keyFile, "\(port)"] }
