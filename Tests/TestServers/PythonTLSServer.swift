@@ -1,7 +1,8 @@
 import Foundation
 import PKIBuilder
 
-/// A TLS server on 127.0.0.1 written in Python, one of the scripts of `Tests/Fixtures`, for
+/// A TLS server on 127.0.0.1 written in Python, one of the scripts of `Tests/Fixtures` (their
+/// listener in `tls_listener.py`), for
 /// behaviour swift-nio servers refuse to show: an independent peer.
 ///
 /// - `hostile-http2`: HTTP/2 (with Debian's python3-h2, installed by `.ci/run`) answering each

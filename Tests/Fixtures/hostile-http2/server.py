@@ -4,17 +4,18 @@ server never sends, for the session's tests: `server.py CHAIN KEY PORT`.
 Built on the `h2` package (Debian's python3-h2) with its own checks of what it sends turned off;
 DATA frames that break a response's content-length are written as raw frames.
 """
-import socket
-import ssl
+import os
 import struct
 import sys
-import threading
 
 import h2.config
 import h2.connection
 import h2.errors
 import h2.events
 from hyperframe.frame import DataFrame
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tls_listener import listen  # noqa: E402
 
 
 def raw_frame(kind, flags, stream_id, payload):
@@ -99,22 +100,4 @@ def serve(sock):
             sock.sendall(pending)
 
 
-def main():
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(sys.argv[1], sys.argv[2])
-    context.set_alpn_protocols(['h2'])
-    listener = socket.socket()
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind(('127.0.0.1', int(sys.argv[3])))
-    listener.listen(50)
-    while True:
-        client, _ = listener.accept()
-        try:
-            secured = context.wrap_socket(client, server_side=True)
-        except (OSError, ssl.SSLError):
-            client.close()
-            continue
-        threading.Thread(target=serve, args=(secured,), daemon=True).start()
-
-
-main()
+listen(['h2'], serve)

@@ -5,10 +5,12 @@ close_notify, as an attacker on the path can: `server.py CHAIN KEY PORT`.
 /until-close-clean    the same body, ended with close_notify
 /length-unclean       a body with its Content-Length, then the end without close_notify
 """
+import os
 import socket
-import ssl
 import sys
-import threading
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tls_listener import listen  # noqa: E402
 
 BODY = b'the whole body'
 
@@ -32,22 +34,4 @@ def serve(secured):
         socket.socket(fileno=secured.detach()).close()
 
 
-def main():
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(sys.argv[1], sys.argv[2])
-    context.set_alpn_protocols(['http/1.1'])
-    listener = socket.socket()
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind(('127.0.0.1', int(sys.argv[3])))
-    listener.listen(50)
-    while True:
-        client, _ = listener.accept()
-        try:
-            secured = context.wrap_socket(client, server_side=True)
-        except (OSError, ssl.SSLError):
-            client.close()
-            continue
-        threading.Thread(target=serve, args=(secured,), daemon=True).start()
-
-
-main()
+listen(['http/1.1'], serve)
