@@ -33,7 +33,7 @@ final class GoAwayWatcher: ChannelInboundHandler, RemovableChannelHandler, NIOHT
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        violations.note(error)
+        violations.note(error, endsConnection: record.isEndedByClient)
         context.fireErrorCaught(error)
     }
 

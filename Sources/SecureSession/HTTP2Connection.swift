@@ -159,10 +159,12 @@ final class HTTP2Connection: PooledConnection, Sendable {
         // swift-nio-http2 reports its finding right after closing the stream, in the same turn
         // of the event loop: the next turn has it.
         _ = try? await channel.eventLoop.submit {}.get()
-        guard let found = violations.take() else { return nil }
-        let said = "\(key): the server broke HTTP/2's rules: \(found)"
-        guard let clientReset else { return .connectionFailed("\(said); the client ended the connection (GOAWAY)") }
-        return .invalidResponse("\(said); the client reset its stream (\(clientReset.rfcName))")
+        let said = "\(key): the server broke HTTP/2's rules: "
+        if let clientReset, let found = violations.takeStreamFinding() {
+            return .invalidResponse("\(said)\(found); the client reset its stream (\(clientReset.rfcName))")
+        }
+        guard goAway.isEndedByClient, let found = violations.connectionFinding else { return nil }
+        return .connectionFailed("\(said)\(found); the client ended the connection (GOAWAY)")
     }
 
     /// A request gave up on its stream: a `PING` unanswered within the probe timeout closes the

@@ -5,26 +5,42 @@ import NIOHTTP2
 /// response whose DATA does not add up to its `content-length`, a header field HTTP/2 forbids, a
 /// header block too large. swift-nio-http2 resets the stream (or ends the connection) itself and
 /// reports the finding on the connection's pipeline, apart from the stream; a request whose
-/// stream the client reset takes the finding from here to say why.
+/// stream the client reset takes the finding from here to say why, and every request on a
+/// connection the client ended reads the finding that ended it.
 final class HTTP2ViolationRecord: Sendable {
-    /// Findings not yet taken, oldest first (a few at most: each is taken by the request whose
-    /// stream it ended).
-    private let found = NIOLockedValueBox<[String]>([])
+    private struct Findings {
+        /// Findings that ended a stream, not yet taken, oldest first (a few at most: each is
+        /// taken by the request whose stream it ended).
+        var streams: [String] = []
+        /// The finding that ended the connection.
+        var connection: String?
+    }
+
+    private let found = NIOLockedValueBox(Findings())
     private static let kept = 16
 
-    /// Notes `error` when it is a finding of swift-nio-http2's.
-    func note(_ error: any Error) {
+    /// Notes `error` when it is a finding of swift-nio-http2's: one that ended the connection
+    /// when the client's `GOAWAY` has gone before it (swift-nio-http2 writes the `GOAWAY`, then
+    /// reports), else one that ended a stream.
+    func note(_ error: any Error, endsConnection: Bool) {
         guard error is any NIOHTTP2Error, !(error is NIOHTTP2Errors.StreamClosed) else { return }
         let words = Self.words(for: error)
         found.withLockedValue { found in
-            if found.count < Self.kept { found.append(words) }
+            if endsConnection {
+                found.connection = found.connection ?? words
+            } else if found.streams.count < Self.kept {
+                found.streams.append(words)
+            }
         }
     }
 
-    /// The oldest finding not yet taken, if any.
-    func take() -> String? {
-        found.withLockedValue { $0.isEmpty ? nil : $0.removeFirst() }
+    /// The oldest finding that ended a stream and is not yet taken, if any.
+    func takeStreamFinding() -> String? {
+        found.withLockedValue { $0.streams.isEmpty ? nil : $0.streams.removeFirst() }
     }
+
+    /// The finding that ended the connection, if any.
+    var connectionFinding: String? { found.withLockedValue { $0.connection } }
 
     /// What the server did wrong, in words.
     static func words(for error: any Error) -> String {

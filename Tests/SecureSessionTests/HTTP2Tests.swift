@@ -182,7 +182,8 @@ struct HTTP2Tests {
         do {
             _ = try await session.get(server.url("/protocol-violation"))
             Issue.record("a request on a connection that failed got an answer")
-        } catch SecureSessionError.connectionFailed {
+        } catch SecureSessionError.connectionFailed(let detail) {
+            #expect(detail.hasSuffix("the server broke HTTP/2's rules: a frame on stream 1001, which the client never opened; the client ended the connection (GOAWAY)"), "\(detail)")
         } catch {
             Issue.record("\(error)")
         }
