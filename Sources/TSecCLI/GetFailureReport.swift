@@ -13,26 +13,32 @@ struct GetFailureReport: Encodable {
     /// The exit status.
     let exitStatus: Int32
     /// For a rejected server, the whole decision (as `tsec evaluate --json` prints it).
-    let trust: TrustDecision?
-    /// For a timeout, the limit in milliseconds and what the request was doing.
-    let timeoutMilliseconds: Double?
-    let during: String?
+    private(set) var trust: TrustDecision?
+    /// For a timeout, the limit in milliseconds.
+    private(set) var timeoutMilliseconds: Double?
+    /// For a timeout, what the request was doing.
+    private(set) var during: String?
     /// For a status `-f` refused, the status.
-    let status: Int?
+    private(set) var status: Int?
 
     init(_ failure: any Error, exitStatus: Int32) {
         self.exitStatus = exitStatus
         message = "\(failure)"
         guard let failure = failure as? SecureSessionError else {
-            (error, trust, timeoutMilliseconds, during, status) = ("error", nil, nil, nil, nil)
+            error = "error"
             return
         }
         error = failure.kind
         switch failure {
-        case .trustRejected(let decision): (trust, timeoutMilliseconds, during, status) = (decision, nil, nil, nil)
-        case .timeout(let limit, let stage): (trust, timeoutMilliseconds, during, status) = (nil, limit.inMilliseconds, stage, nil)
-        case .unacceptableStatus(let code, _): (trust, timeoutMilliseconds, during, status) = (nil, nil, nil, code)
-        default: (trust, timeoutMilliseconds, during, status) = (nil, nil, nil, nil)
+        case .trustRejected(let decision):
+            trust = decision
+        case .timeout(let limit, let stage):
+            timeoutMilliseconds = limit.inMilliseconds
+            during = stage
+        case .unacceptableStatus(let code, _):
+            status = code
+        default:
+            break
         }
     }
 }
