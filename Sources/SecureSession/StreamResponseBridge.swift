@@ -38,18 +38,27 @@ final class StreamResponseBridge: AsyncIteratorProtocol, @unchecked Sendable {
         return keepReading
     }
 
-    /// The event loop side: how to make the stream read again after a pause.
+    /// The event loop side: how to make the stream read again after a pause. Not kept when the
+    /// bridge has already ended (a request that gave up before its stream opened): see
+    /// ``finish(_:)``.
     func onResume(_ resume: @escaping @Sendable () -> Void) {
-        lock.withLock { resumeReading = resume }
+        lock.withLock {
+            if ending == nil { resumeReading = resume }
+        }
     }
 
     /// No more parts: the stream ended (`nil`, after its last part) or failed. Only the first
     /// ending counts. Returns whether this call ended it.
+    ///
+    /// The way to make the stream read again goes: a stream that has ended reads no more, and
+    /// the closure holds the stream's handler, which holds this bridge (a cycle that kept every
+    /// HTTP/2 stream's channel alive, about 1 KB per request).
     @discardableResult
     func finish(_ error: (any Error)?) -> Bool {
         let (ended, resumed): (Bool, CheckedContinuation<HTTPClientResponsePart?, any Error>?) = lock.withLock {
             guard ending == nil else { return (false, nil) }
             ending = error.map { .failure($0) } ?? .success(())
+            resumeReading = nil
             defer { waiting = nil }
             return (true, waiting)
         }

@@ -96,6 +96,33 @@ struct StreamResponseBridgeTests {
         _ = try await channel.finish()
     }
 
+    @Test(
+        "a stream's handler and its bridge are freed once the stream is over, whether it ended before or after the handler went in (they held each other through the way to resume reads: about 1 KB kept per HTTP/2 request)",
+        arguments: [false, true]
+    )
+    func freedWhenOver(endedFirst: Bool) async throws {
+        weak var weakBridge: StreamResponseBridge?
+        weak var weakHandler: StreamExchangeHandler?
+        do {
+            let bridge = StreamResponseBridge()
+            // A request that gave up before its stream opened ends the bridge first.
+            if endedFirst { bridge.finish(CancellationError()) }
+            let handler = StreamExchangeHandler(request: [], bridge: bridge)
+            weakBridge = bridge
+            weakHandler = handler
+            let channel = EmbeddedChannel()
+            try channel.pipeline.syncOperations.addHandler(handler)
+            if !endedFirst {
+                try channel.writeInbound(HTTPClientResponsePart.end(nil))
+                #expect(try await bridge.next() == .end(nil))
+                #expect(try await bridge.next() == nil)
+            }
+            _ = try channel.finish()
+        }
+        #expect(weakHandler == nil)
+        #expect(weakBridge == nil)
+    }
+
     @Test("a task waiting for a part gets it as it arrives; a failure ends the wait; later endings change nothing")
     func waitingAndEndings() async throws {
         let bridge = StreamResponseBridge()

@@ -31,6 +31,8 @@ def raw_data(stream_id, payload):
 
 def answer(conn, sock, stream_id, path):
     """Writes the response `path` names; returns nothing."""
+    if path == '/never':
+        return
     if path == '/longer-than-announced':
         conn.send_headers(stream_id, [(':status', '200'), ('content-length', '5')])
         sock.sendall(conn.data_to_send() + raw_data(stream_id, b'0123456789'))
