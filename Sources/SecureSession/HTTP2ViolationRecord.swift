@@ -70,7 +70,7 @@ final class HTTP2ViolationRecord: Sendable {
         case is NIOHTTP2Errors.PushInViolationOfSetting:
             return "a PUSH_PROMISE, though the client turned server push off"
         case is NIOHTTP2Errors.InvalidFlowControlWindowSize, is NIOHTTP2Errors.InvalidWindowIncrementSize:
-            return "a WINDOW_UPDATE of zero or one taking a flow-control window past 2^31-1"
+            return "a WINDOW_UPDATE of zero, or one taking a flow-control window past 2^31-1"
         case let error as NIOHTTP2Errors.InvalidSetting:
             return "the setting \(error.setting.parameter) with the invalid value \(error.setting.value)"
         case is NIOHTTP2Errors.ExcessiveControlFrames:

@@ -15,7 +15,8 @@ enum RequestStage: Sendable {
     case awaitingResponse(ConnectionKey)
     /// A challenge handler is answering the server's 401.
     case awaitingChallengeHandler(ConnectionKey)
-    /// The response's body is arriving: `received` bytes so far (before decompression).
+    /// The response's body is arriving: `received` bytes so far (as the caller gets them:
+    /// decoded when the session decompresses).
     case readingBody(ConnectionKey, received: Int)
 
     /// The stage in words, after "timed out after … while".
