@@ -678,7 +678,13 @@ struct GetCommandTests {
         for arguments in [["-f"], ["-f", "-o", output], ["-f", "--json"], ["-f", "-i"]] {
             let failed = await get(server.url("/status/404"), arguments)
             #expect(failed.status == 22, "\(arguments)")
-            #expect(failed.output.stdout.isEmpty, "\(arguments): \(failed.output.stdout)")
+            if arguments.contains("--json") {
+                // The failure's report, not the response.
+                #expect(failed.output.stdout.contains(#""error" : "unacceptable_status""#), "\(failed.output.stdout)")
+                #expect(!failed.output.stdout.contains(#""body""#), "\(failed.output.stdout)")
+            } else {
+                #expect(failed.output.stdout.isEmpty, "\(arguments): \(failed.output.stdout)")
+            }
             #expect(failed.output.stderr.contains("404"))
         }
         #expect(!FileManager.default.fileExists(atPath: output))
