@@ -597,9 +597,9 @@ public final class SecureSession: Sendable {
             // Of unknown length: chunked (HTTP/2 drops the field and sends DATA frames).
             headers.add(name: "Transfer-Encoding", value: "chunked")
         } else if let bodyLength = body?.length {
-            headers.replaceOrAdd(name: "Content-Length", value: String(bodyLength))
+            headers.add(name: "Content-Length", value: String(bodyLength))
         } else if [.post, .put, .patch].contains(request.method) {
-            headers.replaceOrAdd(name: "Content-Length", value: "0")
+            headers.add(name: "Content-Length", value: "0")
         }
         if !headers.contains(name: "User-Agent") { headers.add(name: "User-Agent", value: "TransportSecurity/1") }
         return HTTPRequestHead(version: .http1_1, method: NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue), uri: target, headers: headers)
