@@ -292,7 +292,8 @@ enum Connector {
     }
 
     /// HTTP/2 over `channel`: the frame handler (server push refused, so no stream is ever
-    /// opened by the server) and a watcher for the GOAWAYs of either side.
+    /// opened by the server) and a watcher of the connection's own frames: GOAWAYs of either side,
+    /// PING acknowledgements, the handler's findings.
     ///
     /// The handler remembers the last 1,000 streams the client reset, not swift-nio-http2's 32:
     /// frames the server sent on a stream before its `RST_STREAM` arrived must be ignored (RFC
@@ -307,7 +308,7 @@ enum Connector {
             let goAway = GoAwayRecord()
             let probe = HTTP2LivenessProbe()
             let violations = HTTP2ViolationRecord()
-            let watcher = GoAwayWatcher(record: goAway, probe: probe, violations: violations, channel: channel)
+            let watcher = HTTP2ConnectionWatcher(record: goAway, probe: probe, violations: violations, channel: channel)
             let asyncMultiplexer = try channel.pipeline.syncOperations.configureAsyncHTTP2Pipeline(
                 mode: .client,
                 streamDelegate: nil,

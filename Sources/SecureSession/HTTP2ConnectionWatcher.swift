@@ -9,7 +9,7 @@ import NIOHTTP2
 /// a malformed frame), after which swift-nio-http2 leaves the connection open but no longer
 /// sound. Such a connection is closed, so that its requests fail at once and the next ones get a
 /// new connection, instead of waiting on it until their deadlines.
-final class GoAwayWatcher: ChannelInboundHandler, RemovableChannelHandler, NIOHTTP2FrameDelegate {
+final class HTTP2ConnectionWatcher: ChannelInboundHandler, RemovableChannelHandler, NIOHTTP2FrameDelegate {
     typealias InboundIn = HTTP2Frame
     private let record: GoAwayRecord
     private let probe: HTTP2LivenessProbe
