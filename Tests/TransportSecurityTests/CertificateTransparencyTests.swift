@@ -73,6 +73,23 @@ struct CertificateTransparencyTests {
         #expect(verdict(try leaf(loggedBy: [google, cloudflare], lifetimeDays: 180), all).isCompliant)
     }
 
+    @Test("SCTs from retired logs count, but not alone: at least one must come from a log still approved")
+    func retiredLogsAlone() throws {
+        let logged = try leaf(loggedBy: [google, cloudflare])
+        let later = now.addingTimeInterval(60)
+        let allRetired = verdict(logged, policy([google.entry(state: .retired(later)), cloudflare.entry(state: .retired(later))]))
+        #expect(!allRetired.isCompliant)
+        #expect(allRetired.reason == "2 valid SCTs from 2 operators, all from retired logs; needs 2 valid SCTs from at least 2 log operators, one of them from a log still approved (qualified, usable or read-only)")
+        #expect(allRetired.timestamps == ["SCT from Argon (Google): valid", "SCT from Nimbus (Cloudflare): valid"])
+        for state in [CTLog.State.qualified, .usable, .readonly] {
+            let oneCurrent = verdict(logged, policy([google.entry(state: .retired(later)), cloudflare.entry(state: state)]))
+            #expect(oneCurrent.isCompliant, "\(state): \(oneCurrent.reason)")
+        }
+        // Too few SCTs stays the reason when there are too few, whatever their logs.
+        let single = verdict(try leaf(loggedBy: [google]), policy([google.entry(state: .retired(later))]))
+        #expect(single.reason == "1 valid SCT from 1 operator; needs 2 valid SCTs from at least 2 log operators")
+    }
+
     @Test("SCTs that do not count: unknown log, pending or rejected log, retired before the SCT, expiry outside the temporal interval, timestamp in the future, wrong issuer")
     func notCounted() throws {
         let logged = try leaf(loggedBy: [google, cloudflare])

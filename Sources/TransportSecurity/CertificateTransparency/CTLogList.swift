@@ -44,13 +44,19 @@ public struct CTLog: Sendable, Hashable {
         self.temporalInterval = temporalInterval
     }
 
-    /// Whether an SCT this log issued at `time` counts.
-    func acceptsSCTs(issuedAt time: Date) -> Bool {
+    /// Whether the log is approved now (qualified, usable or read-only), as opposed to retired:
+    /// a compliant certificate needs at least one valid SCT from such a log.
+    public var isCurrentlyApproved: Bool {
         switch state {
         case .qualified, .usable, .readonly: return true
-        case .retired(let retirement): return time < retirement
-        case .pending, .rejected: return false
+        case .retired, .pending, .rejected: return false
         }
+    }
+
+    /// Whether an SCT this log issued at `time` counts.
+    func acceptsSCTs(issuedAt time: Date) -> Bool {
+        if case .retired(let retirement) = state { return time < retirement }
+        return isCurrentlyApproved
     }
 }
 

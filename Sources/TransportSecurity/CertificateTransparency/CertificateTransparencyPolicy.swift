@@ -4,7 +4,9 @@ import X509
 /// Apple's certificate-transparency policy, checked on a validated path: the leaf's embedded SCTs
 /// must include, from logs of the list that were trusted when they signed, at least two valid
 /// SCTs (three when the certificate is valid for more than 180 days) from at least two
-/// operators. Each SCT's signature is checked over the rebuilt precertificate entry.
+/// operators, at least one of them from a log still approved today (qualified, usable or
+/// read-only: SCTs from retired logs alone do not do). Each SCT's signature is checked over the
+/// rebuilt precertificate entry.
 public struct CertificateTransparencyPolicy: Sendable, Hashable {
     /// The logs trusted.
     public var logList: CTLogList
@@ -60,6 +62,13 @@ public struct CertificateTransparencyPolicy: Sendable, Hashable {
         let operators = Set(valid.map(\.operatorName))
         let found = "\(valid.count) valid SCT\(valid.count == 1 ? "" : "s") from \(operators.count) operator\(operators.count == 1 ? "" : "s")"
         let compliant = valid.count >= required && operators.count >= minimumOperators
+        guard !compliant || valid.contains(where: \.isCurrentlyApproved) else {
+            // Apple's and Chrome's policies: at least one SCT must come from a log approved at
+            // the time of the check, so that a certificate logged only in logs since retired
+            // (whose entries nobody watches any more) does not pass.
+            let reason = "\(found), all from retired logs; \(need), one of them from a log still approved (qualified, usable or read-only)"
+            return Verdict(isCompliant: false, reason: reason, timestamps: notes)
+        }
         return Verdict(isCompliant: compliant, reason: "\(found); \(need)", timestamps: notes)
     }
 
