@@ -15,15 +15,19 @@ public enum OCSPTestStatus: Sendable, Hashable {
 }
 
 extension IssuedCertificate {
-    /// A CRL signed by this CA: version 2, revoking `revoked` (at `thisUpdate`), valid from
-    /// `thisUpdate` to `nextUpdate`, with the CRL number `crlNumber` (none when `nil`; marked
-    /// critical, against RFC 5280, when `crlNumberIsCritical`). DER.
+    /// A CRL signed by this CA: version 2, revoking `revoked` (at `thisUpdate`, each entry with
+    /// `entryExtensions`), valid from `thisUpdate` to `nextUpdate`, with the CRL number
+    /// `crlNumber` (none when `nil`; marked critical, against RFC 5280, when
+    /// `crlNumberIsCritical`) and then `extensions` (an issuing distribution point's
+    /// ``TransportSecurity/IssuingDistributionPoint/certificateExtension``, for a sharded list). DER.
     public func revocationList(
         revoking revoked: [IssuedCertificate],
         thisUpdate: Date,
         nextUpdate: Date?,
         crlNumber: Int? = 1,
-        crlNumberIsCritical: Bool = false
+        crlNumberIsCritical: Bool = false,
+        extensions: [Certificate.Extension] = [],
+        entryExtensions: [Certificate.Extension] = []
     ) throws -> [UInt8] {
         var tbs = DER.Serializer()
         try tbs.appendConstructedNode(identifier: .sequence) { fields in
@@ -38,16 +42,27 @@ extension IssuedCertificate {
                         try list.appendConstructedNode(identifier: .sequence) { item in
                             try item.serialize(ArraySlice(entry.certificate.serialNumber.bytes))
                             try X509Time.serialize(thisUpdate, into: &item)
+                            if !entryExtensions.isEmpty {
+                                try item.appendConstructedNode(identifier: .sequence) { list in
+                                    for entryExtension in entryExtensions { try list.serialize(entryExtension) }
+                                }
+                            }
                         }
                     }
                 }
             }
+            var listExtensions = extensions
             if let crlNumber {
                 var number = DER.Serializer()
                 try number.serialize(crlNumber)
                 let crlNumberExtension = Certificate.Extension(oid: [2, 5, 29, 20], critical: crlNumberIsCritical, value: ArraySlice(number.serializedBytes))
-                try fields.serialize(explicitlyTaggedWithTagNumber: 0, tagClass: .contextSpecific) { extensions in
-                    try extensions.appendConstructedNode(identifier: .sequence) { list in try list.serialize(crlNumberExtension) }
+                listExtensions.insert(crlNumberExtension, at: 0)
+            }
+            if !listExtensions.isEmpty {
+                try fields.serialize(explicitlyTaggedWithTagNumber: 0, tagClass: .contextSpecific) { wrapper in
+                    try wrapper.appendConstructedNode(identifier: .sequence) { list in
+                        for listExtension in listExtensions { try list.serialize(listExtension) }
+                    }
                 }
             }
         }
@@ -134,6 +149,43 @@ extension IssuedCertificate {
         try serializer.appendConstructedNode(identifier: .sequence) { algorithm in
             try algorithm.serialize(oid)
             if keyPair.algorithm == .rsa2048 { try algorithm.serialize(ASN1Null()) }
+        }
+    }
+}
+
+extension IssuingDistributionPoint {
+    /// The extension a CRL carries for this scope (critical, as RFC 5280 §5.2.5 requires);
+    /// a point named relative to its issuer is written as `CN=shard`.
+    public var certificateExtension: Certificate.Extension {
+        get throws {
+            var value = DER.Serializer()
+            try value.appendConstructedNode(identifier: .sequence) { fields in
+                if let fullName {
+                    try fields.appendConstructedNode(identifier: ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific)) { point in
+                        try point.appendConstructedNode(identifier: ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific)) { names in
+                            for name in fullName { try names.serialize(name) }
+                        }
+                    }
+                } else if isNamedRelativeToIssuer {
+                    try fields.appendConstructedNode(identifier: ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific)) { point in
+                        let attribute = RelativeDistinguishedName.Attribute(type: .RDNAttributeType.commonName, utf8String: "shard")
+                        try point.appendConstructedNode(identifier: ASN1Identifier(tagWithNumber: 1, tagClass: .contextSpecific)) { relative in
+                            try relative.serialize(attribute)
+                        }
+                    }
+                }
+                for (tag, isSet) in [(1, onlyContainsUserCertificates), (2, onlyContainsCACertificates)] where isSet {
+                    try true.serialize(into: &fields, withIdentifier: ASN1Identifier(tagWithNumber: UInt(tag), tagClass: .contextSpecific))
+                }
+                if coversSomeReasonsOnly {
+                    // keyCompromise only (bit 1).
+                    try ASN1BitString(bytes: [0x40], paddingBits: 6).serialize(into: &fields, withIdentifier: ASN1Identifier(tagWithNumber: 3, tagClass: .contextSpecific))
+                }
+                for (tag, isSet) in [(4, isIndirect), (5, onlyContainsAttributeCertificates)] where isSet {
+                    try true.serialize(into: &fields, withIdentifier: ASN1Identifier(tagWithNumber: UInt(tag), tagClass: .contextSpecific))
+                }
+            }
+            return Certificate.Extension(oid: Self.oid, critical: true, value: ArraySlice(value.serializedBytes))
         }
     }
 }

@@ -323,10 +323,12 @@ struct GetCommandTests {
         #expect(rejected.output.stderr.contains(rejection.message))
         await proxy.stop()
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
-        let slow = try failure(await get(server.url("/never"), ["--max-time", "0.3", "--json"]))
+        // Long enough for the connection and handshake on a loaded machine (the stage expected is
+        // the wait for the response).
+        let slow = try failure(await get(server.url("/never"), ["--max-time", "2", "--json"]))
         #expect(slow.error == "timeout")
         #expect(slow.exitStatus == 3)
-        #expect(slow.timeoutMilliseconds == 300)
+        #expect(slow.timeoutMilliseconds == 2000)
         #expect(slow.during == "sending the request to https://127.0.0.1:\(server.port) or waiting for its response")
         let refused = try failure(await get(server.url("/status/503"), ["-f", "--json"]))
         #expect(refused.error == "unacceptable_status")

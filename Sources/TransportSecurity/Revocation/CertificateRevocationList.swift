@@ -16,8 +16,11 @@ public struct CertificateRevocationList: Sendable, Hashable {
     public let nextUpdate: Date?
     /// Revoked serial numbers and when each was revoked.
     public let revoked: [Certificate.SerialNumber: Date]
-    /// Critical extensions this library does not process (delta CRLs, issuing distribution
-    /// points…): a list that has any is not used.
+    /// The list's scope, when it covers only some of its issuer's certificates (RFC 5280
+    /// §5.2.5); `nil` for a complete list.
+    public let issuingDistributionPoint: IssuingDistributionPoint?
+    /// Critical extensions this library does not process (delta CRL indicators, critical
+    /// extensions of an entry such as `certificateIssuer`…): a list that has any is not used.
     public let unsupportedCriticalExtensions: [String]
     /// What the list breaks of RFC 5280 §5.2.3: no CRL number (every CRL must carry one), or a
     /// CRL number marked critical (it must not be). A list that breaks any is not used.
@@ -128,6 +131,7 @@ public struct CertificateRevocationList: Sendable, Hashable {
         }
         nextUpdate = next
         var revoked: [Certificate.SerialNumber: Date] = [:]
+        var unsupported: [String] = []
         if let list = field, list.identifier == .sequence {
             guard case .constructed(let entries) = list.content else { throw RevocationError("malformed revokedCertificates") }
             for entry in entries {
@@ -136,12 +140,24 @@ public struct CertificateRevocationList: Sendable, Hashable {
                 guard let serial = entryParts.next(), let date = entryParts.next() else { throw RevocationError("a revoked entry needs a serial number and a date") }
                 let serialBytes = try ArraySlice<UInt8>(derEncoded: serial)
                 revoked[Certificate.SerialNumber(bytes: serialBytes)] = try X509Time.date(date)
+                if let entryExtensions = entryParts.next() {
+                    // RFC 5280 §5.3: a list with a critical entry extension the reader cannot
+                    // process (certificateIssuer, in indirect lists) is not used at all.
+                    guard case .constructed(let nodes) = entryExtensions.content, entryParts.next() == nil else {
+                        throw RevocationError("malformed revoked entry")
+                    }
+                    for node in nodes {
+                        let entryExtension = try Certificate.Extension(derEncoded: node)
+                        let name = "\(entryExtension.oid) (in the entry of serial number \(Certificate.SerialNumber(bytes: serialBytes)))"
+                        if entryExtension.critical, !unsupported.contains(name) { unsupported.append(name) }
+                    }
+                }
             }
             field = iterator.next()
         }
         self.revoked = revoked
-        var unsupported: [String] = []
         var crlNumber: Certificate.Extension?
+        var scope: IssuingDistributionPoint?
         if let extensionsNode = field {
             guard extensionsNode.identifier == ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific),
                 case .constructed(let wrapped) = extensionsNode.content, let list = wrapped.first(where: { _ in true }),
@@ -150,14 +166,20 @@ public struct CertificateRevocationList: Sendable, Hashable {
             for node in extensions {
                 let crlExtension = try Certificate.Extension(derEncoded: node)
                 if crlExtension.oid == Self.crlNumberOID { crlNumber = crlExtension }
-                // CRL number (2.5.29.20) and authority key identifier (2.5.29.35) are informative.
-                if crlExtension.critical, ![Self.crlNumberOID, [2, 5, 29, 35]].contains(crlExtension.oid) {
+                if crlExtension.oid == IssuingDistributionPoint.oid {
+                    guard scope == nil else { throw RevocationError("two issuing distribution points") }
+                    scope = try IssuingDistributionPoint(derEncoded: crlExtension.value)
+                }
+                // CRL number (2.5.29.20) and authority key identifier (2.5.29.35) are informative;
+                // the issuing distribution point (2.5.29.28) is checked against each certificate.
+                if crlExtension.critical, ![Self.crlNumberOID, [2, 5, 29, 35], IssuingDistributionPoint.oid].contains(crlExtension.oid) {
                     unsupported.append(crlExtension.oid.description)
                 }
             }
             field = iterator.next()
         }
         guard field == nil else { throw RevocationError("unexpected fields after the extensions") }
+        issuingDistributionPoint = scope
         unsupportedCriticalExtensions = unsupported
         switch crlNumber {
         case nil: nonConformities = ["it has no CRL number (RFC 5280 §5.2.3 requires one)"]

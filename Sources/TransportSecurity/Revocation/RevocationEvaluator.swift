@@ -148,8 +148,11 @@ public struct RevocationEvaluator: ServerTrustEvaluating {
                 }
             }
         }
+        // Every usable list is read: one that lists the certificate wins over any that does not
+        // (an application's file may be older than the list at the distribution point).
+        var usable: [(source: String, nextUpdate: Date?)] = []
         for (list, source, fetchedFrom) in lists {
-            if let problem = Self.problem(with: list, from: source, issuer: issuer, at: time) {
+            if let problem = Self.problem(with: list, from: source, covering: certificate.certificate, issuer: issuer, at: time) {
                 problems.append(problem)
                 if let fetchedFrom { fetcher?.discardCRL(at: fetchedFrom) }
                 continue
@@ -157,13 +160,20 @@ public struct RevocationEvaluator: ServerTrustEvaluating {
             if let date = list.revocationDate(of: certificate.certificate.serialNumber) {
                 return .revoked("listed in \(source) since \(date.formatted(.iso8601))")
             }
-            return .good(source: source, until: list.nextUpdate)
+            usable.append((source, list.nextUpdate))
         }
-        return .noAnswer(problems.isEmpty ? "no CRL" : problems.joined(separator: "; "))
+        guard let first = usable.first else {
+            return .noAnswer(problems.isEmpty ? "no CRL" : problems.joined(separator: "; "))
+        }
+        let until = usable.dropFirst().reduce(first.nextUpdate) { TrustDecision.earlier($0, $1.nextUpdate) }
+        let sources = usable.map(\.source).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+        return .good(source: sources.joined(separator: ", "), until: until)
     }
 
-    /// Why `list` cannot answer for the certificates of `issuer` at `time`; `nil` when it can.
-    private static func problem(with list: CertificateRevocationList, from source: String, issuer: DERCertificate, at time: Date) -> String? {
+    /// Why `list` cannot answer for `certificate` of `issuer` at `time`; `nil` when it can.
+    private static func problem(
+        with list: CertificateRevocationList, from source: String, covering certificate: Certificate, issuer: DERCertificate, at time: Date
+    ) -> String? {
         guard list.isSigned(by: issuer.certificate) else {
             return "\(source) is not signed by \(issuer.subjectSummary)"
         }
@@ -178,6 +188,9 @@ public struct RevocationEvaluator: ServerTrustEvaluating {
         }
         guard list.isCurrent(at: time) else {
             return "\(source) is not current (next update \(list.nextUpdate.map { $0.formatted(.iso8601) } ?? "none"))"
+        }
+        if let scope = list.issuingDistributionPoint?.scopeProblem(for: certificate) {
+            return "\(source) does not cover the certificate: \(scope)"
         }
         return nil
     }
