@@ -185,4 +185,54 @@ struct CRLScopeTests {
         let otherShard = try verify(try leaf(crl: shardB), "other-shard.pem")
         #expect(otherShard.contains("different CRL scope"), "\(otherShard)")
     }
+
+    @Test("issuing distribution points written by OpenSSL (openssl ca -gencrl) read as OpenSSL meant them, and decide as ours do")
+    func writtenByOpenSSL() async throws {
+        let directory = try TemporaryDirectory()
+        let key = try directory.write("ca.key", text: lab.intermediate.privateKeyPEM)
+        let certificate = try directory.write("ca.pem", text: lab.intermediate.pemString)
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMddHHmmss'Z'"
+        let window = "-crl_lastupdate \(formatter.string(from: now.addingTimeInterval(-3_600))) -crl_nextupdate \(formatter.string(from: now.addingTimeInterval(86_400)))"
+        func openSSLList(_ name: String, _ idp: String) throws -> CertificateRevocationList {
+            let config = """
+                [ca]
+                default_ca = lab
+                [lab]
+                database = \(directory.path)/\(name).index
+                crlnumber = \(directory.path)/\(name).number
+                default_md = sha256
+                crl_extensions = crl_ext
+                [crl_ext]
+                issuingDistributionPoint = critical, @idp
+                [idp]
+                \(idp)
+                """
+            let configFile = try directory.write("\(name).cnf", text: config)
+            try directory.write("\(name).index", text: "")
+            try directory.write("\(name).number", text: "01\n")
+            let output = "\(directory.path)/\(name).crl"
+            _ = try shell("openssl ca -batch -config \(configFile) -gencrl -keyfile \(key) -cert \(certificate) \(window) -out \(output) 2>&1")
+            return try CertificateRevocationList(contentsOfFile: output)
+        }
+        let named: [GeneralName] = [.uniformResourceIdentifier(shardA)]
+        let cases: [(String, IssuingDistributionPoint)] = [
+            ("fullname = URI:\(shardA)\nonlyuser = TRUE", IssuingDistributionPoint(fullName: named, onlyContainsUserCertificates: true)),
+            ("fullname = URI:\(shardA)\nonlyCA = TRUE", IssuingDistributionPoint(fullName: named, onlyContainsCACertificates: true)),
+            ("fullname = URI:\(shardA)\nonlysomereasons = keyCompromise", IssuingDistributionPoint(fullName: named, coversSomeReasonsOnly: true)),
+            ("fullname = URI:\(shardA)\nindirectCRL = TRUE", IssuingDistributionPoint(fullName: named, isIndirect: true)),
+            ("fullname = URI:\(shardA)\nonlyAA = TRUE", IssuingDistributionPoint(fullName: named, onlyContainsAttributeCertificates: true)),
+            ("relativename = shard\n[shard]\nCN = shard", IssuingDistributionPoint(isNamedRelativeToIssuer: true)),
+        ]
+        for (index, (idp, expected)) in cases.enumerated() {
+            let list = try openSSLList("case\(index)", idp)
+            #expect(list.issuingDistributionPoint == expected, "\(idp)")
+            #expect(list.unsupportedCriticalExtensions.isEmpty && list.nonConformities.isEmpty)
+        }
+        let shard = try openSSLList("shard", "fullname = URI:\(shardA)\nonlyuser = TRUE")
+        #expect(try await evaluate(try leaf(crl: shardA), lists: [shard]).isTrusted)
+        #expect(try await !evaluate(try leaf(crl: shardB), lists: [shard]).isTrusted)
+    }
 }
