@@ -154,6 +154,32 @@ struct SecurityPolicyRuleTests {
         #expect(mismatch.description.contains(lab.root.der.spkiPin.description))
     }
 
+    @Test("rules 5 and 6: a certificate sent beside the validated path is not considered (OkHttp's CVE-2016-2402: a valid chain from another CA with the pinned CA's certificate appended)")
+    func certificatesBesideThePath() async throws {
+        // The intercepting proxy's chain validates (its root is in the system store); the
+        // pinned intermediate is public, so anyone can send it too.
+        let proxy = lab.chain(.interceptingProxy)
+        let padded = fixture.trust(chain: proxy + [lab.intermediate])
+        for (policy, evaluator) in [
+            (SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: [lab.intermediate.der]), "SecurityPolicy"),
+            (SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: [lab.intermediate.der], allowInvalidCertificates: true), "SecurityPolicy, allowInvalidCertificates"),
+        ] {
+            let decision = await policy.evaluate(padded, forDomain: fixture.host)
+            #expect(!decision.isTrusted, "\(evaluator)")
+            #expect(decision.rule == .publicKeyPinning, "\(evaluator)")
+            let mismatch = try #require(decision.pinMismatch)
+            #expect(!mismatch.presented.map(\.pin).contains(lab.intermediate.der.spkiPin), "\(evaluator): the certificate beside the path is not among those considered")
+        }
+        let keys = await PublicKeysTrustEvaluator(certificates: [lab.intermediate.der]).evaluate(padded, forHost: fixture.host)
+        #expect(!keys.isTrusted, "PublicKeysTrustEvaluator")
+        let pinnedCertificate = await PinnedCertificatesTrustEvaluator(certificates: [lab.intermediate.der]).evaluate(padded, forHost: fixture.host)
+        #expect(!pinnedCertificate.isTrusted, "PinnedCertificatesTrustEvaluator")
+        // The legitimate chain, sent with the same extra certificate, still matches through its path.
+        let legitimate = fixture.trust(chain: lab.chain(.legitimate) + [lab.intermediate])
+        #expect(await SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: [lab.intermediate.der]).evaluate(legitimate, forDomain: fixture.host).isTrusted)
+        #expect(await PublicKeysTrustEvaluator(certificates: [lab.intermediate.der]).evaluate(legitimate, forHost: fixture.host).isTrusted)
+    }
+
     @Test("pinning modes with no pinned certificates reject (fail closed)")
     func emptyPins() async {
         for mode in [SSLPinningMode.publicKey, .certificate] {

@@ -14,7 +14,10 @@ struct TransportRuleEvaluatorTests {
         try TransportSecurityConfiguration.load(from: JSONSerialization.data(withJSONObject: dictionary)).0
     }
 
-    func decide(_ chain: [IssuedCertificate], host: String? = nil, _ configuration: TransportSecurityConfiguration, anchors: [IssuedCertificate]? = nil) async -> TrustDecision {
+    func decide(
+        _ chain: [IssuedCertificate], host: String? = nil, _ configuration: TransportSecurityConfiguration, anchors: [IssuedCertificate]? = nil,
+        base: some ServerTrustEvaluating = SecurityPolicy.default
+    ) async -> TrustDecision {
         let host = host ?? lab.host
         let trust = ServerTrust(
             chain: chain.map(\.der),
@@ -22,7 +25,7 @@ struct TransportRuleEvaluatorTests {
             systemStore: anchors.map { TrustStore($0.map(\.der)) } ?? store,
             evaluationTime: lab.pki.now
         )
-        return await TransportRuleEvaluator(SecurityPolicy.default, rule: configuration.rule(forHost: host)).evaluate(trust, forHost: host)
+        return await TransportRuleEvaluator(base, rule: configuration.rule(forHost: host)).evaluate(trust, forHost: host)
     }
 
     @Test("a SHA-1 signature in the path is refused where ATS applies, and passes where arbitrary loads turn ATS off")
@@ -65,6 +68,43 @@ struct TransportRuleEvaluatorTests {
         let reissued = await decide(lab.chain(.reissuedNewKey), try pinned(ca: [lab.root], leaf: [lab.leaf]))
         #expect(!reissued.isTrusted)
         #expect(reissued.reason.contains("NSPinnedLeafIdentities"))
+    }
+
+    @Test("without a validated path only the leaf is proven: CA pins (NSPinnedCAIdentities, pin sets) never match the CA certificates an unvalidated chain carries")
+    func unvalidatedChains() async throws {
+        // A policy that lets invalid chains through; the rules must not take the chain's word.
+        let lenient = SecurityPolicy(pinningMode: .none, allowInvalidCertificates: true, validatesDomainName: false)
+        // An impostor's self-signed leaf, sent with the real CA certificates (anyone can send them).
+        let forged = lab.chain(.selfSigned) + [lab.intermediate, lab.root]
+        let impostor = lab.chain(.selfSigned)[0]
+        func entry(_ kind: String, _ certificate: IssuedCertificate) -> [String: Any] {
+            [kind: [["SPKI-SHA256-BASE64": String(certificate.der.spkiPin.description.dropFirst(7))]]]
+        }
+        let caPinned = await decide(forged, try rules(["NSPinnedDomains": [lab.host: entry("NSPinnedCAIdentities", lab.root)]]), base: lenient)
+        #expect(!caPinned.isTrusted)
+        #expect(caPinned.decidedBy == TransportRuleEvaluator.decider)
+        #expect(caPinned.reason.contains("the chain did not validate"), "\(caPinned.reason)")
+        let backup = "sha256/" + Data(repeating: 7, count: 32).base64EncodedString()
+        let pinSet = try rules(["TSKPinnedDomains": [lab.host: ["TSKPublicKeyHashes": [lab.intermediate.der.spkiPin.description, backup]]]])
+        let setPinned = await decide(forged, pinSet, base: lenient)
+        #expect(!setPinned.isTrusted)
+        #expect(setPinned.reason.contains("only its leaf counts"), "\(setPinned.reason)")
+        #expect(setPinned.pinMismatch?.presented.map(\.pin) == [impostor.der.spkiPin], "the pins seen are the proven ones")
+
+        // The leaf's key is proven by the handshake: a leaf pin holds without validation.
+        #expect(await decide(forged, try rules(["NSPinnedDomains": [lab.host: entry("NSPinnedLeafIdentities", impostor)]]), base: lenient).isTrusted)
+        let leafSet = try rules(["TSKPinnedDomains": [lab.host: ["TSKPublicKeyHashes": [impostor.der.spkiPin.description, backup]]]])
+        #expect(await decide(forged, leafSet, base: lenient).isTrusted)
+        // A chain that does validate is judged on its validated path, whatever the policy allows.
+        #expect(await decide(lab.chain(.legitimate), try rules(["NSPinnedDomains": [lab.host: entry("NSPinnedCAIdentities", lab.root)]]), base: lenient).isTrusted)
+        #expect(await decide(lab.chain(.legitimate), pinSet, base: lenient).isTrusted)
+
+        // A pin set enforced through PinSetEvaluator (signed pin updates) reads the same path.
+        let set = try #require(pinSet.rule(forHost: lab.host).pinSet)
+        let trust = ServerTrust(chain: forged.map(\.der), policy: .ssl(lab.host), systemStore: store, evaluationTime: lab.pki.now)
+        let updated = await PinSetEvaluator(lenient, pinSet: set, origin: "signed document v1").evaluate(trust, forHost: lab.host)
+        #expect(!updated.isTrusted)
+        #expect(updated.reason.contains("only its leaf counts"), "\(updated.reason)")
     }
 
     @Test("pin sets: enforced, report-only (let through, marked), expired (not enforced), refused at load (blocks)")

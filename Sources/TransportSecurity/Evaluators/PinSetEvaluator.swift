@@ -2,7 +2,7 @@ import Foundation
 
 /// Adds one domain's pin set to another evaluator: the other evaluator decides first and its
 /// rejection stands; a server it trusts must then carry a pinned key somewhere in the validated
-/// path. This is how the sets of a ``PinSetRegistry`` (signed pin updates) are enforced.
+/// path (in its leaf, when the other evaluator trusted a chain that did not validate). This is how the sets of a ``PinSetRegistry`` (signed pin updates) are enforced.
 public struct PinSetEvaluator: ServerTrustEvaluating {
     /// What `decidedBy` says when the pin set rejects a server.
     public static let decider = "pin set"
@@ -27,7 +27,7 @@ public struct PinSetEvaluator: ServerTrustEvaluating {
         guard decision.isTrusted else { return decision }
         var checks = decision.checks
         let name = "pin set \(pinSet.key) (\(origin))"
-        switch pinSet.verdict(on: decision.checkedPath(of: trust), host: host, at: trust.evaluationTime ?? Date()) {
+        switch pinSet.verdict(on: await decision.pinnablePath(of: trust), host: host, at: trust.evaluationTime ?? Date()) {
         case .satisfied:
             checks.append(TrustCheck(name: name, passed: true, detail: "a pinned key is in the path"))
             return decision.stillTrusted(checks: checks)

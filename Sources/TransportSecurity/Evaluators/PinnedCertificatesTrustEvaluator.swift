@@ -3,7 +3,9 @@
 /// With ``acceptsSelfSignedCertificates`` the pinned certificates are added to the anchors, so a
 /// server whose own certificate is pinned validates; with ``performsDefaultValidation`` the chain
 /// must validate (to the system store, and to the pins when self-signed certificates are
-/// accepted) before the pins are compared.
+/// accepted) before the pins are compared with the certificates of the validated path (a
+/// certificate sent beside the path is not compared). Without validation, the presented chain
+/// is compared.
 public struct PinnedCertificatesTrustEvaluator: ServerTrustEvaluating {
     /// The pinned certificates.
     public let certificates: [DERCertificate]
@@ -40,7 +42,9 @@ public struct PinnedCertificatesTrustEvaluator: ServerTrustEvaluating {
             guard evaluation.isTrusted else {
                 return TrustDecision(isTrusted: false, decidedBy: evaluatorName, reason: evaluation.summary, checks: checks)
             }
-            if let anchor = evaluation.anchor, !considered.contains(anchor) { considered.append(anchor) }
+            // The validated path, not the presented chain: a certificate sent beside the path
+            // proves nothing (OkHttp's CVE-2016-2402).
+            considered = evaluation.path
         }
         guard let match = considered.first(where: certificates.contains) else {
             return TrustDecision(

@@ -2,7 +2,10 @@
 /// `CertificatePinner`, TrustKit's pins, Alamofire's `PublicKeysTrustEvaluator`.
 ///
 /// With ``performsDefaultValidation`` (the default) the chain must first validate against the
-/// system store, and the anchor it reaches counts among the certificates compared.
+/// system store, and the certificates compared are those of the validated path, its anchor
+/// included: a certificate the server sends beside the path is not (it proves nothing, and
+/// anyone can send the pinned CA's certificate). Without validation, the presented chain is
+/// compared, as Alamofire does.
 public struct PublicKeysTrustEvaluator: ServerTrustEvaluating {
     /// The pinned keys.
     public let pins: Set<SPKIPin>
@@ -35,7 +38,9 @@ public struct PublicKeysTrustEvaluator: ServerTrustEvaluating {
             guard evaluation.isTrusted else {
                 return TrustDecision(isTrusted: false, decidedBy: evaluatorName, reason: evaluation.summary, checks: checks)
             }
-            if let anchor = evaluation.anchor, !considered.contains(anchor) { considered.append(anchor) }
+            // The validated path, not the presented chain: a certificate sent beside the path
+            // proves nothing (OkHttp's CVE-2016-2402).
+            considered = evaluation.path
         }
         guard let match = considered.first(where: { pins.contains($0.spkiPin) }) else {
             return TrustDecision(

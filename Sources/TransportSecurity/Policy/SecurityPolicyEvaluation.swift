@@ -82,11 +82,14 @@ struct SecurityPolicyEvaluation {
         }
     }
 
-    /// The presented chain plus the anchor a successful validation reached; only the presented
-    /// chain when validation failed (fail closed).
+    /// After a successful validation, the validated path: the presented leaf, the presented
+    /// certificates the path went through, and the anchor it reached (SPEC §2's presented chain
+    /// plus anchor, for every chain whose certificates lie on its path; what SecTrust hands
+    /// AFNetworking after evaluation). A certificate sent beside the path is not considered:
+    /// anyone holding a valid chain from another CA could append the pinned CA's certificate
+    /// (OkHttp's CVE-2016-2402). Only the presented chain when validation failed (fail closed).
     private func consideredCertificates(_ chain: [DERCertificate], after evaluation: TrustEvaluation) -> [DERCertificate] {
-        guard evaluation.isTrusted, let anchor = evaluation.anchor, !chain.contains(anchor) else { return chain }
-        return chain + [anchor]
+        evaluation.isTrusted ? evaluation.path : chain
     }
 
     private func certificateMismatch(considered: [DERCertificate]) -> PinMismatch {

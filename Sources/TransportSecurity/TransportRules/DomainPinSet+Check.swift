@@ -11,14 +11,18 @@ extension DomainPinSet {
         case reportOnly(PinMismatch)
     }
 
-    /// Checks `path` (leaf first) for `host` at `time`. A set refused at load blocks its hosts.
-    func verdict(on path: [DERCertificate], host: String, at time: Date) -> Verdict {
+    /// Checks the certificates a pin may match for `host` at `time`. A set refused at load
+    /// blocks its hosts.
+    func verdict(on path: PinnablePath, host: String, at time: Date) -> Verdict {
         if let refusal {
             return .rejected("the pin set for \(key) was refused when loaded (\(refusal)), so the domain is blocked", nil)
         }
-        guard isActive(at: time), !path.contains(where: { pins.contains($0.spkiPin) }) else { return .satisfied }
-        let mismatch = PinMismatch(mode: .publicKey, host: host, considered: path, expected: pins.map(PinMismatch.Entry.init(pin:)))
+        guard isActive(at: time), !path.certificates.contains(where: { pins.contains($0.spkiPin) }) else { return .satisfied }
+        let mismatch = PinMismatch(mode: .publicKey, host: host, considered: path.certificates, expected: pins.map(PinMismatch.Entry.init(pin:)))
         guard enforces else { return .reportOnly(mismatch) }
+        guard path.isValidated else {
+            return .rejected("the leaf's key is not in the pin set for \(key), and the chain did not validate, so only its leaf counts (the CA certificates it carries prove nothing)", mismatch)
+        }
         return .rejected("no certificate of the path carries a key of the pin set for \(key)", mismatch)
     }
 }

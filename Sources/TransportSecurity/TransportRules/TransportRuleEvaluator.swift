@@ -56,13 +56,20 @@ public struct TransportRuleEvaluator: ServerTrustEvaluating {
             }
             checks.append(TrustCheck(name: "certificate transparency", passed: true, detail: ([verdict.reason] + verdict.timestamps).joined(separator: "; ")))
         }
+        // Pins match a validated path only (computed when a pin is to be matched).
+        let pinnable = rule.pinnedDomain == nil && rule.pinSet == nil ? PinnablePath(certificates: [], isValidated: false) : await decision.pinnablePath(of: trust)
         if let pinned = rule.pinnedDomain {
             let domain = "NSPinnedDomains.\(pinned.key)"
             if let ca = pinned.caIdentities {
-                let matched = path.count >= 2 && path.dropFirst().contains { ca.contains($0.spkiPin) }
-                if !matched {
-                    return reject("no CA certificate of the path carries a key of \(domain).NSPinnedCAIdentities",
-                                  pinMismatch: PinMismatch(mode: .publicKey, host: host, considered: Array(path.dropFirst()), expected: ca.map(PinMismatch.Entry.init(pin:))))
+                // CA identities match a certificate of the validated path (Apple's own check runs
+                // inside path validation): a chain that did not validate proves no CA.
+                let authorities = Array(pinnable.certificates.dropFirst())
+                if !authorities.contains(where: { ca.contains($0.spkiPin) }) {
+                    let mismatch = PinMismatch(mode: .publicKey, host: host, considered: authorities, expected: ca.map(PinMismatch.Entry.init(pin:)))
+                    guard pinnable.isValidated else {
+                        return reject("\(domain).NSPinnedCAIdentities needs a validated path, and the chain did not validate (the server was trusted without one, and no path validates now), so none of its CA certificates counts", pinMismatch: mismatch)
+                    }
+                    return reject("no CA certificate of the path carries a key of \(domain).NSPinnedCAIdentities", pinMismatch: mismatch)
                 }
             }
             if let leaf = pinned.leafIdentities {
@@ -74,7 +81,7 @@ public struct TransportRuleEvaluator: ServerTrustEvaluating {
             checks.append(TrustCheck(name: "NSPinnedDomains \(pinned.key)", passed: true, detail: "a pinned key is in the path"))
         }
         if let set = rule.pinSet {
-            switch set.verdict(on: path, host: host, at: time) {
+            switch set.verdict(on: pinnable, host: host, at: time) {
             case .satisfied:
                 break
             case .rejected(let reason, let mismatch):
