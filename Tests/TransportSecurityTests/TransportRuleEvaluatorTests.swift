@@ -95,8 +95,15 @@ struct TransportRuleEvaluatorTests {
         #expect(await decide(forged, try rules(["NSPinnedDomains": [lab.host: entry("NSPinnedLeafIdentities", impostor)]]), base: lenient).isTrusted)
         let leafSet = try rules(["TSKPinnedDomains": [lab.host: ["TSKPublicKeyHashes": [impostor.der.spkiPin.description, backup]]]])
         #expect(await decide(forged, leafSet, base: lenient).isTrusted)
-        // A chain that does validate is judged on its validated path, whatever the policy allows.
-        #expect(await decide(lab.chain(.legitimate), try rules(["NSPinnedDomains": [lab.host: entry("NSPinnedCAIdentities", lab.root)]]), base: lenient).isTrusted)
+        #expect(caPinned.checks.contains { !$0.passed && $0.detail.hasPrefix("no path validates") }, "the decision says why only the leaf counted")
+        // A chain that does validate is judged on its validated path, whatever the policy allows,
+        // and the decision says so and is reused no longer than that path is valid.
+        let validated = await decide(lab.chain(.legitimate), try rules(["NSPinnedDomains": [lab.host: entry("NSPinnedCAIdentities", lab.root)]]), base: lenient)
+        #expect(validated.isTrusted, "\(validated.reason)")
+        let search = try #require(validated.checks.first { $0.name.hasPrefix("path for the pins") })
+        #expect(search.passed && search.detail.hasPrefix("validated without the host check: "), "\(search)")
+        let earliest = [lab.leaf, lab.intermediate, lab.root].map(\.certificate.notValidAfter).min()
+        #expect(validated.reusableUntil == earliest)
         #expect(await decide(lab.chain(.legitimate), pinSet, base: lenient).isTrusted)
 
         // A pin set enforced through PinSetEvaluator (signed pin updates) reads the same path.

@@ -27,16 +27,18 @@ public struct PinSetEvaluator: ServerTrustEvaluating {
         guard decision.isTrusted else { return decision }
         var checks = decision.checks
         let name = "pin set \(pinSet.key) (\(origin))"
-        switch pinSet.verdict(on: await decision.pinnablePath(of: trust), host: host, at: trust.evaluationTime ?? Date()) {
+        let pinnable = await decision.pinnablePath(of: trust)
+        if let search = pinnable.search { checks.append(search) }
+        switch pinSet.verdict(on: pinnable, host: host, at: trust.evaluationTime ?? Date()) {
         case .satisfied:
             checks.append(TrustCheck(name: name, passed: true, detail: "a pinned key is in the path"))
-            return decision.stillTrusted(checks: checks)
+            return decision.stillTrusted(checks: checks, reusableUntil: pinnable.validUntil)
         case .rejected(let reason, let mismatch):
             checks.append(TrustCheck(name: name, passed: false, detail: reason))
             return TrustDecision(isTrusted: false, decidedBy: Self.decider, reason: "\(reason) (\(origin))", checks: checks, pinMismatch: mismatch)
         case .reportOnly(let mismatch):
             checks.append(TrustCheck(name: name + " (report-only)", passed: false, detail: "no pinned key in the path; not enforced"))
-            return decision.stillTrusted(checks: checks, pinMismatch: mismatch)
+            return decision.stillTrusted(checks: checks, pinMismatch: mismatch, reusableUntil: pinnable.validUntil)
         }
     }
 }

@@ -57,7 +57,8 @@ public struct TransportRuleEvaluator: ServerTrustEvaluating {
             checks.append(TrustCheck(name: "certificate transparency", passed: true, detail: ([verdict.reason] + verdict.timestamps).joined(separator: "; ")))
         }
         // Pins match a validated path only (computed when a pin is to be matched).
-        let pinnable = rule.pinnedDomain == nil && rule.pinSet == nil ? PinnablePath(certificates: [], isValidated: false) : await decision.pinnablePath(of: trust)
+        let pinnable = rule.pinnedDomain == nil && rule.pinSet == nil ? PinnablePath.unneeded : await decision.pinnablePath(of: trust)
+        if let search = pinnable.search { checks.append(search) }
         if let pinned = rule.pinnedDomain {
             let domain = "NSPinnedDomains.\(pinned.key)"
             if let ca = pinned.caIdentities {
@@ -88,10 +89,10 @@ public struct TransportRuleEvaluator: ServerTrustEvaluating {
                 return reject(reason, pinMismatch: mismatch)
             case .reportOnly(let mismatch):
                 checks.append(TrustCheck(name: "pin set \(set.key) (report-only)", passed: false, detail: "no pinned key in the path; reported, not enforced"))
-                return decision.stillTrusted(checks: checks, pinMismatch: mismatch, note: "report-only pin set \(set.key) failed")
+                return decision.stillTrusted(checks: checks, pinMismatch: mismatch, note: "report-only pin set \(set.key) failed", reusableUntil: pinnable.validUntil)
             }
         }
-        return decision.stillTrusted(checks: checks)
+        return decision.stillTrusted(checks: checks, reusableUntil: pinnable.validUntil)
     }
 
     /// `CN=…: RSA 1024-bit key` when a key is too small for ATS.
