@@ -16,6 +16,11 @@ func fuzzRevocation(_ input: UnsafeRawBufferPointer) {
         precondition(list.isCurrent(at: list.thisUpdate) == (list.nextUpdate.map { $0 >= list.thisUpdate } ?? true), "isCurrent disagrees with the list's own dates")
         for (serial, date) in list.revoked { precondition(list.revocationDate(of: serial) == date, "a revoked serial is not found") }
         precondition((try? CertificateRevocationList(bytes: list.derBytes)) == list, "a list does not read back from its own DER")
+        if let scope = list.issuingDistributionPoint, let leaf = try? Certificate(derEncoded: chain.leaf) {
+            // A scope this library cannot follow never covers a certificate.
+            let unfollowable = scope.isIndirect || scope.coversSomeReasonsOnly || scope.onlyContainsAttributeCertificates || scope.isNamedRelativeToIssuer
+            precondition(!unfollowable || scope.scopeProblem(for: leaf) != nil, "a scope that cannot be followed covered the leaf")
+        }
     }
     let singles = OCSPMessageSummary.singleResponses(inResponse: bytes)
     let lifetime = OCSPMessageSummary.lifetime(ofResponse: bytes)

@@ -37,7 +37,8 @@ public struct PinMismatch: Sendable, Hashable, CustomStringConvertible {
     public let mode: SSLPinningMode
     /// The host, if one was given.
     public let host: String?
-    /// The certificates considered (the presented chain, and the anchor reached when one was).
+    /// The certificates considered: the validated path (the presented certificates it went
+    /// through and the anchor it reached) when there was one, else what the server presented.
     public let presented: [Entry]
     /// What was pinned.
     public let expected: [Entry]
