@@ -626,9 +626,11 @@ public final class SecureSession: Sendable {
             next.headers.removeAll { ["content-type", "content-length"].contains($0.name.lowercased()) }
         }
         // Credentials and cookies stay with their origin: not carried to another host, nor to
-        // another port or scheme of the same host (another server: curl's CVE-2022-27776).
+        // another port or scheme of the same host (another server: curl's CVE-2022-27776). Nor
+        // does a Host field the caller wrote: it named the first server's virtual host, and the
+        // new server is named by its own authority (as curl drops a custom Host on a redirect).
         if Self.origin(of: target) != Self.origin(of: request.url) {
-            next.headers.removeAll { ["authorization", "cookie"].contains($0.name.lowercased()) }
+            next.headers.removeAll { ["authorization", "cookie", "host"].contains($0.name.lowercased()) }
         }
         return next
     }
