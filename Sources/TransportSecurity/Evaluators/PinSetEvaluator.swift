@@ -2,7 +2,8 @@ import Foundation
 
 /// Adds one domain's pin set to another evaluator: the other evaluator decides first and its
 /// rejection stands; a server it trusts must then carry a pinned key somewhere in the validated
-/// path (in its leaf, when the other evaluator trusted a chain that did not validate). This is how the sets of a ``PinSetRegistry`` (signed pin updates) are enforced.
+/// path (in its leaf, when the other evaluator trusted a chain that does not validate). This is
+/// how the sets of a ``PinSetRegistry`` (signed pin updates) are enforced.
 public struct PinSetEvaluator: ServerTrustEvaluating {
     /// What `decidedBy` says when the pin set rejects a server.
     public static let decider = "pin set"

@@ -68,7 +68,7 @@ public struct TransportRuleEvaluator: ServerTrustEvaluating {
                 if !authorities.contains(where: { ca.contains($0.spkiPin) }) {
                     let mismatch = PinMismatch(mode: .publicKey, host: host, considered: authorities, expected: ca.map(PinMismatch.Entry.init(pin:)))
                     guard pinnable.isValidated else {
-                        return reject("\(domain).NSPinnedCAIdentities needs a validated path, and the chain did not validate (the server was trusted without one, and no path validates now), so none of its CA certificates counts", pinMismatch: mismatch)
+                        return reject("\(domain).NSPinnedCAIdentities needs a validated path, and the chain did not validate (the server was trusted without one), so none of its CA certificates counts", pinMismatch: mismatch)
                     }
                     return reject("no CA certificate of the path carries a key of \(domain).NSPinnedCAIdentities", pinMismatch: mismatch)
                 }
