@@ -262,7 +262,8 @@ enum Connector {
     private static func openTunnel(on channel: any Channel, through proxy: HTTPProxy, to address: String, port: Int) throws -> EventLoopFuture<Void> {
         let tunnel = channel.eventLoop.makePromise(of: Void.self)
         let encoder = HTTPRequestEncoder()
-        let decoder = ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .forwardBytes))
+        // Bytes after the answer, in its read, come back as an error when the decoder leaves.
+        let decoder = ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .fireError))
         let target = address.inAuthorityForm + ":\(port)"
         try channel.pipeline.syncOperations.addHandler(encoder)
         try channel.pipeline.syncOperations.addHandler(decoder)

@@ -4,7 +4,8 @@ import NIOHTTP1
 /// Opens a `CONNECT` tunnel through an HTTP proxy: sends `CONNECT target` (with the proxy's
 /// credentials), waits for a 2xx answer, then takes itself and swift-nio's HTTP encoder and
 /// decoder out of the pipeline, so that the TLS handshake with the server runs through the
-/// tunnel. Any other answer, or the proxy closing first, fails the tunnel.
+/// tunnel. Any other answer, the proxy closing first, or bytes from the proxy after its answer
+/// (before the client's TLS hello, nothing of the server's can come), fails the tunnel.
 final class ProxyTunnelHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPClientResponsePart
     typealias OutboundIn = Never
@@ -55,7 +56,7 @@ final class ProxyTunnelHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !opening.isDone, case .head(let head) = unwrapInboundIn(data) else { return }
+        guard !opening.isAnswered, case .head(let head) = unwrapInboundIn(data) else { return }
         guard (200..<300).contains(head.status.code) else {
             opening.fail(context, "the proxy \(proxy) refused the tunnel to \(target): \(head.status.code) \(head.status.reasonPhrase)")
             return
@@ -73,6 +74,14 @@ final class ProxyTunnelHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        opening.fail(context, "the proxy \(proxy) did not open the tunnel to \(target): \(error)")
+        guard opening.isAnswered else {
+            opening.fail(context, "the proxy \(proxy) did not open the tunnel to \(target): \(error)")
+            return
+        }
+        // After the answer, the decoder errs only on bytes that followed it: it reads them as
+        // another response (unsolicited, or malformed), or hands them over as it leaves.
+        var count: Int?
+        if case ByteToMessageDecoderError.leftoverDataWhenDone(let bytes)? = error as? ByteToMessageDecoderError { count = bytes.readableBytes }
+        opening.fail(context, TunnelOpening.earlyBytes(count, from: "the proxy \(proxy)", after: "its answer to CONNECT", target: target))
     }
 }

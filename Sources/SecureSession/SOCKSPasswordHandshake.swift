@@ -66,7 +66,7 @@ final class SOCKSPasswordHandshake: ChannelInboundHandler, RemovableChannelHandl
 
     /// Goes as far as what has been received allows.
     private func advance(_ context: ChannelHandlerContext) {
-        while !opening.isDone {
+        while !opening.isAnswered {
             switch phase {
             case .choosingMethod:
                 guard let reply = received.readBytes(length: 2) else { return }
@@ -92,10 +92,11 @@ final class SOCKSPasswordHandshake: ChannelInboundHandler, RemovableChannelHandl
                 guard reply[0] == 0x05 else { return fail(context, "it did not answer in SOCKS5") }
                 guard reply[1] == 0x00 else { return fail(context, SOCKSTunnel.describe(SOCKSServerReply(value: reply[1]))) }
                 guard [0x01, 0x03, 0x04].contains(reply[3]) else { return fail(context, "its reply has an address of unknown type \(reply[3])") }
+                // Nothing has gone through the tunnel yet: bytes after the reply are the proxy's.
+                guard received.readableBytes == 0 else {
+                    return opening.fail(context, TunnelOpening.earlyBytes(received.readableBytes, from: "the SOCKS proxy \(proxy)", after: "its reply", target: targetName))
+                }
                 phase = .open
-                // Anything after the reply belongs to the tunnel.
-                if received.readableBytes > 0 { context.fireChannelRead(wrapInboundOut(received)) }
-                received.clear()
                 opening.open(context, removing: [], thenItself: self)
                 return
             case .open:

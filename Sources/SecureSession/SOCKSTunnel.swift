@@ -54,6 +54,13 @@ enum SOCKSTunnel {
             opening.open(context, removing: [client], thenItself: self)
         }
 
+        /// Bytes the SOCKS handler hands over as it leaves: they followed the proxy's reply.
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            let bytes = unwrapInboundIn(data).readableBytes
+            guard bytes > 0 else { return }
+            opening.fail(context, TunnelOpening.earlyBytes(bytes, from: "the SOCKS proxy \(proxy)", after: "its reply", target: target))
+        }
+
         func channelInactive(context: ChannelHandlerContext) {
             opening.fail(context, "the SOCKS proxy \(proxy) closed the connection before opening the tunnel to \(target)")
             context.fireChannelInactive()

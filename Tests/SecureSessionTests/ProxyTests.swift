@@ -171,6 +171,52 @@ struct ProxyTests {
         }
     }
 
+    @Test("a proxy that sends bytes after its 200 to CONNECT, before the client's TLS hello, is refused in words (they would be taken for the server's)")
+    func bytesAfterConnectAnswer() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        defer { Task { await server.stop() } }
+        // Bytes that read as a response of their own, bytes that read as nothing (a TLS record).
+        for extra in [Array("HTTP/1.1 200 OK\r\n\r\ninjected".utf8), [0x16, 0x03, 0x03, 0x00, 0x02, 0x02, 0x00]] {
+            let talkative = try await RawResponseServer(response: Array("HTTP/1.1 200 Connection established\r\n\r\n".utf8) + extra)
+            let port = try #require(talkative.channel.localAddress?.port)
+            let session = session(through: HTTPProxy(host: "127.0.0.1", port: port))
+            await #expect {
+                _ = try await session.get(server.url("/hello"))
+            } throws: { error in
+                guard case SecureSessionError.proxyFailure(let detail) = error else { return false }
+                return detail == "the proxy 127.0.0.1:\(port) sent bytes after its answer to CONNECT, before anything went through the tunnel to 127.0.0.1:\(server.port) (they would be taken for the server's): refused"
+            }
+            await session.shutdown()
+            await talkative.stop()
+        }
+        #expect(server.connections.total == 0)
+    }
+
+    @Test("a SOCKS5 proxy that sends bytes after its reply, with or without a user, is refused in words")
+    func bytesAfterSOCKSReply() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        defer { Task { await server.stop() } }
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/talkative-socks/server.py").path
+        for credentials in [[], ["alice", "secret"]] {
+            let proxy = try ServerProcess("python3") { port in [script, "\(port)"] + credentials }
+            defer { proxy.stop() }
+            let user = credentials.isEmpty ? "" : "alice:secret@"
+            let settings = try HTTPProxy(url: "socks5://\(user)127.0.0.1:\(proxy.port)")
+            let session = session(through: settings)
+            for url in [server.url("/hello"), URL(string: "http://127.0.0.1:\(server.port)/hello")!] {
+                await #expect("\(credentials) \(url)") {
+                    _ = try await session.get(url)
+                } throws: { error in
+                    guard case SecureSessionError.proxyFailure(let detail) = error else { return false }
+                    return detail == "the SOCKS proxy \(settings) sent 19 bytes after its reply, before anything went through the tunnel to 127.0.0.1:\(server.port) (they would be taken for the server's): refused"
+                }
+            }
+            await session.shutdown()
+        }
+        #expect(server.connections.total == 0)
+    }
+
     @Test("proxy URLs: credentials, default port, refusals; the password is never shown")
     func proxyURLs() throws {
         let proxy = try HTTPProxy(url: "http://alice:p%40ss@proxy.example.test:3128")
