@@ -43,12 +43,12 @@ extension SecureSession {
             throw refuse("resolves to \(resolved.redacted)")
         }
         // Resolution has removed the literal dot segments; what is left would become one only
-        // once a server decodes it (`%2e%2e`, `..%2F`, `..%5C`, `..\`).
+        // once a server decodes it (`%2e%2e`, `..%2F`, `..%5C`, `..\`). Split by bytes, as
+        // servers do: a slash followed by a combining mark is one Character.
         let hiddenDotSegment = components.percentEncodedPath.split(separator: "/").contains { segment in
             let decoded = segment.removingPercentEncoding ?? String(segment)
-            return decoded.split(separator: "/", omittingEmptySubsequences: false).contains { piece in
-                piece.split(separator: "\\", omittingEmptySubsequences: false).contains { [".", ".."].contains($0) }
-            }
+            return decoded.utf8.split(omittingEmptySubsequences: false) { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "\\") }
+                .contains { $0.elementsEqual(".".utf8) || $0.elementsEqual("..".utf8) }
         }
         if hiddenDotSegment { throw refuse("holds a dot segment hidden by percent-encoding or a backslash (%2e, %2F, %5C), which servers may read as '.' or '..'") }
         return resolved

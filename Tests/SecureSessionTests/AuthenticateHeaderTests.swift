@@ -82,4 +82,17 @@ struct AuthenticateHeaderTests {
         }
         #expect(answered > 1_000, "the fields made \(answered) Digest answers")
     }
+
+    @Test("a Digest answer escapes every quote and backslash, a quote followed by a combining mark included (one Character, still a quote byte)")
+    func digestQuotingByScalars() throws {
+        let challenge = try #require(AuthenticateHeader.parse([#"Digest realm="lab", nonce="n0", qop="auth""#]).first)
+        let mark = "\u{301}"
+        let user = "al\"" + mark + "ice\\" + mark
+        let uri = "/a\"" + mark
+        let answer = DigestAuthorization.value(for: challenge, user: user, password: "pw", method: "GET", uri: uri, cnonce: "c0ffee") ?? ""
+        let expectedUser = "username=\"al\\\"" + mark + "ice\\\\" + mark + "\""
+        let expectedURI = "uri=\"/a\\\"" + mark + "\""
+        #expect(answer.utf8.firstRange(of: expectedUser.utf8) != nil, "\(answer)")
+        #expect(answer.utf8.firstRange(of: expectedURI.utf8) != nil, "\(answer)")
+    }
 }

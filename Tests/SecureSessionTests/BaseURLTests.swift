@@ -44,6 +44,11 @@ struct BaseURLTests {
             ("a%2F..%2F..%2Fadmin", hidden),
             ("..%5Cadmin", hidden),
             ("..\\admin", hidden),
+            // A combining mark after the encoded slash, or a prepended mark before it, makes one
+            // Character of the slash and the mark: servers split bytes.
+            ("..%2F%CC%81x", hidden),
+            ("..%5C%CC%81x", hidden),
+            ("x%D8%80%2F..%2Fadmin", hidden),
         ]
     )
     func confinement(path: String, reason: String) {

@@ -83,7 +83,14 @@ enum DigestAuthorization {
         return "Digest " + fields.joined(separator: ", ")
     }
 
+    /// `text` with a backslash before each quote and backslash, by Unicode scalar (a quote
+    /// followed by a combining mark is one Character, but still a quote byte to the server).
     private static func quoted(_ text: String) -> String {
-        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        var quoted = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if scalar == "\\" || scalar == "\"" { quoted.append("\\") }
+            quoted.append(scalar)
+        }
+        return String(quoted)
     }
 }

@@ -69,7 +69,18 @@ public struct MultipartForm: Sendable {
 
     /// A name or file name inside quotes: `"`, CR and LF percent-encoded, as HTML does.
     static func quoted(_ text: String) -> String {
-        text.replacingOccurrences(of: "\"", with: "%22").replacingOccurrences(of: "\r", with: "%0D").replacingOccurrences(of: "\n", with: "%0A")
+        // By Unicode scalar: a quote followed by a combining mark is one Character (which
+        // `replacingOccurrences` would pass over) but still a quote byte to the server.
+        var quoted = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": quoted.append(contentsOf: "%22".unicodeScalars)
+            case "\r": quoted.append(contentsOf: "%0D".unicodeScalars)
+            case "\n": quoted.append(contentsOf: "%0A".unicodeScalars)
+            default: quoted.append(scalar)
+            }
+        }
+        return String(quoted)
     }
 
     /// A media type with any CR or LF removed, so it stays one header field.
