@@ -83,6 +83,24 @@ struct ChallengeTests {
         await server.stop()
     }
 
+    @Test("Digest against lighttpd offering userhash=true: the plain user name it accepts is sent")
+    func digestUserhashWithLighttpd() async throws {
+        let server = try LighttpdDigestServer(user: "alice", password: "wonderland", realm: "lab digest", algorithm: "SHA-256", userhash: true)
+        defer { server.stop() }
+        let anonymous = session()
+        let challenge = try await anonymous.get(server.url)
+        await anonymous.shutdown()
+        #expect(challenge.statusCode == 401)
+        #expect(challenge.headers.first { $0.name.lowercased() == "www-authenticate" }?.value.contains("userhash=true") == true, "lighttpd offers it")
+        let store = CredentialStore()
+        store.set(alice, for: ProtectionSpace(host: "127.0.0.1", port: server.port, isSecure: false, realm: "lab digest", method: .httpDigest))
+        let session = session(store: store)
+        let response = try await session.get(server.url)
+        #expect(response.statusCode == 200)
+        #expect(response.text == LighttpdDigestServer.page)
+        await session.shutdown()
+    }
+
     @Test("Digest against lighttpd, an independent peer (RFC 7616, MD5 and SHA-256, qop=auth): the stored credential answers every request of the session, a wrong one gets the 401")
     func digestWithLighttpd() async throws {
         for algorithm in ["MD5", "SHA-256"] {

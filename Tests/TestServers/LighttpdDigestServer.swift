@@ -13,8 +13,10 @@ public final class LighttpdDigestServer: @unchecked Sendable {
     public var port: Int { server.port }
 
     /// Starts lighttpd and waits until it accepts connections.
-    /// - Parameter algorithm: `MD5` or `SHA-256`, the algorithm lighttpd asks for.
-    public init(user: String, password: String, realm: String, algorithm: String) throws {
+    /// - Parameters:
+    ///   - algorithm: `MD5` or `SHA-256`, the algorithm lighttpd asks for.
+    ///   - userhash: Whether lighttpd offers RFC 7616's hashed user names (`userhash=true`).
+    public init(user: String, password: String, realm: String, algorithm: String, userhash: Bool = false) throws {
         let folder = NSTemporaryDirectory() + "lighttpd-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder + "/www", withIntermediateDirectories: true)
         self.folder = folder
@@ -32,7 +34,7 @@ public final class LighttpdDigestServer: @unchecked Sendable {
                 server.errorlog = "\(folder)/error.log"
                 auth.backend = "htdigest"
                 auth.backend.htdigest.userfile = "\(folder)/htdigest"
-                auth.require = ( "/" => ( "method" => "digest", "realm" => "\(realm)", "require" => "valid-user", "algorithm" => "\(algorithm)" ) )
+                auth.require = ( "/" => ( "method" => "digest", "realm" => "\(realm)", "require" => "valid-user", "algorithm" => "\(algorithm)"\(userhash ? #", "userhash" => "enable""# : "") ) )
 
                 """
             let file = "\(folder)/lighttpd-\(port).conf"
