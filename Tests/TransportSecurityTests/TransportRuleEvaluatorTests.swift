@@ -84,6 +84,7 @@ struct TransportRuleEvaluatorTests {
         #expect(!caPinned.isTrusted)
         #expect(caPinned.decidedBy == TransportRuleEvaluator.decider)
         #expect(caPinned.reason.contains("the chain did not validate"), "\(caPinned.reason)")
+        #expect(caPinned.checks.contains { !$0.passed && $0.detail.hasPrefix("no path validates") }, "the decision says why only the leaf counted")
         let backup = "sha256/" + Data(repeating: 7, count: 32).base64EncodedString()
         let pinSet = try rules(["TSKPinnedDomains": [lab.host: ["TSKPublicKeyHashes": [lab.intermediate.der.spkiPin.description, backup]]]])
         let setPinned = await decide(forged, pinSet, base: lenient)
@@ -95,7 +96,6 @@ struct TransportRuleEvaluatorTests {
         #expect(await decide(forged, try rules(["NSPinnedDomains": [lab.host: entry("NSPinnedLeafIdentities", impostor)]]), base: lenient).isTrusted)
         let leafSet = try rules(["TSKPinnedDomains": [lab.host: ["TSKPublicKeyHashes": [impostor.der.spkiPin.description, backup]]]])
         #expect(await decide(forged, leafSet, base: lenient).isTrusted)
-        #expect(caPinned.checks.contains { !$0.passed && $0.detail.hasPrefix("no path validates") }, "the decision says why only the leaf counted")
         // A chain that does validate is judged on its validated path, whatever the policy allows,
         // and the decision says so and is reused no longer than that path is valid.
         let validated = await decide(lab.chain(.legitimate), try rules(["NSPinnedDomains": [lab.host: entry("NSPinnedCAIdentities", lab.root)]]), base: lenient)
