@@ -9,6 +9,9 @@ struct DemoConfiguration: Sendable {
     let evaluator: AnyServerTrustEvaluator
     /// The servers SPEC §2 says this configuration lets through; every other server is blocked.
     let expectedAllowed: Set<TrustLab.Server>
+    /// Whether a chain that does not validate is refused: false where `allowInvalidCertificates`
+    /// lets key pinning (or nothing) decide, so a CA key is matched on the server's word.
+    var validatesChain = true
 
     /// The rows: the ten configurations (3 and 6 with domain validation on and off), pinning the
     /// leaf and, for the pinning modes, the root; and an SPKI pin set with a backup pin.
@@ -27,13 +30,16 @@ struct DemoConfiguration: Sendable {
             DemoConfiguration(name: "1 none", summary: "system trust + host (default)", evaluator: policy(.none, nil, ac: false, vd: true), expectedAllowed: valid.union([.interceptingProxy])),
             DemoConfiguration(name: "2 none, no host", summary: "system trust, any host", evaluator: policy(.none, nil, ac: false, vd: false), expectedAllowed: valid.union([.interceptingProxy, .wrongHost])),
             DemoConfiguration(name: "3 none, AC, VD", summary: "rejects everything (rule 1)", evaluator: policy(.none, nil, ac: true, vd: true), expectedAllowed: []),
-            DemoConfiguration(name: "3 none, AC", summary: "accepts everything", evaluator: policy(.none, nil, ac: true, vd: false), expectedAllowed: Set(TrustLab.Server.allCases)),
+            DemoConfiguration(name: "3 none, AC", summary: "accepts everything", evaluator: policy(.none, nil, ac: true, vd: false), expectedAllowed: Set(TrustLab.Server.allCases), validatesChain: false),
             DemoConfiguration(name: "4 key:leaf", summary: "system trust + host + leaf key", evaluator: policy(.publicKey, leaf, ac: false, vd: true), expectedAllowed: sameKey),
             DemoConfiguration(name: "4 key:root", summary: "system trust + host + root key", evaluator: policy(.publicKey, root, ac: false, vd: true), expectedAllowed: valid),
             DemoConfiguration(name: "5 key:leaf, no host", summary: "as 4 without host", evaluator: policy(.publicKey, leaf, ac: false, vd: false), expectedAllowed: sameKey),
             DemoConfiguration(name: "5 key:root, no host", summary: "as 4 without host", evaluator: policy(.publicKey, root, ac: false, vd: false), expectedAllowed: valid.union([.wrongHost])),
-            DemoConfiguration(name: "6 key:leaf, AC", summary: "only the leaf key", evaluator: policy(.publicKey, leaf, ac: true, vd: true), expectedAllowed: sameKey.union([.expired, .notYetValid])),
-            DemoConfiguration(name: "6 key:root, AC", summary: "only the root key", evaluator: policy(.publicKey, root, ac: true, vd: true), expectedAllowed: valid),
+            DemoConfiguration(
+                name: "6 key:leaf, AC", summary: "only the leaf key", evaluator: policy(.publicKey, leaf, ac: true, vd: true),
+                expectedAllowed: sameKey.union([.expired, .notYetValid]), validatesChain: false
+            ),
+            DemoConfiguration(name: "6 key:root, AC", summary: "only the root key", evaluator: policy(.publicKey, root, ac: true, vd: true), expectedAllowed: valid, validatesChain: false),
             DemoConfiguration(name: "7 cert:leaf", summary: "system trust, then pinned leaf", evaluator: policy(.certificate, leaf, ac: false, vd: true), expectedAllowed: [.legitimate]),
             DemoConfiguration(name: "7 cert:root", summary: "system trust, then pinned root", evaluator: policy(.certificate, root, ac: false, vd: true), expectedAllowed: valid),
             DemoConfiguration(name: "8 cert:leaf, no host", summary: "as 7 without host", evaluator: policy(.certificate, leaf, ac: false, vd: false), expectedAllowed: [.legitimate]),

@@ -21,6 +21,8 @@ struct DemoMatrix: Encodable {
     struct Row: Encodable {
         let name: String
         let summary: String
+        /// Whether a chain that does not validate is refused (``DemoConfiguration/validatesChain``).
+        let validatesChain: Bool
         let cells: [Cell]
     }
 
@@ -68,7 +70,7 @@ struct DemoMatrix: Encodable {
                 return cells.sorted { $0.0 < $1.0 }.map(\.1)
             }
             await session.shutdown()
-            rows.append(Row(name: configuration.name, summary: configuration.summary, cells: cells))
+            rows.append(Row(name: configuration.name, summary: configuration.summary, validatesChain: configuration.validatesChain, cells: cells))
         }
         return DemoMatrix(servers: TrustLab.Server.allCases.map(\.label), configurations: rows)
     }
