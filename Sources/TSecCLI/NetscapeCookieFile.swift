@@ -42,8 +42,11 @@ enum NetscapeCookieFile {
             }
             // What a Set-Cookie field cannot set, a file cannot either: the `Cookie` field would
             // carry other cookies than the file's (`a; admin=1` as a value is two cookies).
-            if fields[5].contains("=") || fields[5].contains(";") { throw malformed("the name '\(fields[5])' holds '=' or ';', which a Cookie field cannot carry") }
-            if fields[6].contains(";") { throw malformed("the value of \(fields[5]) holds ';', which a Cookie field cannot carry") }
+            // By bytes: `;` followed by a combining mark is one Character, and still a `;`.
+            if fields[5].utf8.contains(where: { $0 == UInt8(ascii: "=") || $0 == UInt8(ascii: ";") }) {
+                throw malformed("the name '\(fields[5])' holds '=' or ';', which a Cookie field cannot carry")
+            }
+            if fields[6].utf8.contains(UInt8(ascii: ";")) { throw malformed("the value of \(fields[5]) holds ';', which a Cookie field cannot carry") }
             let host = ServerHost(String(domainField))
             if let problem = host.nameProblem { throw malformed("the domain \(problem)") }
             let domain = host.name

@@ -78,6 +78,8 @@ struct GetCommandTests {
         for (line, reason) in [
             ("127.0.0.1\tFALSE\t/\tFALSE\t0\tsid\tx; admin=1", "the value of sid holds ';', which a Cookie field cannot carry"),
             ("127.0.0.1\tFALSE\t/\tFALSE\t0\tadmin=1; sid\tx", "the name 'admin=1; sid' holds '=' or ';', which a Cookie field cannot carry"),
+            // A ';' followed by a combining mark is one Character, still a ';' byte.
+            ("127.0.0.1\tFALSE\t/\tFALSE\t0\tsid\tx;\u{301} admin=1", "the value of sid holds ';', which a Cookie field cannot carry"),
             ("127.0.0.1\tFALSE\t/\tFALSE\t0\tsid\tx\u{1}y", "it holds the control character U+0001, which no cookie has"),
             ("exa mple.test\tFALSE\t/\tFALSE\t0\tsid\tx", "the domain has the character ' ', which no host name has"),
         ] {
