@@ -53,8 +53,8 @@ public struct CertificateDetails: Sendable, Encodable {
     /// Describes `certificate` as of `now`.
     public init(_ certificate: DERCertificate, at now: Date = Date()) {
         let parsed = certificate.certificate
-        subject = String(describing: parsed.subject)
-        issuer = String(describing: parsed.issuer)
+        subject = String(describing: parsed.subject).escapingControlCharacters
+        issuer = String(describing: parsed.issuer).escapingControlCharacters
         isSelfIssued = parsed.subject == parsed.issuer
         version = String(describing: parsed.version).replacingOccurrences(of: "X509", with: "")
         serialNumber = Self.hex(parsed.serialNumber.bytes)
@@ -77,7 +77,7 @@ public struct CertificateDetails: Sendable, Encodable {
             }
         }
         let extensions = parsed.extensions
-        subjectAlternativeNames = read("subjectAltName") { try extensions.subjectAlternativeNames }.map { $0.map(\.readable) } ?? []
+        subjectAlternativeNames = read("subjectAltName") { try extensions.subjectAlternativeNames }.map { $0.map(\.readable.escapingControlCharacters) } ?? []
         keyUsage = read("keyUsage") { try extensions.keyUsage }.map(Self.usages)
         extendedKeyUsage = read("extKeyUsage") { try extensions.extendedKeyUsage }.map { $0.map(Self.usage) }
         switch read("basicConstraints", { try extensions.basicConstraints }) {

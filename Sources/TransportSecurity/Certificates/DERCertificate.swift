@@ -25,7 +25,7 @@ public struct DERCertificate: Sendable, Hashable, CustomStringConvertible {
             self.subjectPublicKeyInfoBytes = subjectPublicKeyInfoBytes
             self.spkiPin = SPKIPin(subjectPublicKeyInfoDER: subjectPublicKeyInfoBytes)
             self.sha256Fingerprint = Array(SHA256.hash(data: derBytes))
-            self.subjectSummary = String(describing: certificate.subject)
+            self.subjectSummary = String(describing: certificate.subject).escapingControlCharacters
         }
     }
 
@@ -72,7 +72,7 @@ public struct DERCertificate: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The issuer distinguished name, as text.
-    public var issuerSummary: String { String(describing: certificate.issuer) }
+    public var issuerSummary: String { String(describing: certificate.issuer).escapingControlCharacters }
 
     /// Whether `certificate` is this certificate: the same signed part and signature. Reads the
     /// two fields in place, without copying the parsed certificate.

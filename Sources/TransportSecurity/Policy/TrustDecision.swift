@@ -39,7 +39,8 @@ public struct TrustDecision: Sendable, Hashable, CustomStringConvertible {
         self.isTrusted = isTrusted
         self.decidedBy = decidedBy
         self.rule = rule
-        self.reason = reason
+        // Reasons quote names from certificates and servers: no control character is shown raw.
+        self.reason = reason.escapingControlCharacters
         self.checks = checks
         self.pinMismatch = pinMismatch
         self.reusableUntil = reusableUntil
@@ -72,9 +73,9 @@ public struct TrustCheck: Sendable, Hashable, CustomStringConvertible {
 
     /// Creates a check.
     public init(name: String, passed: Bool, detail: String) {
-        self.name = name
+        self.name = name.escapingControlCharacters
         self.passed = passed
-        self.explicitDetail = detail
+        self.explicitDetail = detail.escapingControlCharacters
         self.evaluation = nil
     }
 

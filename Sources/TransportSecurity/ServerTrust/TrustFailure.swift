@@ -62,8 +62,9 @@ public struct TrustFailure: Sendable, Hashable, Codable, CustomStringConvertible
     /// Creates a failure.
     public init(_ code: Code, certificate: String? = nil, detail: String) {
         self.code = code
-        self.certificate = certificate
-        self.detail = detail
+        // Names from certificates go into these sentences: no control character is shown raw.
+        self.certificate = certificate?.escapingControlCharacters
+        self.detail = detail.escapingControlCharacters
     }
 
     /// A sentence: the certificate, what failed, and the specifics.

@@ -31,5 +31,5 @@ extension FailureReportingPolicy {
 
 extension Certificate {
     /// The subject as text, for failure messages.
-    var subjectText: String { String(describing: subject) }
+    var subjectText: String { String(describing: subject).escapingControlCharacters }
 }
