@@ -255,7 +255,11 @@ public struct GetCommand: TSecCommand {
         var kept: [(file: String, text: String)] = []
         if let hsts, !hsts.isEmpty, let store = configuration.hsts { kept.append((hsts, CurlHSTSFile.text(of: store.entries()))) }
         if let cookieJar, let jar = configuration.cookieJar, !jar.cookies.isEmpty {
-            kept.append((cookieJar, NetscapeCookieFile.text(of: jar.cookies)))
+            var writable: [Cookie] = []
+            for cookie in jar.cookies {
+                if let problem = NetscapeCookieFile.unwritable(cookie) { complain("tsec get: \(cookieJar): \(problem)", to: terminal) } else { writable.append(cookie) }
+            }
+            kept.append((cookieJar, NetscapeCookieFile.text(of: writable)))
         }
         for (file, text) in kept {
             do {

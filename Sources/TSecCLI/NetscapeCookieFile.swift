@@ -69,7 +69,15 @@ enum NetscapeCookieFile {
         return cookies
     }
 
-    /// `cookies` as a cookie file curl reads.
+    /// Why `cookie` cannot be written to a cookie file, or `nil`: a tab in its name, value or
+    /// path, which HTTP allows and the file's tab-separated lines cannot hold (written, the line
+    /// would have too many fields, and the whole file would be refused when read back).
+    static func unwritable(_ cookie: Cookie) -> String? {
+        guard [cookie.name, cookie.value, cookie.path].contains(where: { $0.utf8.contains(UInt8(ascii: "\t")) }) else { return nil }
+        return "the cookie \(cookie.name.escapingControlCharacters) of \(cookie.domain) holds a tab, which a cookie file cannot hold: not written"
+    }
+
+    /// `cookies` as a cookie file curl reads; give it only cookies ``unwritable(_:)`` passes.
     static func text(of cookies: [Cookie]) -> String {
         var text = "# Netscape HTTP Cookie File\n# Written by tsec: curl -b and -c read it.\n\n"
         for cookie in cookies {

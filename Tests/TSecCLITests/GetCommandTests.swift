@@ -61,6 +61,18 @@ struct GetCommandTests {
         let refused = await tsec(["get", "https://127.0.0.1:1/", "-c", jar])
         #expect(refused.status == 3)
         #expect(try String(contentsOfFile: jar, encoding: .utf8) == written)
+        // A cookie the file format cannot hold (a tab in its value or path, which HTTP allows) is
+        // not written, saying so: written, it would break the file for every later run.
+        let tabbed = files.path("cookies-\(UUID().uuidString).txt")
+        let setTabs = await get(server.url("/set-cookie"), [
+            "-c", tabbed, "-H", "X-Set-Cookie: tab=a\tb", "-H", "X-Set-Cookie: tabpath=1; Path=/a\tb", "-H", "X-Set-Cookie: plain=1",
+        ])
+        #expect(setTabs.status == 0, "\(setTabs.output.stderr)")
+        #expect(setTabs.output.stderr.contains("the cookie tab of 127.0.0.1 holds a tab, which a cookie file cannot hold: not written"), "\(setTabs.output.stderr)")
+        #expect(setTabs.output.stderr.contains("the cookie tabpath of 127.0.0.1 holds a tab"), "\(setTabs.output.stderr)")
+        let readBack = await get(server.url("/headers"), ["-b", tabbed])
+        #expect(readBack.status == 0, "\(readBack.output.stderr)")
+        #expect(readBack.output.stdout.contains(#""cookie":"plain=1""#), "\(readBack.output.stdout)")
         // NAME=VALUE is sent as it is.
         let literal = await get(server.url("/headers"), ["-b", "a=1; b=2"])
         #expect(literal.output.stdout.contains(#""cookie":"a=1; b=2""#), "\(literal.output.stdout)")
