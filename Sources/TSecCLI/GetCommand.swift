@@ -257,7 +257,11 @@ public struct GetCommand: TSecCommand {
         if let cookieJar, let jar = configuration.cookieJar, !jar.cookies.isEmpty {
             var writable: [Cookie] = []
             for cookie in jar.cookies {
-                if let problem = NetscapeCookieFile.unwritable(cookie) { complain("tsec get: \(cookieJar): \(problem)", to: terminal) } else { writable.append(cookie) }
+                guard let problem = NetscapeCookieFile.unwritable(cookie) else {
+                    writable.append(cookie)
+                    continue
+                }
+                complain("tsec get: \(cookieJar): \(problem)", to: terminal)
             }
             kept.append((cookieJar, NetscapeCookieFile.text(of: writable)))
         }
