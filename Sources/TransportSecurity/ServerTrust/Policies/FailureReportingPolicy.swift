@@ -30,6 +30,7 @@ extension FailureReportingPolicy {
 }
 
 extension Certificate {
-    /// The subject as text, for failure messages.
-    var subjectText: String { String(describing: subject).escapingControlCharacters }
+    /// The subject as text, for failure messages (``TrustFailure`` escapes its control
+    /// characters).
+    var subjectText: String { String(describing: subject) }
 }
