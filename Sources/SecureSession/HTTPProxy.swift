@@ -66,8 +66,8 @@ public struct HTTPProxy: Sendable, Hashable, CustomStringConvertible {
     /// `http://[user:password@]host[:port]` or `host[:port]`, `https://[user:password@]host[:port]`,
     /// `socks5://[user:password@]host[:port]`, `socks5h://[user:password@]host[:port]` (port 443
     /// for `https://`, else 1080, when none is given, as curl assumes).
-    /// - Throws: ``SecureSessionError/invalidURL(_:)`` for another scheme (SOCKS4), no host, or a
-    ///   port out of range.
+    /// - Throws: ``SecureSessionError/invalidURL(_:)`` for another scheme (SOCKS4), no host, a
+    ///   port out of range, or an HTTP proxy's user name with a colon (written `%3A`).
     public init(url text: String, trustEvaluator: (any ServerTrustEvaluating)? = nil) throws {
         let written = text.contains("://") ? text : "http://" + text
         // The host as `URL` gives it: an internationalized name in its ASCII form (`xn--…`), as
@@ -87,6 +87,11 @@ public struct HTTPProxy: Sendable, Hashable, CustomStringConvertible {
         let port = components.port ?? (kind == .https ? 443 : 1080)
         guard (1...65_535).contains(port) else {
             throw SecureSessionError.invalidURL("the proxy's port \(port) is not between 1 and 65535")
+        }
+        if kind == .http || kind == .https, components.user?.unicodeScalars.contains(":") == true {
+            throw SecureSessionError.invalidURL(
+                "the proxy '\(Self.withoutPassword(text))': its user name holds a colon (%3A), which Basic authentication cannot carry (RFC 7617 §2): the proxy would read the name only up to it"
+            )
         }
         self.init(host: host, port: port, user: components.user, password: components.password, kind: kind, trustEvaluator: trustEvaluator)
     }

@@ -12,8 +12,9 @@ extension SecureRequest {
     }
 
     /// Why this request cannot be written as it is, or `nil`: a method or header name that is
-    /// not an HTTP token, a header value with CR, LF or NUL (which would split the header), a
-    /// target with white space or control characters. Header values are never quoted back.
+    /// not an HTTP token, a header value with CR, LF or NUL (which would split the header) or
+    /// another control character but a tab (which swift-nio's encoder refuses), a target with
+    /// white space or control characters. Header values are never quoted back.
     func malformation() -> String? {
         if !Self.isToken(method.rawValue) {
             return "the method \(method.rawValue.debugDescription) is not an HTTP token"
@@ -24,6 +25,9 @@ extension SecureRequest {
             }
             if field.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) {
                 return "the value of the header \(field.name) contains CR, LF or NUL"
+            }
+            if field.value.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) {
+                return "the value of the header \(field.name) contains a control character other than a tab (RFC 9110 §5.5)"
             }
         }
         if headers.filter({ $0.name.caseInsensitiveCompare("Host") == .orderedSame }).count > 1 {

@@ -38,7 +38,8 @@ public enum SecureSessionError: Error, Sendable, CustomStringConvertible {
     /// The URL cannot be requested (no host, unsupported scheme).
     case invalidURL(String)
     /// The request cannot be written as it is (a method or header name that is not an HTTP
-    /// token, a header value with a line break); nothing was sent.
+    /// token, a header value with a line break; nothing was sent), or the credential answering
+    /// its challenge cannot be (a Basic user name with a colon; the request was not sent again).
     case invalidRequest(String)
     /// The server's answer was not valid HTTP.
     case invalidResponse(String)

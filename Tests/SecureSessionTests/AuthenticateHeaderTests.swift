@@ -95,4 +95,15 @@ struct AuthenticateHeaderTests {
         #expect(answer.utf8.firstRange(of: expectedUser.utf8) != nil, "\(answer)")
         #expect(answer.utf8.firstRange(of: expectedURI.utf8) != nil, "\(answer)")
     }
+
+    @Test("a Digest user name with a control character goes as username* (RFC 7616 §3.4, RFC 8187's UTF-8 notation); others, non-ASCII included, as username")
+    func digestExtendedUserName() throws {
+        #expect(DigestAuthorization.userField("tab\tand\u{1}bell") == "username*=UTF-8''tab%09and%01bell")
+        #expect(DigestAuthorization.userField("€ a\u{7F}!~") == "username*=UTF-8''%E2%82%AC%20a%7F!~")
+        #expect(DigestAuthorization.userField("jürgen\tx") == "username=\"jürgen\tx\"")
+        let challenge = try #require(AuthenticateHeader.parse([#"Digest realm="lab", nonce="n0", qop="auth""#]).first)
+        let answer = DigestAuthorization.value(for: challenge, user: "a\u{1}b", password: "pw", method: "GET", uri: "/", cnonce: "c0ffee") ?? ""
+        #expect(answer.hasPrefix("Digest username*=UTF-8''a%01b, realm=\"lab\""), "\(answer)")
+        #expect(!answer.contains("username="))
+    }
 }

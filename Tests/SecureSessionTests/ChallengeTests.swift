@@ -83,28 +83,83 @@ struct ChallengeTests {
         await server.stop()
     }
 
-    @Test("Digest against lighttpd offering userhash=true: the plain user name it accepts is sent")
-    func digestUserhashWithLighttpd() async throws {
-        let server = try LighttpdDigestServer(user: "alice", password: "wonderland", realm: "lab digest", algorithm: "SHA-256", userhash: true)
-        defer { server.stop() }
+    /// The `WWW-Authenticate` field lighttpd answers a request without credentials with.
+    func challengeField(of server: LighttpdAuthServer) async throws -> String? {
         let anonymous = session()
         let challenge = try await anonymous.get(server.url)
         await anonymous.shutdown()
         #expect(challenge.statusCode == 401)
-        #expect(challenge.headers.first { $0.name.lowercased() == "www-authenticate" }?.value.contains("userhash=true") == true, "lighttpd offers it")
+        return challenge.headers.first { $0.name.lowercased() == "www-authenticate" }?.value
+    }
+
+    /// lighttpd's page, asked for by a session whose store holds `credential` for `realm`.
+    func page(from server: LighttpdAuthServer, with credential: Credential, realm: String, method: ProtectionSpace.Method) async throws -> SecureResponse {
         let store = CredentialStore()
-        store.set(alice, for: ProtectionSpace(host: "127.0.0.1", port: server.port, isSecure: false, realm: "lab digest", method: .httpDigest))
+        store.set(credential, for: ProtectionSpace(host: "127.0.0.1", port: server.port, isSecure: false, realm: realm, method: method))
         let session = session(store: store)
         let response = try await session.get(server.url)
-        #expect(response.statusCode == 200)
-        #expect(response.text == LighttpdDigestServer.page)
         await session.shutdown()
+        return response
+    }
+
+    @Test("Digest against lighttpd offering userhash=true: the plain user name it accepts is sent")
+    func digestUserhashWithLighttpd() async throws {
+        let server = try LighttpdAuthServer(user: "alice", password: "wonderland", realm: "lab digest", algorithm: "SHA-256", userhash: true)
+        defer { server.stop() }
+        #expect(try await challengeField(of: server)?.contains("userhash=true") == true, "lighttpd offers it")
+        let response = try await page(from: server, with: alice, realm: "lab digest", method: .httpDigest)
+        #expect(response.statusCode == 200)
+        #expect(response.text == LighttpdAuthServer.page)
+    }
+
+    @Test("Digest against lighttpd (charset=\"UTF-8\"): non-ASCII user names, and names and passwords typed in another Unicode normal form")
+    func digestInternationalUserNames() async throws {
+        // (the server's user and password, the session's): a decomposed ü (u + U+0308) is the
+        // same name once in Normalization Form C, as RFC 7616 §4 asks under charset="UTF-8".
+        let pairs = [
+            (("jürgen", "wonderland"), ("jürgen", "wonderland")),
+            (("名前", "wonderland"), ("名前", "wonderland")),
+            (("jürgen", "grün"), ("ju\u{308}rgen", "gru\u{308}n")),
+        ]
+        for ((serverUser, serverPassword), (user, password)) in pairs {
+            let server = try LighttpdAuthServer(user: serverUser, password: serverPassword, realm: "lab digest", algorithm: "SHA-256")
+            defer { server.stop() }
+            let response = try await page(from: server, with: .user(user, password: password), realm: "lab digest", method: .httpDigest)
+            #expect(response.statusCode == 200, "\(user.unicodeScalars.map { $0.escaped(asASCII: true) }.joined())")
+            #expect(response.text == LighttpdAuthServer.page)
+        }
+    }
+
+    @Test("Basic against lighttpd (charset=\"UTF-8\"): a name and password typed in another Unicode normal form are sent in Form C, as RFC 7617 §2.1 asks")
+    func basicInternationalUserNames() async throws {
+        let server = try LighttpdAuthServer(user: "jürgen", password: "grün", realm: "lab basic", algorithm: "MD5", method: "basic")
+        defer { server.stop() }
+        #expect(try await challengeField(of: server)?.lowercased().contains(#"charset="utf-8""#) == true)
+        let response = try await page(from: server, with: .user("ju\u{308}rgen", password: "gru\u{308}n"), realm: "lab basic", method: .httpBasic)
+        #expect(response.statusCode == 200)
+        #expect(response.text == LighttpdAuthServer.page)
+    }
+
+    @Test("a Basic user name with a colon is refused with invalidRequest, not sent for the server to split (RFC 7617 §2)")
+    func basicUserNameWithColon() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let store = CredentialStore()
+        store.set(.user("alice:wonder", password: "land"), for: ProtectionSpace(host: "127.0.0.1", port: server.port, isSecure: true, realm: "lab", method: .httpBasic))
+        let session = session(store: store)
+        await #expect {
+            _ = try await session.get(server.url("/basic"))
+        } throws: { error in
+            guard case SecureSessionError.invalidRequest(let detail) = error else { return false }
+            return detail.contains("colon") && !detail.contains("land")
+        }
+        await session.shutdown()
+        await server.stop()
     }
 
     @Test("Digest against lighttpd, an independent peer (RFC 7616, MD5 and SHA-256, qop=auth): the stored credential answers every request of the session, a wrong one gets the 401")
     func digestWithLighttpd() async throws {
         for algorithm in ["MD5", "SHA-256"] {
-            let server = try LighttpdDigestServer(user: "alice", password: "wonderland", realm: "lab digest", algorithm: algorithm)
+            let server = try LighttpdAuthServer(user: "alice", password: "wonderland", realm: "lab digest", algorithm: algorithm)
             defer { server.stop() }
             let space = ProtectionSpace(host: "127.0.0.1", port: server.port, isSecure: false, realm: "lab digest", method: .httpDigest)
             let store = CredentialStore()
@@ -113,7 +168,7 @@ struct ChallengeTests {
             for _ in 0..<3 {
                 let response = try await session.get(server.url)
                 #expect(response.statusCode == 200, "\(algorithm)")
-                #expect(response.text == LighttpdDigestServer.page, "\(algorithm)")
+                #expect(response.text == LighttpdAuthServer.page, "\(algorithm)")
             }
             let posted = try await session.send(SecureRequest(.post, url: server.url, body: Data("a=1".utf8)))
             #expect(posted.statusCode == 200, "\(algorithm): the body goes again with the answer")

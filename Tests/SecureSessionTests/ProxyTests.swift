@@ -233,7 +233,9 @@ struct ProxyTests {
         #expect(try HTTPProxy(url: "https://proxy.example.test") == HTTPProxy(host: "proxy.example.test", port: 443, kind: .https))
         #expect(try HTTPProxy(url: "HTTPS://erin:pw@proxy:8443").description == "https://erin@proxy:8443")
         #expect(try HTTPProxy(url: "socks5h://frank:s%3Acret@proxy") == HTTPProxy(host: "proxy", port: 1080, user: "frank", password: "s:cret", kind: .socks5h))
-        for bad in ["socks4://proxy:1080", "http://:80", "http://proxy:99999", ""] {
+        // A colon in the user name: Basic's `user:password` could not carry it; SOCKS5 can.
+        #expect(try HTTPProxy(url: "socks5://a%3Ab:pw@proxy").user == "a:b")
+        for bad in ["socks4://proxy:1080", "http://:80", "http://proxy:99999", "", "http://a%3Ab:pw@proxy", "https://a%3A@proxy"] {
             #expect(throws: SecureSessionError.self, "\(bad)") { try HTTPProxy(url: bad) }
         }
         let refused = try #require(throws: SecureSessionError.self) { try HTTPProxy(url: "socks4://carol:hunter2@proxy") }

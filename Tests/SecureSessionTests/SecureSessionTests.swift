@@ -807,6 +807,10 @@ struct SecureSessionTests {
             SecureRequest(url: hello, headers: [("X-Split", "a\r\nInjected: secret")]),
             SecureRequest(url: hello, headers: [("X-Split", "a\nInjected: secret")]),
             SecureRequest(url: hello, headers: [("X-Nul", "a\u{0}secret")]),
+            // Other control characters (RFC 9110 §5.5 allows only HTAB), refused before anything
+            // is sent rather than met by swift-nio's encoder and taken for a bad response.
+            SecureRequest(url: hello, headers: [("X-Escape", "a\u{1B}[2Jsecret")]),
+            SecureRequest(url: hello, headers: [("X-Delete", "a\u{7F}secret")]),
             SecureRequest(url: hello, headers: [("Bad Name", "v")]),
             SecureRequest(url: hello, headers: [("", "v")]),
             SecureRequest(HTTPMethod(rawValue: "GET /other HTTP/1.1\r\nX:"), url: hello),

@@ -71,7 +71,7 @@ enum DigestAuthorization {
             ? algorithm.hash("\(ha1):\(nonce):\(nc):\(cnonce):auth:\(ha2)")
             : algorithm.hash("\(ha1):\(nonce):\(ha2)")
         var fields = [
-            "username=\"\(quoted(user))\"",
+            userField(user),
             "realm=\"\(quoted(realm))\"",
             "nonce=\"\(quoted(nonce))\"",
             "uri=\"\(quoted(uri))\"",
@@ -81,6 +81,28 @@ enum DigestAuthorization {
         if usesQOP { fields += ["qop=auth", "nc=\(nc)", "cnonce=\"\(cnonce)\""] }
         if let opaque = challenge.parameters["opaque"] { fields.append("opaque=\"\(quoted(opaque))\"") }
         return "Digest " + fields.joined(separator: ", ")
+    }
+
+    /// The field carrying the user name: `username="…"`, or RFC 7616 §3.4's `username*` in RFC
+    /// 8187's notation (`UTF-8''` and the name's UTF-8 bytes, percent-encoded) when the name holds
+    /// a character a quoted string cannot carry: a control character other than a tab. Other
+    /// names, non-ASCII ones included (a quoted string's `obs-text`), go as they are, which
+    /// servers without `username*` (Apache's, nginx's modules) read too.
+    static func userField(_ user: String) -> String {
+        guard user.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) else {
+            return "username=\"\(quoted(user))\""
+        }
+        // RFC 8187 §3.2.1's attr-char: letters, digits and these.
+        let kept = Set("!#$&+-.^_`|~".utf8)
+        let encoded = user.utf8.map { byte -> String in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                return String(UnicodeScalar(byte))
+            default:
+                return kept.contains(byte) ? String(UnicodeScalar(byte)) : String(format: "%%%02X", byte)
+            }
+        }
+        return "username*=UTF-8''" + encoded.joined()
     }
 
     /// `text` with a backslash before each quote and backslash, by Unicode scalar (a quote

@@ -18,7 +18,8 @@ struct HTTPAuthentication {
 
     /// The request to send again, with an `Authorization` field; `nil` when the challenge is left
     /// unanswered.
-    /// - Throws: ``SecureSessionError/challengeCancelled(_:)`` when a handler cancels.
+    /// - Throws: ``SecureSessionError/challengeCancelled(_:)`` when a handler cancels,
+    ///   ``SecureSessionError/invalidRequest(_:)`` when the credential cannot be sent.
     mutating func answer(_ head: HTTPResponseHead, to request: SecureRequest, key: ConnectionKey) async throws -> SecureRequest? {
         let challenges = AuthenticateHeader.parse(head.headers["WWW-Authenticate"])
         if let lastAnswered {
@@ -69,7 +70,7 @@ struct HTTPAuthentication {
                 continue
             }
             guard case .user(let user, let password) = credential,
-                let authorization = Self.authorization(for: challenge, user: user, password: password, request: request)
+                let authorization = try Self.authorization(for: challenge, user: user, password: password, request: request, space: space)
             else {
                 return nil
             }
@@ -83,9 +84,27 @@ struct HTTPAuthentication {
         return nil
     }
 
-    static func authorization(for challenge: AuthenticateHeader, user: String, password: String, request: SecureRequest) -> String? {
+    /// The `Authorization` value answering `challenge`, or `nil` when it cannot be answered. A
+    /// challenge with `charset="UTF-8"` (RFC 7617 §2.1, RFC 7616 §4) gets the user name and
+    /// password in Unicode Normalization Form C, as the server stored them: `ü` typed as `u` and
+    /// a combining diaeresis is the same name.
+    /// - Throws: ``SecureSessionError/invalidRequest(_:)`` for a Basic user name with a colon,
+    ///   which the server would split at (RFC 7617 §2: the part after it would be taken for the
+    ///   password's beginning).
+    static func authorization(for challenge: AuthenticateHeader, user: String, password: String, request: SecureRequest, space: ProtectionSpace) throws -> String? {
+        var user = user
+        var password = password
+        if challenge.parameters["charset"]?.lowercased() == "utf-8" {
+            user = user.precomposedStringWithCanonicalMapping
+            password = password.precomposedStringWithCanonicalMapping
+        }
         switch challenge.scheme {
         case "basic":
+            if user.unicodeScalars.contains(":") {
+                throw SecureSessionError.invalidRequest(
+                    "the user name for \(space) contains a colon, which Basic authentication cannot carry (RFC 7617 §2): the server would read the name only up to it"
+                )
+            }
             return "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()
         case "digest":
             return DigestAuthorization.value(

@@ -1,11 +1,12 @@
 import Crypto
 import Foundation
 
-/// lighttpd (Debian's package) on 127.0.0.1 with `mod_auth`: an independent HTTP Digest peer
-/// (RFC 7616, `qop=auth`) guarding `/page.txt` for one user, with MD5 or SHA-256.
-public final class LighttpdDigestServer: @unchecked Sendable {
+/// lighttpd (Debian's package) on 127.0.0.1 with `mod_auth`: an independent HTTP Digest (RFC
+/// 7616, `qop=auth`, MD5 or SHA-256) or Basic (RFC 7617) peer guarding `/page.txt` for one user.
+/// Its challenges say `charset="UTF-8"`.
+public final class LighttpdAuthServer: @unchecked Sendable {
     /// What `/page.txt` holds.
-    public static let page = "behind digest\n"
+    public static let page = "behind authentication\n"
 
     private let server: ServerProcess
     private let folder: String
@@ -14,9 +15,11 @@ public final class LighttpdDigestServer: @unchecked Sendable {
 
     /// Starts lighttpd and waits until it accepts connections.
     /// - Parameters:
-    ///   - algorithm: `MD5` or `SHA-256`, the algorithm lighttpd asks for.
+    ///   - algorithm: `MD5` or `SHA-256`, the algorithm lighttpd asks for (and the hash of its
+    ///     user file, which Basic reads too).
+    ///   - method: `digest` or `basic`.
     ///   - userhash: Whether lighttpd offers RFC 7616's hashed user names (`userhash=true`).
-    public init(user: String, password: String, realm: String, algorithm: String, userhash: Bool = false) throws {
+    public init(user: String, password: String, realm: String, algorithm: String, method: String = "digest", userhash: Bool = false) throws {
         let folder = NSTemporaryDirectory() + "lighttpd-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder + "/www", withIntermediateDirectories: true)
         self.folder = folder
@@ -34,7 +37,7 @@ public final class LighttpdDigestServer: @unchecked Sendable {
                 server.errorlog = "\(folder)/error.log"
                 auth.backend = "htdigest"
                 auth.backend.htdigest.userfile = "\(folder)/htdigest"
-                auth.require = ( "/" => ( "method" => "digest", "realm" => "\(realm)", "require" => "valid-user", "algorithm" => "\(algorithm)"\(userhash ? #", "userhash" => "enable""# : "") ) )
+                auth.require = ( "/" => ( "method" => "\(method)", "realm" => "\(realm)", "require" => "valid-user", "algorithm" => "\(algorithm)"\(userhash ? #", "userhash" => "enable""# : "") ) )
 
                 """
             let file = "\(folder)/lighttpd-\(port).conf"
