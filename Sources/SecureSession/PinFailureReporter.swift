@@ -17,6 +17,9 @@ public final class PinFailureReporter: @unchecked Sendable {
         public var dropped = 0
         /// Deliveries given up after the last attempt.
         public var failed = 0
+        /// Distinct reports remembered for the once-per-window rule (at most
+        /// ``PinFailureReporter/rememberedReports``).
+        public var remembered = 0
     }
 
     private let session: SecureSession
@@ -53,7 +56,13 @@ public final class PinFailureReporter: @unchecked Sendable {
     }
 
     /// What was done so far.
-    public var currentStatistics: Statistics { lock.withLock { statistics } }
+    public var currentStatistics: Statistics {
+        lock.withLock {
+            var current = statistics
+            current.remembered = lastSent.count
+            return current
+        }
+    }
 
     /// Queues `report` for each of `urls`; returns at once.
     public func submit(_ report: PinFailureReport, to urls: [URL]) {
@@ -63,6 +72,7 @@ public final class PinFailureReporter: @unchecked Sendable {
                 statistics.suppressed += 1
                 return false
             }
+            forgetReports(before: report.date.addingTimeInterval(-window))
             lastSent[report.identity] = report.date
             for url in urls {
                 if queue.count >= maximumQueue {
@@ -78,15 +88,41 @@ public final class PinFailureReporter: @unchecked Sendable {
         if startDrain { Task.detached { await self.drain() } }
     }
 
-    /// Reports `decision` if it records a failure of `rule`'s pin set (enforced or
-    /// report-only) and the set names report URLs.
+    /// Reports `decision` if it records a failure of `rule`'s pin set (enforced or report-only)
+    /// and the set names report URLs, as TrustKit does: a trusted path without a pinned key
+    /// (validation result 1, with the validated path), or a chain that did not validate, so that
+    /// no pin could be matched (result 2, with the chain as the server presented it: a man in
+    /// the middle whose root is not trusted). A set past its expiration date reports nothing;
+    /// neither do the rule's other refusals (key sizes, certificate transparency,
+    /// `NSPinnedDomains`), which are not the pin set's.
     func submitFailure(of decision: TrustDecision, under rule: TransportRule?, host: String, port: Int) {
-        guard let set = rule?.pinSet, !set.reportURLs.isEmpty, let mismatch = decision.pinMismatch,
-            mismatch.expectedPins == set.pins
-        else { return }
-        let chain = decision.lastEvaluation?.path ?? []
-        submit(PinFailureReport(set: set, hostname: host, port: port, chain: chain, date: Date()), to: set.reportURLs)
+        guard let set = rule?.pinSet, !set.reportURLs.isEmpty else { return }
+        if let mismatch = decision.pinMismatch {
+            guard mismatch.expectedPins == set.pins else { return }
+            let chain = decision.lastEvaluation?.path ?? []
+            submit(PinFailureReport(set: set, hostname: host, port: port, chain: chain, date: Date()), to: set.reportURLs)
+        } else if !decision.isTrusted, decision.decidedBy != TransportRuleEvaluator.decider,
+            let evaluation = decision.lastEvaluation, !evaluation.isTrusted, set.isActive(at: evaluation.evaluationTime)
+        {
+            let report = PinFailureReport(set: set, hostname: host, port: port, chain: evaluation.presentedChain, date: Date(), result: .chainNotTrusted)
+            submit(report, to: set.reportURLs)
+        }
     }
+
+    /// Keeps the record of reports sent bounded (a server presenting a new chain on every
+    /// connection would grow it without end): past ``rememberedReports`` entries, those older
+    /// than the window go, then, if it is still full, the oldest. Called with the lock held.
+    private func forgetReports(before cutoff: Date) {
+        guard lastSent.count >= Self.rememberedReports else { return }
+        lastSent = lastSent.filter { $0.value >= cutoff }
+        if lastSent.count >= Self.rememberedReports {
+            let oldest = lastSent.sorted { $0.value < $1.value }.prefix(lastSent.count - Self.rememberedReports / 2)
+            for (identity, _) in oldest { lastSent[identity] = nil }
+        }
+    }
+
+    /// The most distinct reports remembered for the once-per-window rule.
+    public static let rememberedReports = 1_024
 
     private func drain() async {
         while let next = lock.withLock({ () -> (report: PinFailureReport, url: URL)? in

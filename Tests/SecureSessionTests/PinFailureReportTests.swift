@@ -10,14 +10,17 @@ struct PinFailureReportTests {
     let lab = try! TrustLab()
     let backup = "sha256/" + Data(repeating: 7, count: 32).base64EncodedString()
 
-    /// Rules pinning the lab's legitimate leaf key (and a backup) for the lab's host.
-    func rules(enforce: Bool, reportTo url: URL) throws -> TransportSecurityConfiguration {
-        let document: [String: Any] = ["TSKPinnedDomains": [lab.host: [
+    /// Rules pinning the lab's legitimate leaf key (and a backup) for the lab's host, the set
+    /// expiring on `expiration` (`yyyy-MM-dd`) when given.
+    func rules(enforce: Bool, reportTo url: URL, expiration: String? = nil) throws -> TransportSecurityConfiguration {
+        var set: [String: Any] = [
             "TSKPublicKeyHashes": [lab.leaf.der.spkiPin.description, backup],
             "TSKEnforcePinning": enforce,
             "TSKIncludeSubdomains": true,
             "TSKReportUris": [url.absoluteString],
-        ]]]
+        ]
+        set["TSKExpirationDate"] = expiration
+        let document: [String: Any] = ["TSKPinnedDomains": [lab.host: set]]
         return try TransportSecurityConfiguration.load(from: JSONSerialization.data(withJSONObject: document)).0
     }
 
@@ -91,6 +94,62 @@ struct PinFailureReportTests {
         await session.shutdown()
         await collector.stop()
         await rekeyed.stop()
+    }
+
+    @Test("a chain that does not validate (a man in the middle with an untrusted root) is reported as TrustKit's validation result 2, with the chain presented; not once the pin set has expired")
+    func chainNotTrusted() async throws {
+        let collector = try await HTTPTestServer(chain: nil)
+        let impostor = try await HTTPTestServer(chain: lab.chain(.untrustedRoot))
+        for enforce in [true, false] {
+            let reporter = PinFailureReporter()
+            let session = session(try rules(enforce: enforce, reportTo: collector.url("/collect")), port: impostor.port, reporter: reporter)
+            await #expect(throws: SecureSessionError.self) { _ = try await session.get(url(impostor)) }
+            try await eventually { reporter.currentStatistics.delivered == 1 }
+            #expect(reporter.currentStatistics.delivered == 1, "enforce: \(enforce)")
+            await session.shutdown()
+        }
+        let bodies = collector.collected.all
+        #expect(bodies.count == 2)
+        for body in bodies {
+            let report = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+            #expect(report["validation-result"] as? Int == 2)
+            let chain = try #require(report["validated-certificate-chain"] as? [String])
+            let presented = lab.chain(.untrustedRoot).map { $0.der.pemString }
+            #expect(chain == presented, "the chain as the server presented it")
+        }
+        // The set expired the day before the lab's clock: it neither applies nor reports.
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyy-MM-dd"
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        let yesterday = formatter.string(from: lab.pki.now.addingTimeInterval(-86_400))
+        let reporter = PinFailureReporter()
+        let session = session(try rules(enforce: true, reportTo: collector.url("/collect"), expiration: yesterday), port: impostor.port, reporter: reporter)
+        await #expect(throws: SecureSessionError.self) { _ = try await session.get(url(impostor)) }
+        try await Task.sleep(for: .milliseconds(300))
+        let statistics = reporter.currentStatistics
+        #expect(statistics.delivered + statistics.failed + statistics.dropped + statistics.suppressed + statistics.remembered == 0)
+        #expect(collector.collected.all.count == 2)
+        await session.shutdown()
+        await collector.stop()
+        await impostor.stop()
+    }
+
+    @Test("the record of reports sent for the once-a-day rule stays bounded however many distinct failures come")
+    func rememberedReportsBounded() async throws {
+        let pins = [try SPKIPin(backup), lab.leaf.der.spkiPin]
+        let set = DomainPinSet(key: .dnsName("example.test"), pins: pins)
+        let reporter = PinFailureReporter(maximumQueue: 1, attempts: 1)
+        let start = Date()
+        for port in 1...3_000 {
+            let report = PinFailureReport(set: set, hostname: "example.test", port: port, chain: [lab.leaf.der], date: start.addingTimeInterval(Double(port)))
+            reporter.submit(report, to: [URL(string: "http://127.0.0.1:1/report")!])
+        }
+        #expect(reporter.currentStatistics.remembered <= PinFailureReporter.rememberedReports)
+        #expect(reporter.currentStatistics.remembered > 0)
+        // The latest is still remembered: the same failure again is suppressed.
+        let latest = PinFailureReport(set: set, hostname: "example.test", port: 3_000, chain: [lab.leaf.der], date: start.addingTimeInterval(3_001))
+        reporter.submit(latest, to: [URL(string: "http://127.0.0.1:1/report")!])
+        #expect(reporter.currentStatistics.suppressed == 1)
     }
 
     @Test("a report endpoint that never answers does not slow requests")

@@ -88,7 +88,8 @@ public struct ServerTrust: Sendable, Hashable {
                 failures: [TrustFailure(.trustStoreUnavailable, detail: String(describing: error))],
                 policy: policy,
                 evaluationTime: time,
-                anchors: "unavailable"
+                anchors: "unavailable",
+                presentedChain: chain
             )
         }
         return await ServerTrustEngine(trust: self, anchors: store, time: time).run()

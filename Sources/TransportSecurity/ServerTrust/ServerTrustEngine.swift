@@ -90,7 +90,8 @@ struct ServerTrustEngine {
             failures: failures,
             policy: trust.policy,
             evaluationTime: time,
-            anchors: anchors.description
+            anchors: anchors.description,
+            presentedChain: trust.chain
         )
     }
 }

@@ -26,6 +26,8 @@ public struct TrustEvaluation: Sendable, Hashable {
     public let evaluationTime: Date
     /// The anchors used, as a description ("/etc/ssl/certs/ca-certificates.crt (146 anchors)").
     public let anchors: String
+    /// The chain evaluated, as the server presented it (leaf first), whatever the outcome.
+    public let presentedChain: [DERCertificate]
 
     /// Whether the trust is trusted.
     public var isTrusted: Bool { outcome == .trusted }
@@ -70,7 +72,8 @@ public struct TrustEvaluation: Sendable, Hashable {
         failures: [TrustFailure] = [],
         policy: TrustValidationPolicy,
         evaluationTime: Date,
-        anchors: String
+        anchors: String,
+        presentedChain: [DERCertificate]
     ) {
         self.outcome = outcome
         self.path = path
@@ -78,5 +81,6 @@ public struct TrustEvaluation: Sendable, Hashable {
         self.policy = policy
         self.evaluationTime = evaluationTime
         self.anchors = anchors
+        self.presentedChain = presentedChain
     }
 }
