@@ -117,7 +117,7 @@ final class ConnectionPool: @unchecked Sendable {
         let accepted: Bool = lock.withLock {
             if endingProbe {
                 probing.remove(key)
-                if connection is HTTP1Connection { speaksHTTP1.insert(key) }
+                if connection is HTTP1Connection { rememberSpeaksHTTP1(key) }
             }
             guard !isShutDown else { return false }
             if let multiplexed {
@@ -139,6 +139,15 @@ final class ConnectionPool: @unchecked Sendable {
             }
         }
         if endingProbe || multiplexed != nil { wakeAllWaiters(key) }
+    }
+
+    /// Notes that `key`'s server answered in HTTP/1.1, forgetting servers not in use when too
+    /// many are noted. Called with the lock held.
+    private func rememberSpeaksHTTP1(_ key: ConnectionKey) {
+        speaksHTTP1.insert(key)
+        if speaksHTTP1.count > Self.rememberedHTTP1Servers {
+            speaksHTTP1 = speaksHTTP1.filter { $0 == key || isInUse($0) }
+        }
     }
 
     /// Whether a request for `key` with no HTTP/2 connection to share must wait: every slot is
@@ -187,6 +196,7 @@ final class ConnectionPool: @unchecked Sendable {
     private func removeWaiter(_ id: UInt64, of key: ConnectionKey, because deadline: Deadline) {
         let removed: CheckedContinuation<Void, any Error>? = lock.withLock {
             guard let index = waiters[key]?.firstIndex(where: { $0.id == id }) else { return nil }
+            defer { forgetIfUnused(key) }
             return waiters[key]?.remove(at: index).continuation
         }
         removed?.resume(throwing: deadline.ending ?? deadline.timeout)
@@ -235,6 +245,7 @@ final class ConnectionPool: @unchecked Sendable {
         let removed: Bool = lock.withLock {
             guard let index = idle[connection.key]?.firstIndex(where: { $0 === connection }) else { return false }
             idle[connection.key]?.remove(at: index)
+            forgetIfUnused(connection.key)
             return true
         }
         if removed { connection.close() }
@@ -288,9 +299,43 @@ final class ConnectionPool: @unchecked Sendable {
     }
 
     private func freeSlot(_ key: ConnectionKey) {
-        lock.withLock { leased[key, default: 1] -= 1 }
+        lock.withLock {
+            leased[key, default: 1] -= 1
+            forgetIfUnused(key)
+        }
         wakeNextWaiter(key)
     }
+
+    /// Drops what the pool keeps about `key` once it holds nothing of it: no slot leased, no
+    /// idle or shared connection, no waiter, no probe. A key holds its evaluator, and so a
+    /// request's own challenge handler and whatever that captures; a session that talks to
+    /// ever new hosts, or gives requests handlers of their own, would otherwise keep them all.
+    /// Whether the server speaks HTTP/1.1 is remembered a while longer (see
+    /// ``rememberedHTTP1Servers``), but never for a key of one request's own. Called with the
+    /// lock held.
+    private func forgetIfUnused(_ key: ConnectionKey) {
+        if leased[key] == 0 { leased[key] = nil }
+        if idle[key]?.isEmpty == true { idle[key] = nil }
+        if shared[key]?.isEmpty == true { shared[key] = nil }
+        if waiters[key]?.isEmpty == true { waiters[key] = nil }
+        if key.isSingleUse, !isInUse(key) { speaksHTTP1.remove(key) }
+    }
+
+    /// Whether anything of `key` is in the pool. Called with the lock held.
+    private func isInUse(_ key: ConnectionKey) -> Bool {
+        leased[key] != nil || idle[key] != nil || shared[key] != nil || waiters[key] != nil || probing.contains(key)
+    }
+
+    /// How many keys the pool keeps anything about (for tests of its memory).
+    var rememberedKeyCount: Int {
+        lock.withLock {
+            Set(leased.keys).union(idle.keys).union(shared.keys).union(waiters.keys).union(speaksHTTP1).union(probing).count
+        }
+    }
+
+    /// The most servers remembered as speaking HTTP/1.1 (their connections then open in
+    /// parallel, without waiting for the first one's ALPN answer) beyond those in use.
+    static let rememberedHTTP1Servers = 256
 
     /// Wakes every request waiting for a slot of `key` (an HTTP/2 connection can serve them all).
     private func wakeAllWaiters(_ key: ConnectionKey) {
@@ -303,6 +348,7 @@ final class ConnectionPool: @unchecked Sendable {
             guard var queue = waiters[key], !queue.isEmpty else { return nil }
             let first = queue.removeFirst().continuation
             waiters[key] = queue
+            forgetIfUnused(key)
             return first
         }
         next?.resume()

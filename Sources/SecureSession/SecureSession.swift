@@ -261,6 +261,9 @@ public final class SecureSession: Sendable {
         pool.status()
     }
 
+    /// How many connection keys the pool keeps anything about (for tests of its memory).
+    var rememberedPoolKeyCount: Int { pool.rememberedKeyCount }
+
     /// Closes every connection, idle or in use: requests in flight, those waiting for a
     /// connection and later ones fail with ``SecureSessionError/sessionShutDown``.
     public func shutdown() async {

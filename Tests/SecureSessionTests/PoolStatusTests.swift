@@ -1,8 +1,10 @@
 import Foundation
 import PKIBuilder
-import SecureSession
 import TestServers
 import Testing
+import TransportSecurity
+
+@testable import SecureSession
 
 @Suite("The connection pool's status")
 struct PoolStatusTests {
@@ -33,5 +35,52 @@ struct PoolStatusTests {
         #expect(session.poolStatus().isEmpty)
         await server.stop()
         await multiplexing.stop()
+    }
+}
+
+/// An object whose release a test watches through a weak reference.
+private final class Watched: Sendable {}
+
+@Suite("What the connection pool remembers")
+struct PoolMemoryTests {
+    let lab = try! TrustLab()
+
+    @Test("a request's own challenge handler, and what it captures, is released with the request's connection, over HTTP/1.1 and HTTP/2", arguments: [false, true])
+    func requestHandlersReleased(http2: Bool) async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: http2)
+        let session = lab.session()
+        weak var released: Watched?
+        for _ in 0..<3 {
+            let watched = Watched()
+            released = watched
+            var request = SecureRequest(url: server.url("/hello"))
+            request.challengeHandler = { _ in
+                _ = watched
+                return .performDefaultHandling
+            }
+            #expect(try await session.send(request).text == "hello")
+        }
+        for _ in 0..<100 where released != nil { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(released == nil, "the pool still holds the last request's handler")
+        await session.shutdown()
+        await server.stop()
+    }
+
+    @Test("a session that talks to ever new hosts keeps nothing of those whose connections closed, but whether a few hundred speak HTTP/1.1")
+    func closedHostsForgotten() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let hosts = (0..<300).map { "host\($0).pool.test" }
+        let session = lab.session(InsecureDisabledTrustEvaluator()) {
+            $0.addressOverrides = hosts.map { AddressOverride(host: $0, port: server.port, address: "127.0.0.1") }
+            $0.idleConnectionTimeout = .milliseconds(20)
+        }
+        for host in hosts {
+            #expect(try await session.get(URL(string: "https://\(host):\(server.port)/hello")!).text == "hello")
+        }
+        for _ in 0..<100 where !session.poolStatus().isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(session.poolStatus().isEmpty, "every idle connection expired")
+        #expect(session.rememberedPoolKeyCount <= ConnectionPool.rememberedHTTP1Servers)
+        await session.shutdown()
+        await server.stop()
     }
 }
