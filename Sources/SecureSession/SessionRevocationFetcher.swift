@@ -6,7 +6,9 @@ import TransportSecurity
 /// response carrying a nonce, or without `nextUpdate`, is not kept, and an answer the evaluator
 /// could not use (it does not verify, is not current) is dropped when the evaluator says so, so
 /// that a forged answer claiming a distant `nextUpdate` is not served again. With the network
-/// disabled only what is kept is answered.
+/// disabled only what is kept is answered. What is kept is bounded (``maximumKeptBytes``): answers
+/// past their `nextUpdate` go when another is kept, then those expiring first, so that a
+/// long-running process meeting ever new certificates and CRLs does not grow.
 ///
 /// Give it a session of its own: OCSP and CRL URLs are usually plain `http`, and the session
 /// whose connections are being judged should not fetch the answers about itself.
@@ -18,19 +20,33 @@ public final class SessionRevocationFetcher: RevocationFetching {
     /// not answer must give up well before, so that soft-fail lets the connection through
     /// instead of the connection timing out (Firefox waits 2 s for a soft-fail OCSP answer).
     public let timeout: Duration
+    /// The most bytes of answers kept (64 MiB by default); an answer larger than this alone is
+    /// not kept.
+    public let maximumKeptBytes: Int
     private let clock: @Sendable () -> Date
-    private let cache = LockedCache()
+    private let cache: LockedCache
 
     /// A fetcher over `session`; each fetch ends after `timeout` (3 s by default); `clock`
-    /// decides when kept answers expire (the system's by default).
-    public init(session: SecureSession, timeout: Duration = .seconds(3), clock: @escaping @Sendable () -> Date = { Date() }) {
+    /// decides when kept answers expire (the system's by default); at most `maximumKeptBytes`
+    /// of answers are kept.
+    public init(
+        session: SecureSession,
+        timeout: Duration = .seconds(3),
+        clock: @escaping @Sendable () -> Date = { Date() },
+        maximumKeptBytes: Int = 64 << 20
+    ) {
         self.session = session
         self.timeout = timeout
         self.clock = clock
+        self.maximumKeptBytes = max(0, maximumKeptBytes)
+        cache = LockedCache(maximumBytes: self.maximumKeptBytes)
     }
 
     /// How many requests went to the network.
     public var networkFetches: Int { cache.fetches }
+
+    /// How many answers are kept, and their bytes.
+    public var kept: (answers: Int, bytes: Int) { cache.size }
 
     /// Forgets every kept answer.
     public func removeAll() { cache.removeAll() }
@@ -49,7 +65,7 @@ public final class SessionRevocationFetcher: RevocationFetching {
         let response = try await session.send(ocspRequest)
         let bytes = Array(response.body)
         if let lifetime = OCSPMessageSummary.lifetime(ofResponse: bytes), !lifetime.hasNonce, let nextUpdate = lifetime.nextUpdate {
-            cache.keep(bytes, for: key, until: nextUpdate)
+            cache.keep(bytes, for: key, until: nextUpdate, now: clock())
         }
         return bytes
     }
@@ -65,7 +81,7 @@ public final class SessionRevocationFetcher: RevocationFetching {
         crlRequest.timeout = timeout
         let bytes = Array(try await session.send(crlRequest).body)
         if let nextUpdate = try CertificateRevocationList(bytes: bytes, source: urlText).nextUpdate {
-            cache.keep(bytes, for: key, until: nextUpdate)
+            cache.keep(bytes, for: key, until: nextUpdate, now: clock())
         }
         return bytes
     }
@@ -91,26 +107,60 @@ public final class SessionRevocationFetcher: RevocationFetching {
     private static func crlKey(url: String) -> String { "crl " + url }
 }
 
-/// Kept answers with their expiry.
+/// Kept answers with their expiry, at most `maximumBytes` of them.
 private final class LockedCache: @unchecked Sendable {
     private let lock = NSLock()
     private var entries: [String: (bytes: [UInt8], until: Date)] = [:]
+    private var keptBytes = 0
     private var fetchCount = 0
+    private let maximumBytes: Int
+
+    init(maximumBytes: Int) { self.maximumBytes = maximumBytes }
 
     func value(for key: String, at time: Date) -> [UInt8]? {
         lock.withLock {
             guard let entry = entries[key] else { return nil }
             guard time <= entry.until else {
-                entries[key] = nil
+                drop(key)
                 return nil
             }
             return entry.bytes
         }
     }
 
-    func keep(_ bytes: [UInt8], for key: String, until: Date) { lock.withLock { entries[key] = (bytes, until) } }
-    func remove(_ key: String) { lock.withLock { entries[key] = nil } }
+    /// Keeps `bytes` until `until`, making room: first by dropping answers expired at `now`,
+    /// then those expiring first.
+    func keep(_ bytes: [UInt8], for key: String, until: Date, now: Date) {
+        lock.withLock {
+            drop(key)
+            guard bytes.count <= maximumBytes else { return }
+            if keptBytes + bytes.count > maximumBytes {
+                for (expired, entry) in entries where entry.until < now { drop(expired) }
+            }
+            if keptBytes + bytes.count > maximumBytes {
+                for (soonest, _) in entries.sorted(by: { $0.value.until < $1.value.until }) {
+                    drop(soonest)
+                    if keptBytes + bytes.count <= maximumBytes { break }
+                }
+            }
+            entries[key] = (bytes, until)
+            keptBytes += bytes.count
+        }
+    }
+
+    /// Forgets `key`'s answer. Called with the lock held.
+    private func drop(_ key: String) {
+        if let entry = entries.removeValue(forKey: key) { keptBytes -= entry.bytes.count }
+    }
+
+    func remove(_ key: String) { lock.withLock { drop(key) } }
     func countFetch() { lock.withLock { fetchCount += 1 } }
     var fetches: Int { lock.withLock { fetchCount } }
-    func removeAll() { lock.withLock { entries = [:] } }
+    var size: (answers: Int, bytes: Int) { lock.withLock { (entries.count, keptBytes) } }
+    func removeAll() {
+        lock.withLock {
+            entries = [:]
+            keptBytes = 0
+        }
+    }
 }

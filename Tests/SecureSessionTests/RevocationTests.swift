@@ -193,6 +193,42 @@ struct RevocationTests {
         #expect(fetcher.networkFetches == 1, "kept until nextUpdate")
     }
 
+    @Test("the answers a fetcher keeps are bounded: those past nextUpdate go first, then those expiring soonest; one too large is not kept")
+    func keptAnswersBounded() async throws {
+        let server = try await HTTPTestServer(chain: nil)
+        defer { Task { await server.stop() } }
+        let clock = LockedDate(now)
+        // CRLs expiring one, two, three … hours from now, each the same size.
+        let lists = try (1...5).map { hours in
+            try lab.intermediate.revocationList(revoking: [], thisUpdate: now.addingTimeInterval(-60), nextUpdate: now.addingTimeInterval(Double(hours) * 3_600))
+        }
+        let texts = lists.map { PEMDocument(type: CertificateRevocationList.pemLabel, derBytes: $0).pemString }
+        for (index, text) in texts.enumerated() { server.files["list\(index).crl"] = text }
+        let url = { (index: Int) in server.url("/files/list\(index).crl").absoluteString }
+        let size = texts[0].utf8.count
+        #expect(texts.allSatisfy { $0.utf8.count == size })
+        let session = SecureSession(configuration: SecureSessionConfiguration(decisionCache: nil, connectTimeout: .seconds(5), requestTimeout: .seconds(5)))
+        defer { Task { await session.shutdown() } }
+        let fetcher = SessionRevocationFetcher(session: session, clock: { clock.value }, maximumKeptBytes: 3 * size)
+        for index in 0..<3 { _ = try await fetcher.crl(at: url(index), networkAllowed: true) }
+        #expect(fetcher.kept == (3, 3 * size))
+        // Full: keeping a fourth drops the one expiring soonest (list 0).
+        _ = try await fetcher.crl(at: url(3), networkAllowed: true)
+        #expect(fetcher.kept == (3, 3 * size))
+        await #expect(throws: RevocationError.self) { _ = try await fetcher.crl(at: url(0), networkAllowed: false) }
+        _ = try await fetcher.crl(at: url(3), networkAllowed: false)
+        // Three and a half hours on, lists 1 and 2 (expiring after two and three hours) have
+        // expired: they go, and list 3 (four hours) stays.
+        clock.value = now.addingTimeInterval(3.5 * 3_600)
+        _ = try await fetcher.crl(at: url(4), networkAllowed: true)
+        #expect(fetcher.kept == (2, 2 * size))
+        _ = try await fetcher.crl(at: url(3), networkAllowed: false)
+        // An answer larger than the whole allowance is fetched but not kept.
+        let small = SessionRevocationFetcher(session: session, clock: { clock.value }, maximumKeptBytes: size - 1)
+        _ = try await small.crl(at: url(4), networkAllowed: true)
+        #expect(small.kept == (0, 0))
+    }
+
     @Test("OCSP from a local responder: good is trusted, revoked is refused, a responder that fails is soft- or hard-failed; answers are kept until nextUpdate")
     func ocsp() async throws {
         let (server, fetcher) = try await responder()
@@ -420,5 +456,16 @@ struct RevocationTests {
         let list = try crl(revoking: [leaf])
         #expect(await evaluate(leaf, RevocationPolicy(options: .useAnyAvailable, crls: [list]), fetcher: fetcher).isTrusted)
         #expect(!(await evaluate(leaf, RevocationPolicy(options: [.ocsp, .crl, .preferCRL], crls: [list]), fetcher: fetcher)).isTrusted)
+    }
+}
+
+/// A date a test moves forward, read by a fetcher's clock.
+private final class LockedDate: @unchecked Sendable {
+    private let lock = NSLock()
+    private var date: Date
+    init(_ date: Date) { self.date = date }
+    var value: Date {
+        get { lock.withLock { date } }
+        set { lock.withLock { date = newValue } }
     }
 }
