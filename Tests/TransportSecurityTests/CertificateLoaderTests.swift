@@ -16,6 +16,36 @@ struct CertificateLoaderTests {
         #expect(try CertificateLoader.certificates(from: Array(bundle.utf8)) == [lab.leaf, lab.intermediate, lab.root].map(\.der))
     }
 
+    @Test("PKCS#7 certs-only bundles made by openssl crl2pkcs7 (DER, PEM, and the same with an indefinite-length outer SEQUENCE as BER allows) give their certificates in order; broken ones name the place")
+    func pkcs7Bundles() throws {
+        let directory = try TemporaryDirectory()
+        let certificates = [lab.intermediate, lab.root]
+        let input = try directory.write("chain.pem", text: certificates.pemBundle)
+        let der = directory.path + "/chain.p7b"
+        let pem = directory.path + "/chain.p7.pem"
+        _ = try shell("openssl crl2pkcs7 -nocrl -certfile \(input) -outform DER -out \(der) && openssl crl2pkcs7 -nocrl -certfile \(input) -out \(pem)")
+        let expected = certificates.map(\.der)
+        #expect(try CertificateLoader.certificates(atPath: der) == expected)
+        #expect(try CertificateLoader.certificates(atPath: pem) == expected)
+        #expect(try String(contentsOfFile: pem, encoding: .utf8).contains("-----BEGIN PKCS7-----"))
+
+        // BER: the outer SEQUENCE with an indefinite length, ended by two zero bytes.
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: der)))
+        let lengthBytes = bytes[1] < 0x80 ? 1 : 1 + Int(bytes[1] & 0x7F)
+        let indefinite = [0x30, 0x80] + bytes[(1 + lengthBytes)...] + [0, 0]
+        #expect(try CertificateLoader.certificates(from: indefinite) == expected)
+
+        // A bundle cut short, and one whose second certificate is damaged.
+        let cut = try #require(throws: CertificateLoadingError.self) { try CertificateLoader.certificates(from: bytes.dropLast(40), source: "cut.p7b") }
+        #expect(cut.description.contains("cut.p7b") && cut.description.contains("PKCS#7"), "\(cut)")
+        var damaged = bytes
+        let rootStart = try #require(damaged.firstRange(of: lab.root.derBytes.prefix(64))).lowerBound
+        damaged[rootStart + 4] = 0x31  // its tbsCertificate tagged SET, not SEQUENCE
+        let error = try #require(throws: CertificateLoadingError.self) { try CertificateLoader.certificates(from: damaged, source: "damaged.p7b") }
+        #expect(error.source == "damaged.p7b")
+        #expect(error.index == 1, "\(error)")
+    }
+
     @Test("CRLF line endings and private-key blocks beside certificates are fine")
     func tolerantPEM() throws {
         let withKey = try lab.leaf.privateKeyPEM + "\n" + lab.leaf.pemString

@@ -9,7 +9,8 @@ public enum CertificateLoader {
     /// The file extensions that hold certificates in a directory: `.cer .crt .der .pem`.
     public static let certificateFileExtensions: Set<String> = ["cer", "crt", "der", "pem"]
 
-    /// Parses certificate bytes: DER, or PEM with one or more `CERTIFICATE` blocks.
+    /// Parses certificate bytes: DER, PEM with one or more `CERTIFICATE` blocks, or a PKCS#7
+    /// certs-only bundle (`.p7b`, `.p7c`: DER, BER, or a PEM `PKCS7` block).
     ///
     /// Other PEM blocks (private keys, parameters) are passed over; a file with none is an error.
     /// - Parameters:
@@ -23,6 +24,9 @@ public enum CertificateLoader {
             throw CertificateLoadingError(source: source, reason: .empty)
         }
         guard let text = String(validating: data, as: UTF8.self), text.contains("-----BEGIN") else {
+            if PKCS7CertificateBundle.isBundle(data) {
+                return try PKCS7CertificateBundle.certificates(in: data, source: source)
+            }
             do {
                 return [try DERCertificate(derBytes: data)]
             } catch let error as CertificateLoadingError {
@@ -110,6 +114,16 @@ public enum CertificateLoader {
         var certificates: [DERCertificate] = []
         var certificateIndex = 0
         for block in try PEMBlockScanner.blocks(in: text, source: source) {
+            if block.type == "PKCS7" {
+                let document: PEMDocument
+                do {
+                    document = try PEMDocument(pemString: block.text)
+                } catch {
+                    throw CertificateLoadingError(source: source, reason: .malformedPEM(Self.readable(error)))
+                }
+                certificates += try PKCS7CertificateBundle.certificates(in: document.derBytes, source: source)
+                continue
+            }
             guard block.type == "CERTIFICATE" else { continue }
             defer { certificateIndex += 1 }
             let document: PEMDocument
