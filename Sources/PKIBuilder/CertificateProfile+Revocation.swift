@@ -2,16 +2,18 @@ import SwiftASN1
 import X509
 
 extension CertificateProfile {
-    /// The profile with revocation pointers: an authority-information-access OCSP URI and a
-    /// CRL distribution point (`2.5.29.31`, one full-name URI), each when given.
-    public func pointingTo(ocsp: String? = nil, crl: String? = nil) -> CertificateProfile {
+    /// The profile with pointers to its issuer's services: an authority-information-access
+    /// OCSP URI and `caIssuers` URIs (where the issuer's certificate is published), and a CRL
+    /// distribution point (`2.5.29.31`, one full-name URI), each when given.
+    public func pointingTo(ocsp: String? = nil, crl: String? = nil, caIssuers: [String] = []) -> CertificateProfile {
         var profile = self
         let previous = editExtensions
         profile.editExtensions = { extensions in
             try previous?(&extensions)
-            if let ocsp {
-                let access = AuthorityInformationAccess([.init(method: .ocspServer, location: .uniformResourceIdentifier(ocsp))])
-                try extensions.append(Certificate.Extension(access, critical: false))
+            let descriptions = (ocsp.map { [AuthorityInformationAccess.AccessDescription(method: .ocspServer, location: .uniformResourceIdentifier($0))] } ?? [])
+                + caIssuers.map { AuthorityInformationAccess.AccessDescription(method: .issuingCA, location: .uniformResourceIdentifier($0)) }
+            if !descriptions.isEmpty {
+                try extensions.append(Certificate.Extension(AuthorityInformationAccess(descriptions), critical: false))
             }
             if let crl {
                 var serializer = DER.Serializer()

@@ -143,6 +143,9 @@ public struct GetCommand: TSecCommand {
 
     @OptionGroup var revocation: RevocationOptions
 
+    @Flag(help: "Complete a chain the server sent without its intermediate certificates by fetching them from the caIssuers URLs of its certificates (authority information access), as Apple's SecTrust does; each fetched certificate is checked like a presented one. The URLs come from the server: a hostile one can make tsec GET a URL of its choosing.")
+    var fetchIntermediates = false
+
     @Option(
         name: [.customShort("w"), .customLong("write-out")],
         help: ArgumentHelp(
@@ -238,17 +241,24 @@ public struct GetCommand: TSecCommand {
             complain("tsec get: \(error)", to: terminal)
             return ExitStatus.usageOrInput
         }
-        // --revocation fetches answers through a session of its own, reaching the network as this one does.
-        let revocationSession = revocation.fetches ? SecureSession(configuration: revocationFetching(like: configuration)) : nil
+        // --revocation and --fetch-intermediates fetch through a session of their own, reaching
+        // the network as this one does. Intermediates are fetched first: revocation is checked
+        // on the path they complete.
+        let sideSession = revocation.fetches || fetchIntermediates ? SecureSession(configuration: sideFetching(like: configuration)) : nil
+        if fetchIntermediates, let sideSession {
+            configuration.trustEvaluator = AnyServerTrustEvaluator(
+                IntermediateFetchingEvaluator(configuration.trustEvaluator, fetcher: SessionIssuerFetcher(session: sideSession))
+            )
+        }
         configuration.trustEvaluator = revocation.evaluator(
             around: configuration.trustEvaluator,
             lists: revocationLists,
-            fetcher: revocationSession.map { SessionRevocationFetcher(session: $0) }
+            fetcher: revocation.fetches ? sideSession.map { SessionRevocationFetcher(session: $0) } : nil
         )
         let session = SecureSession(configuration: configuration)
         let status = await fetch(request, with: session, writeOut: writeOut, to: terminal)
         await session.shutdown()
-        await revocationSession?.shutdown()
+        await sideSession?.shutdown()
         // What the run learnt is kept: the HSTS hosts always, the cookies when there are some
         // (as curl, a jar with no cookie leaves the file as it is: a failed request does not
         // empty it).
@@ -478,9 +488,10 @@ public struct GetCommand: TSecCommand {
         )
     }
 
-    /// The configuration of the session fetching OCSP responses and CRLs: the same store, time,
-    /// proxies, address overrides, connect timeout and log as `configuration`.
-    private func revocationFetching(like configuration: SecureSessionConfiguration) -> SecureSessionConfiguration {
+    /// The configuration of the session fetching OCSP responses, CRLs and issuer certificates:
+    /// the same store, time, proxies, address overrides, connect timeout and log as
+    /// `configuration`.
+    private func sideFetching(like configuration: SecureSessionConfiguration) -> SecureSessionConfiguration {
         SecureSessionConfiguration(
             systemStore: configuration.systemStore,
             evaluationTime: configuration.evaluationTime,

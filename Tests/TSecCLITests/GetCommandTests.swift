@@ -982,6 +982,28 @@ struct GetCommandTests {
         #expect(withoutIdentity.status == 3)
     }
 
+    @Test("--fetch-intermediates: openssl s_server sending only its leaf is refused (exit 1), then trusted once the issuer named by the leaf's caIssuers URL is fetched")
+    func fetchIntermediates() async throws {
+        let publisher = try await HTTPTestServer(chain: nil)
+        defer { Task { await publisher.stop() } }
+        publisher.files[bytes: "issuing.cer"] = lab.intermediate.derBytes
+        let profile = CertificateProfile.server("loopback", ipAddresses: ["127.0.0.1"])
+            .pointingTo(caIssuers: [publisher.url("/files/issuing.cer").absoluteString])
+        let leaf = try lab.pki.issue(profile, by: lab.intermediate)
+        let server = try OpenSSLServer(
+            certificateFile: try files.write("lonely.pem", leaf.pemString),
+            keyFile: try files.write("lonely.key", try leaf.privateKeyPEM)
+        )
+        defer { server.stop() }
+        let url = URL(string: "https://127.0.0.1:\(server.port)/")!
+        let refused = await get(url)
+        #expect(refused.status == 1, "\(refused.output.stderr)")
+        #expect(refused.output.stderr.contains("neither presented nor a trusted anchor"), "\(refused.output.stderr)")
+        let completed = await get(url, ["--fetch-intermediates", "--json"])
+        #expect(completed.status == 0, "\(completed.output.stderr)")
+        #expect(completed.output.stdout.contains("issuer certificate from \(publisher.url("/files/issuing.cer").absoluteString)"))
+    }
+
     @Test("--proxy goes through an HTTP proxy (tinyproxy, with credentials), an HTTPS one (with --proxy-pin-sha256) or a SOCKS5 one with a password; a proxy that refuses or a mispinned one exits 3, a bad proxy URL exits 2")
     func proxy() async throws {
         let proxy = try TinyProxy(user: "bob", password: "s3cret")

@@ -162,14 +162,19 @@ public final class OCSPResponderBox: @unchecked Sendable {
     }
 }
 
-/// The texts a test server serves at `/files/NAME`, changeable while it runs.
+/// The files a test server serves at `/files/NAME`, changeable while it runs.
 public final class ServedFiles: @unchecked Sendable {
     private let lock = NSLock()
-    private var texts: [String: String] = [:]
+    private var contents: [String: [UInt8]] = [:]
     /// The text served as `/files/NAME`.
     public subscript(name: String) -> String? {
-        get { lock.withLock { texts[name] } }
-        set { lock.withLock { texts[name] = newValue } }
+        get { self[bytes: name].map { String(decoding: $0, as: UTF8.self) } }
+        set { self[bytes: name] = newValue.map { Array($0.utf8) } }
+    }
+    /// The bytes served as `/files/NAME`.
+    public subscript(bytes name: String) -> [UInt8]? {
+        get { lock.withLock { contents[name] } }
+        set { lock.withLock { contents[name] = newValue } }
     }
 }
 
@@ -286,8 +291,8 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
             return
         }
         if path.hasPrefix("/files/") {
-            if let text = files[String(path.dropFirst("/files/".count))] {
-                send(context, .ok, text, type: "application/octet-stream")
+            if let bytes = files[bytes: String(path.dropFirst("/files/".count))] {
+                send(context, .ok, bytes: bytes, type: "application/octet-stream")
             } else {
                 send(context, .notFound, "no such file", type: "text/plain")
             }
@@ -527,10 +532,14 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
     }
 
     private func send(_ context: ChannelHandlerContext, _ status: HTTPResponseStatus, _ text: String, type: String, extra: [(String, String)] = []) {
-        var headers = HTTPHeaders([("Content-Type", type), ("Content-Length", String(text.utf8.count))])
+        send(context, status, bytes: Array(text.utf8), type: type, extra: extra)
+    }
+
+    private func send(_ context: ChannelHandlerContext, _ status: HTTPResponseStatus, bytes: [UInt8], type: String, extra: [(String, String)] = []) {
+        var headers = HTTPHeaders([("Content-Type", type), ("Content-Length", String(bytes.count))])
         headers.add(contentsOf: extra)
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
-        context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: text)))), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: bytes)))), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
     }
 
