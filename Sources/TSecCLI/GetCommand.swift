@@ -364,6 +364,7 @@ public struct GetCommand: TSecCommand {
             switch error {
             case .trustRejected(let decision):
                 if let mismatch = decision.pinMismatch { complain(mismatch.description, to: terminal) }
+                if !fetchIntermediates, let hint = Self.fetchingHint(for: decision) { complain(hint, to: terminal) }
                 transfer.trustRejected = true
                 transfer.exitStatus = decision.decidedBy == TransportRuleEvaluator.decider ? ExitStatus.refusedByTransportRules : ExitStatus.rejected
             case .refusedByTransportRules:
@@ -486,6 +487,15 @@ public struct GetCommand: TSecCommand {
             addressOverrides: ResolveOption.overrides(resolve),
             transportRules: try loadRules(reportingTo: terminal)
         )
+    }
+
+    /// For a server refused for a missing issuer whose certificates say where their issuers
+    /// are published: that `--fetch-intermediates` would fetch them.
+    static func fetchingHint(for decision: TrustDecision) -> String? {
+        let lacking = decision.checks.compactMap(\.evaluation).first { $0.failures.contains { $0.code == .missingIssuer } }
+        let urls = (lacking?.presentedChain ?? []).flatMap { CertificateDetails($0).issuerCertificateURLs }
+        guard let url = urls.first(where: { $0.lowercased().hasPrefix("http") }) else { return nil }
+        return "tsec get: the server's certificates say where their issuers are published (\(url)); --fetch-intermediates fetches a missing intermediate from there"
     }
 
     /// The configuration of the session fetching OCSP responses, CRLs and issuer certificates:

@@ -103,6 +103,8 @@ public struct InspectCommand: TSecCommand {
             ("SPKI pin", certificate.spkiPin),
             ("SHA-256", certificate.sha256Fingerprint),
         ]
+        for url in certificate.issuerCertificateURLs { fields.append(("CA issuers", url)) }
+        for url in certificate.ocspResponderURLs { fields.append(("OCSP", url)) }
         for problem in certificate.malformedExtensions { fields.append(("Malformed", problem)) }
         return fields
     }

@@ -999,6 +999,7 @@ struct GetCommandTests {
         let refused = await get(url)
         #expect(refused.status == 1, "\(refused.output.stderr)")
         #expect(refused.output.stderr.contains("neither presented nor a trusted anchor"), "\(refused.output.stderr)")
+        #expect(refused.output.stderr.contains("--fetch-intermediates fetches a missing intermediate from there"), "a hint naming the flag")
         let completed = await get(url, ["--fetch-intermediates", "--json"])
         #expect(completed.status == 0, "\(completed.output.stderr)")
         #expect(completed.output.stdout.contains("issuer certificate from \(publisher.url("/files/issuing.cer").absoluteString)"))

@@ -55,7 +55,11 @@ struct InspectCommandTests {
     func serverChain() async throws {
         let root = try pki.issueRoot(.certificateAuthority("Root"))
         let intermediate = try pki.issue(.certificateAuthority("Issuing CA", pathLength: 0), by: root)
-        let leaf = try pki.issue(.server("api.example.test", dnsNames: ["api.example.test", "*.api.example.test"], ipAddresses: ["127.0.0.1", "::1"]), by: intermediate)
+        let leaf = try pki.issue(
+            CertificateProfile.server("api.example.test", dnsNames: ["api.example.test", "*.api.example.test"], ipAddresses: ["127.0.0.1", "::1"])
+                .pointingTo(ocsp: "http://ocsp.example.test", caIssuers: ["http://ca.example.test/issuing.cer", "ldap://ca.example.test/cn=issuing"]),
+            by: intermediate
+        )
         let path = try write("chain.pem", [leaf, intermediate].pemBundle)
         let certificates = try await inspect(path)
         #expect(certificates.count == 2)
@@ -69,11 +73,15 @@ struct InspectCommandTests {
         #expect(server["sha256Fingerprint"] as? String == leaf.der.sha256Fingerprint.map { String(format: "%02X", $0) }.joined(separator: ":"))
         #expect(issuing["pathLengthConstraint"] as? Int == 0)
         #expect(issuing["extendedKeyUsage"] == nil)
+        #expect(server["issuerCertificateURLs"] as? [String] == ["http://ca.example.test/issuing.cer", "ldap://ca.example.test/cn=issuing"])
+        #expect(server["ocspResponderURLs"] as? [String] == ["http://ocsp.example.test"])
+        #expect(issuing["issuerCertificateURLs"] as? [String] == [])
 
         let text = await tsec(["inspect", path, "--at", pki.now.formatted(.iso8601)])
         #expect(text.status == 0)
         for field in ["Certificate 1 of 2", "Certificate 2 of 2", "Subject:        CN=api.example.test", "Extended usage: serverAuth",
-                      "CA:             yes, path length 0", "SPKI pin:       \(leaf.der.spkiPin)", "Key:            EC P-256, 256 bits"] {
+                      "CA:             yes, path length 0", "SPKI pin:       \(leaf.der.spkiPin)", "Key:            EC P-256, 256 bits",
+                      "CA issuers:     http://ca.example.test/issuing.cer", "OCSP:           http://ocsp.example.test"] {
             #expect(text.output.stdout.contains(field), "missing \(field)")
         }
     }

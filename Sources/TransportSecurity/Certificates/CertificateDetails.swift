@@ -43,6 +43,11 @@ public struct CertificateDetails: Sendable, Encodable {
     public let isCertificateAuthority: Bool?
     /// The CA's path length constraint, if it has one.
     public let pathLengthConstraint: Int?
+    /// Where the issuer's certificate is published: the authority-information-access
+    /// `caIssuers` URLs (what `IntermediateFetchingEvaluator` fetches).
+    public let issuerCertificateURLs: [String]
+    /// The OCSP responders of the authority information access.
+    public let ocspResponderURLs: [String]
     /// Extensions present but malformed, with why.
     public let malformedExtensions: [String]
     /// The SPKI pin, `sha256/<base64>`.
@@ -91,6 +96,15 @@ public struct CertificateDetails: Sendable, Encodable {
             isCertificateAuthority = nil
             pathLengthConstraint = nil
         }
+        let access = read("authorityInfoAccess") { try extensions.authorityInformationAccess }.map(Array.init) ?? []
+        func locations(_ method: AuthorityInformationAccess.AccessDescription.AccessMethod) -> [String] {
+            access.filter { $0.method == method }.map { description in
+                guard case .uniformResourceIdentifier(let uri) = description.location else { return description.location.readable.escapingControlCharacters }
+                return uri.escapingControlCharacters
+            }
+        }
+        issuerCertificateURLs = locations(.issuingCA)
+        ocspResponderURLs = locations(.ocspServer)
         malformedExtensions = malformed
     }
 
