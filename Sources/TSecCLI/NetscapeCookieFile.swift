@@ -60,7 +60,7 @@ enum NetscapeCookieFile {
                 domain: domain,
                 isHostOnly: !includesSubdomains || isPublicSuffix,
                 path: String(fields[2]),
-                expiresAt: expiry == 0 ? nil : Date(timeIntervalSince1970: TimeInterval(expiry)),
+                expiresAt: expiry == 0 ? nil : Date(timeIntervalSince1970: TimeInterval(min(expiry, latestExpiry))),
                 isSecure: isSecure,
                 isHTTPOnly: isHTTPOnly,
                 createdAt: time
@@ -77,12 +77,16 @@ enum NetscapeCookieFile {
         return "the cookie \(cookie.name.escapingControlCharacters) of \(cookie.domain) holds a tab, which a cookie file cannot hold: not written"
     }
 
+    /// The latest expiry kept, the last second of year 9999 (`253402300799`): a later one (curl
+    /// keeps 64-bit seconds) is read as this, and a time is written no later.
+    static let latestExpiry: Int64 = 253_402_300_799
+
     /// `cookies` as a cookie file curl reads; give it only cookies ``unwritable(_:)`` passes.
     static func text(of cookies: [Cookie]) -> String {
         var text = "# Netscape HTTP Cookie File\n# Written by tsec: curl -b and -c read it.\n\n"
         for cookie in cookies {
             let domain = (cookie.isHTTPOnly ? "#HttpOnly_" : "") + (cookie.isHostOnly ? "" : ".") + cookie.domain
-            let expiry = cookie.expiresAt.map { String(Int64($0.timeIntervalSince1970.rounded(.down))) } ?? "0"
+            let expiry = cookie.expiresAt.map { String(Int64(min(max($0.timeIntervalSince1970.rounded(.down), 1), Double(latestExpiry)))) } ?? "0"
             text += [domain, cookie.isHostOnly ? "FALSE" : "TRUE", cookie.path, cookie.isSecure ? "TRUE" : "FALSE", expiry, cookie.name, cookie.value]
                 .joined(separator: "\t") + "\n"
         }

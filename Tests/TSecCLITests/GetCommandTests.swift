@@ -81,6 +81,13 @@ struct GetCommandTests {
         try "# Netscape HTTP Cookie File\r\n127.0.0.1\tFALSE\t/\tFALSE\t0\tcrlf\tyes\r\n".write(toFile: jar, atomically: true, encoding: .utf8)
         let crlf = await get(server.url("/headers"), ["-b", jar])
         #expect(crlf.output.stdout.contains(#""cookie":"crlf=yes""#), "\(crlf.output.stdout)")
+        // An expiry at the end of 64-bit time (curl keeps it as such) is read as the last second
+        // of year 9999 and written back so: it stopped tsec with a trap converting it back.
+        try "127.0.0.1\tFALSE\t/\tFALSE\t9223372036854775807\tforever\tyes\n".write(toFile: jar, atomically: true, encoding: .utf8)
+        let forever = await get(server.url("/headers"), ["-b", jar, "-c", jar])
+        #expect(forever.status == 0, "\(forever.output.stderr)")
+        #expect(forever.output.stdout.contains(#""cookie":"forever=yes""#), "\(forever.output.stdout)")
+        #expect(try String(contentsOfFile: jar, encoding: .utf8).contains("\t253402300799\tforever\tyes\n"))
         // A cookie file that is not one is refused before anything is sent.
         try "127.0.0.1\tMAYBE\t/\tFALSE\t0\tname\tvalue\n".write(toFile: jar, atomically: true, encoding: .utf8)
         let malformed = await get(server.url("/headers"), ["-b", jar])
