@@ -309,6 +309,19 @@ struct TransportRuleLoadingTests {
         #expect(wrong.first?.message == "must be a dictionary; ignored")
     }
 
+    @Test("a binary plist date that is no time (NaN, infinite) is reported and the pin set kept in force: NaN read as expired, and Foundation trapped printing it", arguments: [Double.nan, .infinity, -.infinity])
+    func dateThatIsNoTime(seconds: Double) throws {
+        let info: [String: Any] = [
+            "TSKPinnedDomains": ["api.example.com": ["TSKPublicKeyHashes": [pinA, pinB], "TSKExpirationDate": Date(timeIntervalSinceReferenceDate: seconds)]],
+        ]
+        let binary = try PropertyListSerialization.data(fromPropertyList: info, format: .binary, options: 0)
+        let (rules, issues) = try TransportSecurityConfiguration.load(from: binary)
+        let set = try #require(rules.rule(forHost: "api.example.com").pinSet)
+        #expect(set.expirationDate == nil)
+        #expect(set.isActive(at: Date()))
+        #expect(issues.contains { $0.keyPath == "TSKPinnedDomains.api.example.com.TSKExpirationDate" && $0.message.contains("not a time") }, "\(issues)")
+    }
+
     @Test("a number is not a boolean: JSON's 1 and a plist's <integer>1</integer> or <real>1</real> are reported and ignored, as ATS ignores them")
     func numbersAreNotBooleans() throws {
         let json = Data(#"""

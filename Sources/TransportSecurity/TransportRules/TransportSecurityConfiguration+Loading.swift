@@ -297,7 +297,13 @@ struct ConfigurationReader {
         }
         if let expiry = fields["TSKExpirationDate"] {
             if let date = expiry as? Date {
-                set.expirationDate = date
+                // A binary plist stores a date as a double: NaN would make every comparison false,
+                // so the set would read as expired (not enforced), and Foundation traps printing it.
+                if date.timeIntervalSinceReferenceDate.isFinite {
+                    set.expirationDate = date
+                } else {
+                    issue(.error, "\(path).TSKExpirationDate", "is not a time (a binary plist date of NaN or infinity); the pin set never expires")
+                }
             } else if let text = expiry as? String, let date = Self.day(text) {
                 set.expirationDate = date
             } else {
