@@ -51,8 +51,12 @@ public struct SecureSessionTransport: ClientTransport {
     /// The session's request for an OpenAPI request: the method, the base URL with the
     /// request's path and query, the header fields, the body streamed; any status accepted.
     static func secureRequest(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, timeout: Duration?) throws -> SecureRequest {
-        guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false),
-            let target = URLComponents(string: request.path ?? "")
+        // The request's path and query read behind a fixed authority: read alone, a path
+        // beginning `//` (a template `/{tenant}/items` with an empty tenant) is taken for an
+        // authority, and its first segment was dropped (the request went to `/items`' parent).
+        let path = request.path ?? "/"
+        guard path.hasPrefix("/"), var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false),
+            let target = URLComponents(string: "http://path.invalid" + path), target.host == "path.invalid"
         else {
             throw SecureSessionError.invalidURL("the base URL \(baseURL.absoluteString) and the path \(request.path ?? "") do not make a URL")
         }

@@ -35,6 +35,19 @@ struct SecureSessionTransportTests {
             body: nil, baseURL: server.url("/target/v1"), operationID: "listOrders"
         )
         #expect(try await collect(target) == "/target/v1/orders/a%20b?status=open&page=2")
+        // A path beginning with `//` (an empty first parameter) is a path, not an authority.
+        let (_, doubled) = try await transport.send(
+            HTTPRequest(method: .get, scheme: String?.none, authority: String?.none, path: "//items?x=1"),
+            body: nil, baseURL: server.url("/target/v1"), operationID: "listItems"
+        )
+        #expect(try await collect(doubled) == "/target/v1//items?x=1")
+        for bad in ["items", "*"] {
+            await #expect(throws: SecureSessionError.self, "\(bad)") {
+                _ = try await transport.send(
+                    HTTPRequest(method: .get, scheme: String?.none, authority: String?.none, path: bad), body: nil, baseURL: server.url("/"), operationID: "x"
+                )
+            }
+        }
 
         let (missing, missingBody) = try await transport.send(HTTPRequest(method: .get, scheme: String?.none, authority: String?.none, path: "/status/404"), body: nil, baseURL: server.url("/"), operationID: "x")
         #expect(missing.status.code == 404)
