@@ -314,16 +314,19 @@ final class ConnectionPool: @unchecked Sendable {
     /// ``rememberedHTTP1Servers``), but never for a key of one request's own. Called with the
     /// lock held.
     private func forgetIfUnused(_ key: ConnectionKey) {
-        if leased[key] == 0 { leased[key] = nil }
-        if idle[key]?.isEmpty == true { idle[key] = nil }
-        if shared[key]?.isEmpty == true { shared[key] = nil }
-        if waiters[key]?.isEmpty == true { waiters[key] = nil }
-        if key.isSingleUse, !isInUse(key) { speaksHTTP1.remove(key) }
+        guard !isInUse(key) else { return }
+        leased[key] = nil
+        idle[key] = nil
+        shared[key] = nil
+        waiters[key] = nil
+        if key.isSingleUse { speaksHTTP1.remove(key) }
     }
 
-    /// Whether anything of `key` is in the pool. Called with the lock held.
+    /// Whether anything of `key` is in the pool: a slot leased, an idle or shared connection, a
+    /// waiter or a probe. Called with the lock held.
     private func isInUse(_ key: ConnectionKey) -> Bool {
-        leased[key] != nil || idle[key] != nil || shared[key] != nil || waiters[key] != nil || probing.contains(key)
+        leased[key, default: 0] > 0 || !(idle[key] ?? []).isEmpty || !(shared[key] ?? []).isEmpty
+            || !(waiters[key] ?? []).isEmpty || probing.contains(key)
     }
 
     /// How many keys the pool keeps anything about (for tests of its memory).
