@@ -70,6 +70,16 @@ struct TSecCLITests {
         )
     }
 
+    @Test("pin of a PKCS#7 bundle (.p7b, as Windows exports a chain): one line per certificate it holds")
+    func pinOfPKCS7Bundle() async throws {
+        let bundle = files.path("legitimate-\(UUID().uuidString).p7b")
+        _ = try shell("openssl crl2pkcs7 -nocrl -certfile \(files.path("legitimate.pem")) -outform DER -out \(bundle)")
+        let result = await tsec(["pin", bundle])
+        #expect(result.status == 0, "\(result.output.stderr)")
+        let lab = files.lab
+        #expect(result.output.stdout == "\(lab.leaf.der.spkiPin)  CN=api.example.test\n\(lab.intermediate.der.spkiPin)  CN=TransportSecurity Lab Issuing CA\n")
+    }
+
     @Test("pin of a key without a certificate: the backup pin of a private key kept offline, or of its public key")
     func pinOfKeys() async throws {
         let backup = try KeyPair(generating: .p256)
