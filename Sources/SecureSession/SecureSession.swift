@@ -629,11 +629,13 @@ public final class SecureSession: Sendable {
             next.headers.removeAll { ["content-type", "content-length"].contains($0.name.lowercased()) }
         }
         // Credentials and cookies stay with their origin: not carried to another host, nor to
-        // another port or scheme of the same host (another server: curl's CVE-2022-27776). Nor
-        // does a Host field the caller wrote: it named the first server's virtual host, and the
-        // new server is named by its own authority (as curl drops a custom Host on a redirect).
+        // another port or scheme of the same host (another server: curl's CVE-2022-27776); a
+        // caller's Proxy-Authorization neither (the new URL may go through another proxy, or
+        // through none, and an https one carries it inside the tunnel, to the server). Nor does
+        // a Host field the caller wrote: it named the first server's virtual host, and the new
+        // server is named by its own authority (as curl drops a custom Host on a redirect).
         if Self.origin(of: target) != Self.origin(of: request.url) {
-            next.headers.removeAll { ["authorization", "cookie", "host"].contains($0.name.lowercased()) }
+            next.headers.removeAll { ["authorization", "proxy-authorization", "cookie", "host"].contains($0.name.lowercased()) }
         }
         return next
     }

@@ -196,7 +196,7 @@ struct SecureSessionTests {
     }
 
     @Test(
-        "Authorization, Cookie and a caller's Host field follow a redirect within the origin only: not to another host, nor another port of the same host",
+        "Authorization, Proxy-Authorization, Cookie and a caller's Host field follow a redirect within the origin only: not to another host, nor another port of the same host",
         arguments: [false, true]
     )
     func redirectKeepsCredentialsInTheirOrigin(http2: Bool) async throws {
@@ -206,16 +206,21 @@ struct SecureSessionTests {
         func headers(after redirectTo: URL) async throws -> [String: String] {
             var request = SecureRequest(url: first.url("/redirect?to=\(redirectTo.absoluteString.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)&status=307"))
             // The caller names the first server's virtual host itself.
-            request.headers = [("Authorization", "Bearer secret-token"), ("Cookie", "session=abc"), ("X-Trace", "1"), ("Host", "vhost.first.test")]
+            request.headers = [
+                ("Authorization", "Bearer secret-token"), ("Proxy-Authorization", "Basic cHJveHk6c2VjcmV0"), ("Cookie", "session=abc"),
+                ("X-Trace", "1"), ("Host", "vhost.first.test"),
+            ]
             return try await session.send(request).decode([String: String].self)
         }
         let sameOrigin = try await headers(after: first.url("/headers"))
         #expect(sameOrigin["authorization"] == "Bearer secret-token")
+        #expect(sameOrigin["proxy-authorization"] == "Basic cHJveHk6c2VjcmV0")
         #expect(sameOrigin["cookie"] == "session=abc")
         #expect(sameOrigin["host"] == "vhost.first.test")
         for elsewhere in [second.url("/headers"), second.url("/headers", host: "localhost"), first.url("/headers", host: "localhost")] {
             let fields = try await headers(after: elsewhere)
             #expect(fields["authorization"] == nil, "\(elsewhere)")
+            #expect(fields["proxy-authorization"] == nil, "\(elsewhere)")
             #expect(fields["cookie"] == nil, "\(elsewhere)")
             #expect(fields["host"] == "\(elsewhere.host!):\(elsewhere.port!)", "the new server is named by its own authority, not the first one's virtual host")
             #expect(fields["x-trace"] == "1", "other headers still follow")
