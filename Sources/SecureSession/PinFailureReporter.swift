@@ -99,7 +99,10 @@ public final class PinFailureReporter: @unchecked Sendable {
         guard let set = rule?.pinSet, !set.reportURLs.isEmpty else { return }
         if let mismatch = decision.pinMismatch {
             guard mismatch.expectedPins == set.pins else { return }
-            let chain = decision.lastEvaluation?.path ?? []
+            // The validated path; when the server was let through without one (a policy that
+            // allows invalid certificates), the chain as presented rather than none.
+            let evaluation = decision.lastEvaluation
+            let chain = (evaluation?.isTrusted == true ? evaluation?.path : evaluation?.presentedChain) ?? []
             submit(PinFailureReport(set: set, hostname: host, port: port, chain: chain, date: Date()), to: set.reportURLs)
         } else if !decision.isTrusted, decision.decidedBy != TransportRuleEvaluator.decider,
             let evaluation = decision.lastEvaluation, !evaluation.isTrusted, set.isActive(at: evaluation.evaluationTime)

@@ -24,8 +24,12 @@ struct PinFailureReportTests {
         return try TransportSecurityConfiguration.load(from: JSONSerialization.data(withJSONObject: document)).0
     }
 
-    func session(_ rules: TransportSecurityConfiguration, port: Int, reporter: PinFailureReporter? = nil) -> SecureSession {
+    func session(
+        _ rules: TransportSecurityConfiguration, port: Int, reporter: PinFailureReporter? = nil,
+        trustEvaluator: any ServerTrustEvaluating = SecurityPolicy.default
+    ) -> SecureSession {
         SecureSession(configuration: SecureSessionConfiguration(
+            trustEvaluator: trustEvaluator,
             systemStore: TrustStore(lab.systemRoots.map(\.der)),
             evaluationTime: lab.pki.now,
             decisionCache: nil,
@@ -132,6 +136,24 @@ struct PinFailureReportTests {
         await session.shutdown()
         await collector.stop()
         await impostor.stop()
+    }
+
+    @Test("a server let through without a validated path (a policy allowing invalid certificates) whose chain misses the pin set is reported with the chain it presented, not an empty one")
+    func unvalidatedChainReported() async throws {
+        let collector = try await HTTPTestServer(chain: nil)
+        let selfSigned = try await HTTPTestServer(chain: [lab.selfSigned])
+        let reporter = PinFailureReporter()
+        let lenient = SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: [lab.selfSigned.der], allowInvalidCertificates: true, validatesDomainName: false)
+        let session = session(try rules(enforce: false, reportTo: collector.url("/collect")), port: selfSigned.port, reporter: reporter, trustEvaluator: lenient)
+        #expect(try await session.get(url(selfSigned)).text == "hello", "report-only: let through")
+        try await eventually { reporter.currentStatistics.delivered == 1 }
+        let body = try #require(collector.collected.all.first)
+        let report = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+        #expect(report["validation-result"] as? Int == 1)
+        #expect(report["validated-certificate-chain"] as? [String] == [lab.selfSigned.der.pemString])
+        await session.shutdown()
+        await collector.stop()
+        await selfSigned.stop()
     }
 
     @Test("the record of reports sent for the once-a-day rule stays bounded however many distinct failures come")
