@@ -493,8 +493,8 @@ public struct GetCommand: TSecCommand {
     /// are published: that `--fetch-intermediates` would fetch them.
     static func fetchingHint(for decision: TrustDecision) -> String? {
         let lacking = decision.checks.compactMap(\.evaluation).first { $0.failures.contains { $0.code == .missingIssuer } }
-        let urls = (lacking?.presentedChain ?? []).flatMap { CertificateDetails($0).issuerCertificateURLs }
-        guard let url = urls.first(where: { $0.lowercased().hasPrefix("http") }) else { return nil }
+        let urls = (lacking?.presentedChain ?? []).flatMap(\.issuerCertificateURLs)
+        guard let url = urls.first(where: IntermediateFetchingEvaluator.isFetchable) else { return nil }
         return "tsec get: the server's certificates say where their issuers are published (\(url)); --fetch-intermediates fetches a missing intermediate from there"
     }
 

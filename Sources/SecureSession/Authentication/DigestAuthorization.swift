@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import TransportSecurity
 
 /// The `Authorization` value answering an HTTP Digest challenge (RFC 7616) with `qop=auth`,
 /// MD5 or SHA-256 (and their `-sess` variants).
@@ -108,11 +109,6 @@ enum DigestAuthorization {
     /// `text` with a backslash before each quote and backslash, by Unicode scalar (a quote
     /// followed by a combining mark is one Character, but still a quote byte to the server).
     private static func quoted(_ text: String) -> String {
-        var quoted = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars {
-            if scalar == "\\" || scalar == "\"" { quoted.append("\\") }
-            quoted.append(scalar)
-        }
-        return String(quoted)
+        text.replacingScalars { $0 == "\\" || $0 == "\"" ? "\\" + String($0) : nil }
     }
 }

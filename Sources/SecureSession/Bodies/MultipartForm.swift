@@ -1,4 +1,5 @@
 import Foundation
+import TransportSecurity
 
 /// A `multipart/form-data` body (RFC 7578), as a browser sends a form with files and
 /// AFNetworking's `multipartFormRequestWithMethod:…constructingBodyWithBlock:` builds one:
@@ -71,16 +72,14 @@ public struct MultipartForm: Sendable {
     static func quoted(_ text: String) -> String {
         // By Unicode scalar: a quote followed by a combining mark is one Character (which
         // `replacingOccurrences` would pass over) but still a quote byte to the server.
-        var quoted = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars {
+        text.replacingScalars { scalar in
             switch scalar {
-            case "\"": quoted.append(contentsOf: "%22".unicodeScalars)
-            case "\r": quoted.append(contentsOf: "%0D".unicodeScalars)
-            case "\n": quoted.append(contentsOf: "%0A".unicodeScalars)
-            default: quoted.append(scalar)
+            case "\"": return "%22"
+            case "\r": return "%0D"
+            case "\n": return "%0A"
+            default: return nil
             }
         }
-        return String(quoted)
     }
 
     /// A media type with any CR or LF removed, so it stays one header field.

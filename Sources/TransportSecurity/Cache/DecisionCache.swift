@@ -82,7 +82,7 @@ public final class DecisionCache: @unchecked Sendable {
     public func store(_ decision: TrustDecision, for key: DecisionCacheKey, chain: [DERCertificate]) {
         let now = clock()
         let validated = decision.checks.compactMap(\.evaluation).flatMap(\.path)
-        let certificatesValidUntil = (chain + validated).map(\.certificate.notValidAfter).min() ?? now
+        let certificatesValidUntil = (chain + validated).earliestExpiry ?? now
         let factsValidUntil = TrustDecision.earlier(certificatesValidUntil, decision.reusableUntil) ?? now
         let entryAge = decision.isTrusted && !decision.isProvisional ? maximumAge : rejectionAge
         lock.lock()

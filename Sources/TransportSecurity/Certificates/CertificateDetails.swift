@@ -96,15 +96,9 @@ public struct CertificateDetails: Sendable, Encodable {
             isCertificateAuthority = nil
             pathLengthConstraint = nil
         }
-        let access = read("authorityInfoAccess") { try extensions.authorityInformationAccess }.map(Array.init) ?? []
-        func locations(_ method: AuthorityInformationAccess.AccessDescription.AccessMethod) -> [String] {
-            access.filter { $0.method == method }.map { description in
-                guard case .uniformResourceIdentifier(let uri) = description.location else { return description.location.readable.escapingControlCharacters }
-                return uri.escapingControlCharacters
-            }
-        }
-        issuerCertificateURLs = locations(.issuingCA)
-        ocspResponderURLs = locations(.ocspServer)
+        let access = read("authorityInfoAccess") { try extensions.authorityInformationAccess }
+        issuerCertificateURLs = access?.locations(of: .issuingCA).map(\.escapingControlCharacters) ?? []
+        ocspResponderURLs = access?.locations(of: .ocspServer).map(\.escapingControlCharacters) ?? []
         malformedExtensions = malformed
     }
 

@@ -114,28 +114,23 @@ public enum CertificateLoader {
         var certificates: [DERCertificate] = []
         var certificateIndex = 0
         for block in try PEMBlockScanner.blocks(in: text, source: source) {
-            if block.type == "PKCS7" {
-                let document: PEMDocument
-                do {
-                    document = try PEMDocument(pemString: block.text)
-                } catch {
-                    throw CertificateLoadingError(source: source, reason: .malformedPEM(Self.readable(error)))
-                }
-                certificates += try PKCS7CertificateBundle.certificates(in: document.derBytes, source: source)
-                continue
-            }
-            guard block.type == "CERTIFICATE" else { continue }
-            defer { certificateIndex += 1 }
+            let isBundle = block.type == "PKCS7"
+            guard isBundle || block.type == "CERTIFICATE" else { continue }
             let document: PEMDocument
             do {
                 document = try PEMDocument(pemString: block.text)
             } catch {
                 throw CertificateLoadingError(
                     source: source,
-                    index: certificateIndex,
+                    index: isBundle ? nil : certificateIndex,
                     reason: .malformedPEM(Self.readable(error))
                 )
             }
+            if isBundle {
+                certificates += try PKCS7CertificateBundle.certificates(in: document.derBytes, source: source)
+                continue
+            }
+            defer { certificateIndex += 1 }
             do {
                 certificates.append(try DERCertificate(derBytes: document.derBytes))
             } catch let error as CertificateLoadingError {

@@ -9,15 +9,22 @@ enum PKCS7CertificateBundle {
     /// `id-signedData` (RFC 5652 §5.1).
     static let signedDataType: ASN1ObjectIdentifier = [1, 2, 840, 113_549, 1, 7, 2]
 
+    /// ``signedDataType`` as the DER field that opens a `ContentInfo` carrying it (empty only if
+    /// swift-asn1 could not write it, and then nothing is taken for a bundle).
+    private static let signedDataTypeField: [UInt8] = {
+        var serializer = DER.Serializer()
+        try? serializer.serialize(signedDataType)
+        return serializer.serializedBytes
+    }()
+
     /// Whether `bytes` begin as a PKCS#7 `ContentInfo` carrying `SignedData`: a SEQUENCE whose
     /// first field is `id-signedData`. Read from the first bytes alone, so that a bundle cut
     /// short is still reported as a bundle.
     static func isBundle(_ bytes: [UInt8]) -> Bool {
-        guard bytes.count > 2, bytes[0] == 0x30 else { return false }
+        guard !signedDataTypeField.isEmpty, bytes.count > 2, bytes[0] == 0x30 else { return false }
         // The SEQUENCE's length: one byte, 0x80 (indefinite), or 0x8n and n bytes.
         let lengthSize = bytes[1] <= 0x80 ? 1 : 1 + Int(bytes[1] & 0x7F)
-        let typeField: [UInt8] = [0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x02]
-        return bytes.dropFirst(1 + lengthSize).starts(with: typeField)
+        return bytes.dropFirst(1 + lengthSize).starts(with: signedDataTypeField)
     }
 
     /// The certificates of the bundle, in its order.

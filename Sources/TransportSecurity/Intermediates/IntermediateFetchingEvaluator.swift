@@ -113,18 +113,14 @@ public struct IntermediateFetchingEvaluator: ServerTrustEvaluating {
                 !chain.contains(where: { $0.certificate.subject == certificate.issuer }),
                 anchors.index.certificates(named: certificate.issuer) == nil
             else { continue }
-            for url in caIssuersURLs(of: certificate) where !urls.contains(url) { urls.append(url) }
+            for url in member.issuerCertificateURLs where isFetchable(url) && !urls.contains(url) { urls.append(url) }
         }
         return urls
     }
 
-    /// The `http` and `https` `caIssuers` URLs of `certificate`'s authority information access.
-    static func caIssuersURLs(of certificate: Certificate) -> [String] {
-        guard let access = try? certificate.extensions.authorityInformationAccess else { return [] }
-        return access.compactMap { description in
-            guard description.method == .issuingCA, case .uniformResourceIdentifier(let uri) = description.location else { return nil }
-            let scheme = uri.prefix { $0 != ":" }.lowercased()
-            return scheme == "http" || scheme == "https" ? uri : nil
-        }
+    /// Whether `url` is an `http` or `https` URL, the ones asked for issuer certificates.
+    public static func isFetchable(_ url: String) -> Bool {
+        let scheme = url.prefix { $0 != ":" }.lowercased()
+        return scheme == "http" || scheme == "https"
     }
 }

@@ -23,7 +23,7 @@ struct PinnablePath {
     /// longer); `nil` when the decision's own path was used, which bounds it already.
     var validUntil: Date? {
         guard search != nil else { return nil }
-        return certificates.map(\.certificate.notValidAfter).min()
+        return certificates.earliestExpiry
     }
 }
 

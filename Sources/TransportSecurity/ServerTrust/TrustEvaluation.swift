@@ -36,7 +36,7 @@ public struct TrustEvaluation: Sendable, Hashable {
     public var anchor: DERCertificate? { path.last }
 
     /// The earliest notAfter of the validated path: a cached decision must not outlive it.
-    public var earliestExpiry: Date? { path.map(\.certificate.notValidAfter).min() }
+    public var earliestExpiry: Date? { path.earliestExpiry }
 
     /// A sentence a person can act on.
     public var summary: String {

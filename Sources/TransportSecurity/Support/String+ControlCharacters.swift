@@ -6,15 +6,9 @@ extension String {
     /// `trusted` would print a `trusted` line of its own). The text itself when it has none.
     package var escapingControlCharacters: String {
         guard unicodeScalars.contains(where: Self.isHidden) else { return self }
-        var escaped = String.UnicodeScalarView()
-        for scalar in unicodeScalars {
-            if Self.isHidden(scalar) {
-                escaped.append(contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
-            } else {
-                escaped.append(scalar)
-            }
+        return replacingScalars { scalar in
+            Self.isHidden(scalar) ? "\\u{\(String(scalar.value, radix: 16, uppercase: true))}" : nil
         }
-        return String(escaped)
     }
 
     /// Whether `scalar` acts on a terminal or on the display of the text around it instead of
