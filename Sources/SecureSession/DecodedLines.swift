@@ -6,6 +6,7 @@ import TransportSecurity
 /// Empty lines are passed over; a line that is not the JSON of the type fails the reading with
 /// ``SecureSessionError/undecodableResponse(_:)`` naming the line and the place.
 public struct DecodedLines<Value: Decodable & Sendable>: AsyncSequence, Sendable {
+    /// One decoded line.
     public typealias Element = Value
 
     let lines: ResponseLines

@@ -7,6 +7,7 @@ import Foundation
 /// ends the request (its connection closed). Read once: a second iteration gets what the first
 /// left.
 public struct ResponseBody: AsyncSequence, Sendable {
+    /// A part of the body as it arrived.
     public typealias Element = Data
 
     /// Ends the request when the last copy of the body and of its iterators goes away first.
@@ -48,6 +49,7 @@ public struct ResponseBody: AsyncSequence, Sendable {
 
 /// The lines of a ``ResponseBody``.
 public struct ResponseLines: AsyncSequence, Sendable {
+    /// One line, without its line break.
     public typealias Element = String
 
     let body: ResponseBody

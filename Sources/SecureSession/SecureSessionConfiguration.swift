@@ -41,7 +41,7 @@ public struct SecureSessionConfiguration: Sendable {
     /// The largest response body held in memory, in bytes, unless the request says otherwise:
     /// a longer body ends the request with ``SecureSessionError/responseTooLarge(limit:)`` (and
     /// its connection) as soon as it passes the limit, or at once when its `Content-Length` says
-    /// so. 64 MiB by default. Bodies that ``SecureSession/download(_:to:)`` streams to a file are
+    /// so. 64 MiB by default. Bodies that ``SecureSession/download(_:to:continuingPartialFile:progress:)`` streams to a file are
     /// not held in memory and not bounded by it.
     public var maximumResponseBodySize: Int
     /// Which responses are successes, unless the request says otherwise.

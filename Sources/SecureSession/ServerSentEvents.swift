@@ -26,6 +26,7 @@ public struct ServerSentEvent: Sendable, Hashable {
 /// The events of a ``ResponseBody`` read as a `text/event-stream` (``ResponseBody/events``),
 /// by ``ServerSentEventParser``'s rules; an event the body ends in the middle of is dropped.
 public struct ServerSentEvents: AsyncSequence, Sendable {
+    /// One dispatched event.
     public typealias Element = ServerSentEvent
 
     let body: ResponseBody

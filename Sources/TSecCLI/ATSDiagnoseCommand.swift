@@ -74,6 +74,8 @@ public struct ATSDiagnoseCommand: TSecCommand {
         let narrowest: String?
     }
 
+    /// Requests the URL under each rule of the series, from the default to arbitrary loads; returns
+    /// 0 when the default rules pass, 1 when only an exception does, 3 when nothing passes, 2 on bad input.
     public func execute(output: CommandOutput) async -> Int32 {
         guard let target = URL(string: url), let host = target.host else { return ExitStatus.usageOrInput }
         let base: [String: Any]

@@ -31,6 +31,8 @@ public struct ConvertCommand: TSecCommand {
     /// Creates the command (for ArgumentParser).
     public init() {}
 
+    /// Writes the certificates of the input in the other encoding; returns 0, or 2 for unreadable
+    /// input, an unwritable output or several certificates asked for as DER.
     public func execute(output terminal: CommandOutput) async -> Int32 {
         do {
             let certificates = try CertificateLoader.certificates(atPath: input)

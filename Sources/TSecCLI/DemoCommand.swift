@@ -33,6 +33,8 @@ public struct DemoCommand: TSecCommand {
     /// Creates the command (for ArgumentParser).
     public init() {}
 
+    /// Runs the ten configurations against the lab servers and prints the table; returns 0 when
+    /// every cell matches SPEC §2, 1 otherwise (with `--serve`, serves until interrupted).
     public func execute(output: CommandOutput) async -> Int32 {
         let servers: TrustLabServers
         do {

@@ -52,6 +52,8 @@ public struct EvaluateCommand: TSecCommand {
         }
     }
 
+    /// Evaluates the chain as the options say and prints the decision; returns 0 when trusted, 1
+    /// when rejected, 2 for bad usage or unreadable input.
     public func execute(output: CommandOutput) async -> Int32 {
         let trust: ServerTrust
         let securityPolicy: SecurityPolicy

@@ -45,6 +45,8 @@ public struct FetchChainCommand: TSecCommand {
         }
     }
 
+    /// Saves the chain the server presents without judging it; returns 0, 2 for bad usage or an
+    /// unwritable output, 3 for a connection or TLS failure.
     public func execute(output terminal: CommandOutput) async -> Int32 {
         guard let target = try? ServerArgument(server) else { return ExitStatus.usageOrInput }
         let chain: [DERCertificate]

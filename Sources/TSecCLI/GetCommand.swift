@@ -216,6 +216,8 @@ public struct GetCommand: TSecCommand {
         try ResolveOption.validate(resolve)
     }
 
+    /// Makes the request and writes the response; returns the exit status of ``ExitStatus`` that
+    /// fits the outcome (0 for any response, 22 for one of 400 or more under `-f`).
     public func execute(output terminal: CommandOutput) async -> Int32 {
         let request: SecureRequest
         var configuration: SecureSessionConfiguration

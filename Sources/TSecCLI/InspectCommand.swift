@@ -40,6 +40,8 @@ public struct InspectCommand: TSecCommand {
         let certificates: [CertificateDetails]
     }
 
+    /// Prints the details of a certificate file or of the chain a server presents; returns 0, 2 for
+    /// unreadable or malformed input, 3 for a connection or TLS failure.
     public func execute(output: CommandOutput) async -> Int32 {
         let certificates: [DERCertificate]
         if FileManager.default.fileExists(atPath: source) {

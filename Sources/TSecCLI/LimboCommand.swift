@@ -85,6 +85,8 @@ public struct LimboCommand: TSecCommand {
         case passed, falseAccept, falseReject, overBudget, skipped
     }
 
+    /// Runs every case of the limbo file and prints the table; returns 0 with no false accept, 1
+    /// otherwise, 2 for unreadable input.
     public func execute(output: CommandOutput) async -> Int32 {
         let document: LimboDocument
         let json: Data

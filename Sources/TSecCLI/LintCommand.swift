@@ -38,6 +38,8 @@ public struct LintCommand: TSecCommand {
         let issues: [ConfigurationIssue]
     }
 
+    /// Loads the configuration and prints its warnings and errors; returns 1 when there is an
+    /// error, 0 otherwise, 2 for unreadable input.
     public func execute(output: CommandOutput) async -> Int32 {
         let issues: [ConfigurationIssue]
         do {

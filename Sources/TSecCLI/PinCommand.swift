@@ -22,6 +22,8 @@ public struct PinCommand: TSecCommand {
     /// Creates the command (for ArgumentParser).
     public init() {}
 
+    /// Prints one `sha256/<base64>  <subject>` line per certificate (or key); returns 2 when a file
+    /// cannot be read, 0 otherwise.
     public func execute(output: CommandOutput) async -> Int32 {
         guard !files.isEmpty else {
             output.error("tsec pin: give at least one certificate file")

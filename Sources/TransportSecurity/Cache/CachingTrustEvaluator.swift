@@ -17,6 +17,9 @@ public struct CachingTrustEvaluator: ServerTrustEvaluating {
         DecisionCacheKey(trust: trust, host: host, evaluator: base).flatMap(cache.cachedDecision(for:))
     }
 
+    /// The cached decision for this chain, host, evaluator and trust store when one is still
+    /// valid; otherwise the wrapped evaluator's, stored for the next time. When the system trust
+    /// store cannot be read, every evaluation goes to the wrapped evaluator.
     public func evaluate(_ trust: ServerTrust, forHost host: String) async -> TrustDecision {
         guard let key = DecisionCacheKey(trust: trust, host: host, evaluator: base) else {
             return await base.evaluate(trust, forHost: host)
@@ -27,10 +30,12 @@ public struct CachingTrustEvaluator: ServerTrustEvaluating {
         return decision
     }
 
+    /// Whether both wrap equal evaluators and share one cache.
     public static func == (lhs: CachingTrustEvaluator, rhs: CachingTrustEvaluator) -> Bool {
         lhs.base == rhs.base && lhs.cache === rhs.cache
     }
 
+    /// Hashes the wrapped evaluator and the cache's identity.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(base)
         hasher.combine(ObjectIdentifier(cache))

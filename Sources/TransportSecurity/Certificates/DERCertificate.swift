@@ -92,10 +92,12 @@ public struct DERCertificate: Sendable, Hashable, CustomStringConvertible {
     /// The subject, for logs and messages.
     public var description: String { subjectSummary }
 
+    /// Whether both hold the same DER bytes.
     public static func == (lhs: DERCertificate, rhs: DERCertificate) -> Bool {
         lhs.storage === rhs.storage || lhs.derBytes == rhs.derBytes
     }
 
+    /// Hashes the certificate's SHA-256 fingerprint.
     public func hash(into hasher: inout Hasher) { hasher.combine(byteArray: sha256Fingerprint) }
 
     /// Reads the `subjectPublicKeyInfo` element out of a `TBSCertificate`, byte for byte.

@@ -32,6 +32,7 @@ public struct AnyServerTrustEvaluator: ServerTrustEvaluating, CustomStringConver
         self.wrapping = WrappingIdentity()
     }
 
+    /// The wrapped evaluator's decision.
     public func evaluate(_ trust: ServerTrust, forHost host: String) async -> TrustDecision {
         await base.evaluate(trust, forHost: host)
     }
@@ -39,9 +40,12 @@ public struct AnyServerTrustEvaluator: ServerTrustEvaluating, CustomStringConver
     /// The wrapped evaluator's type name.
     public var description: String { String(describing: type(of: base)) }
 
+    /// Whether both wrap the same evaluator: copies of one wrapping at once, others when their
+    /// evaluators are of one type and equal.
     public static func == (lhs: AnyServerTrustEvaluator, rhs: AnyServerTrustEvaluator) -> Bool {
         lhs.wrapping === rhs.wrapping || (lhs.baseHash == rhs.baseHash && lhs.isEqualToBase(rhs.base))
     }
 
+    /// The wrapped evaluator's hash, computed once when it was wrapped.
     public func hash(into hasher: inout Hasher) { hasher.combine(baseHash) }
 }

@@ -17,6 +17,8 @@ public struct ClientCertificateEvaluator: ServerTrustEvaluating {
         self.pins = Set(pins)
     }
 
+    /// Trusts a client whose chain validates to ``clientCAs`` for client authentication and,
+    /// when ``pins`` is not empty, whose validated path carries one of them; `host` is ignored.
     public func evaluate(_ trust: ServerTrust, forHost host: String) async -> TrustDecision {
         var checks: [TrustCheck] = []
         let anchored = trust.settingAnchors(clientCAs, only: true)

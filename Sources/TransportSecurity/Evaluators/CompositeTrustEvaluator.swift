@@ -10,6 +10,9 @@ public struct CompositeTrustEvaluator: ServerTrustEvaluating {
         self.evaluators = evaluators.map { AnyServerTrustEvaluator($0) }
     }
 
+    /// Asks each evaluator in order and returns the first rejection, relabeled with this
+    /// composite's name and every check made so far; trusts when all trust (an empty composite
+    /// trusts nothing). The decision may be reused no longer than its shortest-lived part's.
     public func evaluate(_ trust: ServerTrust, forHost host: String) async -> TrustDecision {
         guard !evaluators.isEmpty else {
             return TrustDecision(isTrusted: false, decidedBy: evaluatorName, reason: "the composite holds no evaluator")

@@ -6,6 +6,8 @@ public struct DefaultTrustEvaluator: ServerTrustEvaluating {
     /// Creates the evaluator.
     public init(validatesHost: Bool = true) { self.validatesHost = validatesHost }
 
+    /// Trusts `trust` when its chain validates to its anchors under ``TrustValidationPolicy/ssl(_:)``
+    /// for `host` (or for no host when ``validatesHost`` is false).
     public func evaluate(_ trust: ServerTrust, forHost host: String) async -> TrustDecision {
         var checks: [TrustCheck] = []
         let validation: TrustValidationPolicy = validatesHost ? .ssl(host) : .ssl(host: nil)

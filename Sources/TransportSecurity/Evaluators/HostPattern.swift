@@ -15,6 +15,7 @@ public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
         /// The host itself.
         case exact = 2
 
+        /// Orders kinds from the least specific (``anyDepth``) to the most (``exact``).
         public static func < (lhs: Kind, rhs: Kind) -> Bool { lhs.rawValue < rhs.rawValue }
     }
 

@@ -29,6 +29,9 @@ public struct PinnedCertificatesTrustEvaluator: ServerTrustEvaluating {
         self.validatesHost = validatesHost
     }
 
+    /// Validates `trust` (when ``performsDefaultValidation``), then trusts it when a certificate
+    /// of the validated path (else of the presented chain) is one of ``certificates``; a mismatch
+    /// lists the certificates considered and those expected.
     public func evaluate(_ trust: ServerTrust, forHost host: String) async -> TrustDecision {
         guard !certificates.isEmpty else {
             return TrustDecision(isTrusted: false, decidedBy: evaluatorName, reason: "no certificates are pinned")

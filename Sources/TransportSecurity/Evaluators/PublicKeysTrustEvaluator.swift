@@ -26,6 +26,9 @@ public struct PublicKeysTrustEvaluator: ServerTrustEvaluating {
         self.init(pins: certificates.map(\.spkiPin), performsDefaultValidation: performsDefaultValidation, validatesHost: validatesHost)
     }
 
+    /// Validates `trust` (when ``performsDefaultValidation``), then trusts it when a certificate
+    /// of the validated path (else of the presented chain) carries one of ``pins``; a mismatch
+    /// lists the pins presented and those expected.
     public func evaluate(_ trust: ServerTrust, forHost host: String) async -> TrustDecision {
         guard !pins.isEmpty else {
             return TrustDecision(isTrusted: false, decidedBy: evaluatorName, reason: "no public keys are pinned")

@@ -56,11 +56,14 @@ public struct ServerTrustManager: Sendable, Hashable {
         return await fallback.evaluate(trust, forHost: host)
     }
 
+    /// Whether both have the same rules in the same order, the same fallback and the same
+    /// ``allHostsMustBeEvaluated``.
     public static func == (lhs: ServerTrustManager, rhs: ServerTrustManager) -> Bool {
         lhs.allHostsMustBeEvaluated == rhs.allHostsMustBeEvaluated && lhs.fallback == rhs.fallback
             && lhs.rules.map(\.pattern) == rhs.rules.map(\.pattern) && lhs.rules.map(\.evaluator) == rhs.rules.map(\.evaluator)
     }
 
+    /// Hashes what ``==(_:_:)`` compares.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(allHostsMustBeEvaluated)
         hasher.combine(fallback)

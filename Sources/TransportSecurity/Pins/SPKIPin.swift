@@ -54,12 +54,17 @@ public struct SPKIPin: Sendable, Hashable, Comparable, Codable, CustomStringConv
     /// `sha256/<base64>`.
     public var description: String { "sha256/" + base64 }
 
+    /// Orders pins by their `sha256/<base64>` text, as failure messages list them.
     public static func < (lhs: SPKIPin, rhs: SPKIPin) -> Bool { lhs.description < rhs.description }
 
+    /// Decodes a pin from its text, `sha256/<base64>` or bare base64.
+    /// - Throws: A decoding error when the value is not text, ``PinParsingError`` when the text is
+    ///   not a pin.
     public init(from decoder: any Decoder) throws {
         try self.init(decoder.singleValueContainer().decode(String.self))
     }
 
+    /// Encodes the pin as its `sha256/<base64>` text.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(description)

@@ -108,10 +108,12 @@ public enum ServerHost: Sendable, Hashable, CustomStringConvertible, Codable {
         hasher.combine(byteString: name)
     }
 
+    /// Decodes a host from its text, as ``init(_:)`` reads it.
     public init(from decoder: any Decoder) throws {
         self.init(try decoder.singleValueContainer().decode(String.self))
     }
 
+    /// Encodes the host as its text.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(name)

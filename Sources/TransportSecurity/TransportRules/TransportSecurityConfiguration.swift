@@ -37,7 +37,9 @@ public struct TransportSecurityConfiguration: Sendable, Hashable {
         /// `key` under the ATS dictionary.
         public func ats(_ key: String) -> String { ats.isEmpty ? key : "\(ats).\(key)" }
 
+        /// Always equal: key paths only word messages and never tell configurations apart.
         public static func == (lhs: KeyPaths, rhs: KeyPaths) -> Bool { true }
+        /// Hashes nothing, as ``==(_:_:)`` compares nothing.
         public func hash(into hasher: inout Hasher) {}
     }
 

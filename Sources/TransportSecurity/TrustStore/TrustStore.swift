@@ -52,7 +52,9 @@ public struct TrustStore: Sendable, Hashable, CustomStringConvertible {
     /// A one-line summary: origin and size (`/etc/ssl/certs/ca-certificates.crt: 146 certificates`).
     public var description: String { "\(origin): \(certificates.count) certificate\(certificates.count == 1 ? "" : "s")" }
 
+    /// Whether both hold the same certificates (their fingerprints agree), whatever their origin.
     public static func == (lhs: TrustStore, rhs: TrustStore) -> Bool { lhs.fingerprint == rhs.fingerprint }
 
+    /// Hashes the store's fingerprint.
     public func hash(into hasher: inout Hasher) { hasher.combine(byteArray: fingerprint) }
 }

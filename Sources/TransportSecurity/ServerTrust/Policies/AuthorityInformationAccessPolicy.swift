@@ -10,6 +10,9 @@ public struct AuthorityInformationAccessPolicy: FailureReportingPolicy {
     /// Creates the policy.
     public init() {}
 
+    /// One failure per certificate whose authority information access extension does not decode
+    /// (``TrustFailure/Code/malformedCertificate``) or holds no access description
+    /// (``TrustFailure/Code/misissued``).
     public func failures(in path: CertificatePath) -> [TrustFailure] {
         path.compactMap { certificate in
             do {

@@ -10,6 +10,8 @@ public struct CertificateVersionPolicy: FailureReportingPolicy {
     /// Creates the policy.
     public init() {}
 
+    /// One ``TrustFailure/Code/malformedCertificate`` per version 1 or 2 certificate that carries
+    /// extensions.
     public func failures(in path: CertificatePath) -> [TrustFailure] {
         path.compactMap { entry in
             let version = entry.certificate.version

@@ -26,6 +26,8 @@ public struct CommonNamePolicy: FailureReportingPolicy {
     /// Creates the policy.
     public init() {}
 
+    /// The ways the leaf's common names break the rules above, each a
+    /// ``TrustFailure/Code/misissued``; nothing for a path of one.
     public func failures(in path: CertificatePath) -> [TrustFailure] {
         guard path.count > 1 else { return [] }
         let leaf = path.leaf

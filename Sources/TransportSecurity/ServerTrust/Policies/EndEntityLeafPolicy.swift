@@ -13,6 +13,9 @@ public struct EndEntityLeafPolicy: FailureReportingPolicy {
     /// Creates the policy.
     public init() {}
 
+    /// A ``TrustFailure/Code/leafIsCertificateAuthority`` when the leaf asserts cA, a
+    /// ``TrustFailure/Code/misissued`` when it asserts keyCertSign without it; nothing for a path
+    /// of one.
     public func failures(in path: CertificatePath) -> [TrustFailure] {
         guard path.count > 1 else { return [] }
         let leaf = path.leaf

@@ -22,6 +22,10 @@ public struct ExtendedKeyUsagePolicy: FailureReportingPolicy {
     /// TLS client authentication.
     public static let clientAuthentication = ExtendedKeyUsagePolicy(requiring: .clientAuth)
 
+    /// One failure per certificate but the anchor (the leaf of a path of one is checked) whose
+    /// extended key usages exclude the role
+    /// (``TrustFailure/Code/extendedKeyUsage``) or do not decode
+    /// (``TrustFailure/Code/malformedCertificate``).
     public func failures(in path: CertificatePath) -> [TrustFailure] {
         let checked = path.count > 1 ? path.dropLast() : path[...]
         return checked.enumerated().compactMap { index, certificate in

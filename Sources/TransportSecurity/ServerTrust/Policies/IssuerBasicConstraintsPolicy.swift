@@ -16,6 +16,10 @@ public struct IssuerBasicConstraintsPolicy: FailureReportingPolicy {
     /// Creates the policy.
     public init() {}
 
+    /// The first issuer, from the leaf up, that is not a CA or whose path length constraint the
+    /// intermediates below it exceed (``TrustFailure/Code/constraintViolation``), whose
+    /// basicConstraints is not critical (``TrustFailure/Code/misissued``) or does not decode
+    /// (``TrustFailure/Code/malformedCertificate``); nothing for a path of one.
     public func failures(in path: CertificatePath) -> [TrustFailure] {
         guard path.count > 1 else { return [] }
         var intermediatesBelow = 0

@@ -13,6 +13,9 @@ public struct IssuerKeyUsagePolicy: FailureReportingPolicy {
     /// Creates the policy.
     public init() {}
 
+    /// One failure per issuer whose key usage omits keyCertSign
+    /// (``TrustFailure/Code/constraintViolation``) or does not decode
+    /// (``TrustFailure/Code/malformedCertificate``).
     public func failures(in path: CertificatePath) -> [TrustFailure] {
         path.dropFirst().compactMap { issuer in
             let keyUsage: KeyUsage?

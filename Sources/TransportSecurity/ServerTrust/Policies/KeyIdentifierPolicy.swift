@@ -20,6 +20,8 @@ public struct KeyIdentifierPolicy: FailureReportingPolicy {
     /// Creates the policy.
     public init() {}
 
+    /// Every missing, malformed or inconsistent key identifier of the path, each naming its
+    /// certificate; nothing for a path of one.
     public func failures(in path: CertificatePath) -> [TrustFailure] {
         guard path.count > 1 else { return [] }
         var failures: [TrustFailure] = []

@@ -14,6 +14,8 @@ public struct MaximumPathLengthPolicy: FailureReportingPolicy {
     /// Creates the policy.
     public init(maximumLength: Int) { self.maximumLength = maximumLength }
 
+    /// A ``TrustFailure/Code/pathTooLong`` when the path, less its self-issued intermediates, holds
+    /// more than ``maximumLength`` certificates.
     public func failures(in path: CertificatePath) -> [TrustFailure] {
         let selfIssuedIntermediates = path.dropFirst().dropLast().filter(\.isSelfIssued).count
         guard path.count - selfIssuedIntermediates > maximumLength else { return [] }

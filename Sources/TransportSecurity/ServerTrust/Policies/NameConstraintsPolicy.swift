@@ -36,6 +36,10 @@ public struct NameConstraintsPolicy: FailureReportingPolicy {
         self.maximumComparisons = maximumComparisons
     }
 
+    /// The first name of the path (or the host) that a CA's constraints refuse
+    /// (``TrustFailure/Code/constraintViolation``), a malformed or misplaced constraint, or a
+    /// ``TrustFailure/Code/workBudgetExceeded`` when the comparisons would exceed
+    /// ``maximumComparisons``; nothing for a path of one.
     public func failures(in path: CertificatePath) -> [TrustFailure] {
         guard path.count > 1 else { return [] }
         let certificates = path.certificates

@@ -13,6 +13,8 @@ public struct PublicKeySizePolicy: FailureReportingPolicy {
     /// Creates the policy.
     public init(minimumRSABits: Int = 2048) { self.minimumRSABits = minimumRSABits }
 
+    /// One ``TrustFailure/Code/weakKey`` per RSA key that is too short or not a whole number of
+    /// bytes.
     public func failures(in path: CertificatePath) -> [TrustFailure] {
         path.compactMap { certificate in
             let (type, bits) = CertificateDetails.key(certificate.certificate.publicKey)

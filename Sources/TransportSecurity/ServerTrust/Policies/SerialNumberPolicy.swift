@@ -13,6 +13,8 @@ public struct SerialNumberPolicy: FailureReportingPolicy {
     /// Creates the policy.
     public init() {}
 
+    /// One ``TrustFailure/Code/misissued`` per issued certificate whose serial number is zero or
+    /// longer than 20 octets; nothing for a path of one.
     public func failures(in path: CertificatePath) -> [TrustFailure] {
         guard path.count > 1 else { return [] }
         return path.dropLast().compactMap { certificate in

@@ -27,6 +27,9 @@ public struct SubjectAltNameHostPolicy: FailureReportingPolicy {
         self.publicSuffixes = publicSuffixes
     }
 
+    /// A ``TrustFailure/Code/hostnameMismatch`` when the host is empty or no DNS or IP
+    /// subjectAltName of the leaf names it, or a
+    /// ``TrustFailure/Code/malformedCertificate`` when its subjectAltName does not decode.
     public func failures(in path: CertificatePath) -> [TrustFailure] {
         let leaf = path.leaf
         guard !host.name.isEmpty else {

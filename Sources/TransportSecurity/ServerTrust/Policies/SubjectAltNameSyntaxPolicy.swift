@@ -18,6 +18,8 @@ public struct SubjectAltNameSyntaxPolicy: FailureReportingPolicy {
     /// Creates the policy.
     public init() {}
 
+    /// One ``TrustFailure/Code/malformedCertificate`` per issued certificate with a malformed
+    /// subjectAltName entry (or an extension that does not decode); nothing for a path of one.
     public func failures(in path: CertificatePath) -> [TrustFailure] {
         guard path.count > 1 else { return [] }
         return path.dropLast().compactMap { certificate in

@@ -16,6 +16,8 @@ public struct SubjectNamePolicy: FailureReportingPolicy {
     /// Creates the policy.
     public init() {}
 
+    /// One ``TrustFailure/Code/misissued`` per CA with an empty subject and for a leaf whose
+    /// subjectAltName's criticality does not fit its subject; nothing for a path of one.
     public func failures(in path: CertificatePath) -> [TrustFailure] {
         guard path.count > 1 else { return [] }
         var failures: [TrustFailure] = path.dropFirst().filter { $0.certificate.subject.isEmpty }.map { issuer in

@@ -18,6 +18,8 @@ public struct ValidityPeriodPolicy: FailureReportingPolicy {
     /// Creates the policy for a fixed time.
     public init(validationTime: Date) { self.validationTime = validationTime }
 
+    /// One ``TrustFailure/Code/expired`` or ``TrustFailure/Code/notYetValid`` per certificate
+    /// outside its validity window at ``validationTime``.
     public func failures(in path: CertificatePath) -> [TrustFailure] {
         let validationTime = Date(timeIntervalSince1970: validationTime.timeIntervalSince1970.rounded(.down))
         return path.compactMap { entry in
