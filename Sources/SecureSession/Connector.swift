@@ -289,6 +289,7 @@ enum Connector {
             try channel.pipeline.syncOperations.addHTTPClientHandlers()
         }
         try decompression.install(in: channel.pipeline.syncOperations)
+        try channel.pipeline.syncOperations.addHandler(UnsolicitedResponseGuard())
         return HTTP1Pipeline(channel: try NIOAsyncChannel(wrappingChannelSynchronously: channel), watcher: watcher)
     }
 

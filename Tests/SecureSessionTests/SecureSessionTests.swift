@@ -929,6 +929,33 @@ struct SecureSessionTests {
         await server.stop()
     }
 
+    @Test("a keep-alive connection on which the server sent a response nobody asked for is given up at once: the next request, a POST too, goes on a new connection and gets its own answer")
+    func answersNotAskedFor() async throws {
+        let session = session()
+        // Bytes after the body of the first answer: a second response nobody asked for.
+        let excess = try await ScriptedResponseServer(responses: [
+            "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhelloHTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nevil",
+            "HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\ngood",
+        ])
+        #expect(try await session.get(excess.url).text == "hello")
+        #expect(try await session.get(excess.url).text == "good")
+        #expect(excess.connections == 2)
+        await excess.stop()
+        // An answer written on an idle connection (a server's 408 before it closes one), which
+        // the server then keeps open: the POST that follows is never written there.
+        let idle = try await ScriptedResponseServer(
+            responses: ["HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfirst", "HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nsecond"],
+            unprompted: "HTTP/1.1 408 Request Timeout\r\nContent-Length: 7\r\n\r\ntimeout"
+        )
+        #expect(try await session.get(idle.url).text == "first")
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await session.post(idle.url, body: nil).text == "second")
+        #expect(idle.connections == 2)
+        #expect(idle.requests == 2)
+        await idle.stop()
+        await session.shutdown()
+    }
+
     @Test("connection failures read as sentences (refused, unresolvable); a port out of range is an invalid URL, never wrapped around")
     func connectionFailureMessages() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
