@@ -80,6 +80,8 @@ enum ResponseReader {
         case let error as HTTPParserError:
             // The server answered, but not in HTTP: not a network failure, and not retried.
             return SecureSessionError.invalidResponse("\(key): \(error) (\(explanation(of: error)))")
+        case is NIOHTTPDecoderError:  // its one error: unsolicitedResponse
+            return SecureSessionError.invalidResponse("\(key): the server sent a response no request had asked for")
         case let error as NIOHTTP2Errors.InvalidStatusValue:
             return SecureSessionError.invalidResponse("\(key): the HTTP/2 status '\(error.value)' is not a three-digit number")
         case NIOHTTPDecompression.DecompressionError.limit:
