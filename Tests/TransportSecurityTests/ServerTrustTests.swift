@@ -1,5 +1,6 @@
 import Foundation
 import PKIBuilder
+import SwiftASN1
 import Testing
 import TransportSecurity
 import X509
@@ -174,6 +175,26 @@ struct ServerTrustTests {
         let caLeaf = try lab.pki.issue(profile, by: lab.root)
         let evaluation = await fixture.trust(chain: [caLeaf]).evaluate()
         #expect(evaluation.failures.map(\.code) == [.leafIsCertificateAuthority])
+    }
+
+    @Test("a leaf whose basic constraints or key usage cannot be decoded is refused as malformed: whether it is a CA cannot be told")
+    func leafWithMalformedConstraints() async throws {
+        let cases: [(ASN1ObjectIdentifier, Bool, [UInt8])] = [
+            (.X509ExtensionID.basicConstraints, true, [0x30, 0x03, 0x01]),
+            (.X509ExtensionID.basicConstraints, false, [0x04, 0x00]),
+            (.X509ExtensionID.keyUsage, true, [0x03, 0x05]),
+        ]
+        for (oid, critical, value) in cases {
+            var profile = CertificateProfile.server(lab.host)
+            profile.editExtensions = { extensions in
+                _ = extensions.update(Certificate.Extension(oid: oid, critical: critical, value: value[...]))
+            }
+            let leaf = try lab.pki.issue(profile, by: lab.intermediate)
+            let evaluation = await fixture.trust(chain: [leaf, lab.intermediate]).evaluate()
+            #expect(evaluation.outcome == .fatalFailure, "\(oid)")
+            #expect(evaluation.failures.map(\.code) == [.malformedCertificate], "\(oid)")
+            #expect(evaluation.failures.first?.detail.contains(oid == .X509ExtensionID.keyUsage ? "malformed key usage" : "malformed basic constraints") == true)
+        }
     }
 
     @Test("an intermediate that is not a CA cannot issue")

@@ -14,26 +14,35 @@ public struct EndEntityLeafPolicy: FailureReportingPolicy {
     public init() {}
 
     /// A ``TrustFailure/Code/leafIsCertificateAuthority`` when the leaf asserts cA, a
-    /// ``TrustFailure/Code/misissued`` when it asserts keyCertSign without it; nothing for a path
-    /// of one.
+    /// ``TrustFailure/Code/misissued`` when it asserts keyCertSign without it, a
+    /// ``TrustFailure/Code/malformedCertificate`` when either extension does not decode (whether
+    /// the leaf is a CA cannot then be told); nothing for a path of one.
     public func failures(in path: CertificatePath) -> [TrustFailure] {
         guard path.count > 1 else { return [] }
         let leaf = path.leaf
-        guard case .some(.isCertificateAuthority) = try? leaf.basicConstraints() else {
-            guard let keyUsage = try? leaf.keyUsage(), keyUsage.keyCertSign else { return [] }
+        let constraints: BasicConstraints?
+        let keyUsage: KeyUsage?
+        do { constraints = try leaf.basicConstraints() } catch {
+            return [TrustFailure(.malformedCertificate, certificate: leaf.subjectText, detail: "has a malformed basic constraints extension: \(error)")]
+        }
+        do { keyUsage = try leaf.keyUsage() } catch {
+            return [TrustFailure(.malformedCertificate, certificate: leaf.subjectText, detail: "has a malformed key usage extension: \(error)")]
+        }
+        if case .isCertificateAuthority? = constraints {
             return [
                 TrustFailure(
-                    .misissued,
+                    .leafIsCertificateAuthority,
                     certificate: leaf.subjectText,
-                    detail: "is not a CA certificate but its key usage asserts keyCertSign"
+                    detail: "is a CA certificate (basicConstraints cA = true) and cannot identify a server"
                 )
             ]
         }
+        guard let keyUsage, keyUsage.keyCertSign else { return [] }
         return [
             TrustFailure(
-                .leafIsCertificateAuthority,
+                .misissued,
                 certificate: leaf.subjectText,
-                detail: "is a CA certificate (basicConstraints cA = true) and cannot identify a server"
+                detail: "is not a CA certificate but its key usage asserts keyCertSign"
             )
         ]
     }
