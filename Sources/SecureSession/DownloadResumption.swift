@@ -69,7 +69,7 @@ final class DownloadResumption: @unchecked Sendable {
             asked = nil
             guard isEnabled else { return request }
             var prepared = request
-            prepared.headers.removeAll { $0.name.lowercased() == "if-range" }
+            prepared.headers.removeAll { $0.name.equalsIgnoringASCIICase("If-Range") }
             let held = file.length
             guard holdsBodyStart, held > 0, validator != nil || continuesUnvalidated else { return prepared }
             asked = held

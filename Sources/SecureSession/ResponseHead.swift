@@ -1,4 +1,5 @@
 import NIOHTTP1
+import TransportSecurity
 
 /// The head of a response, handed to ``SecureSession/stream(_:head:into:)`` before its body:
 /// status, protocol version and header fields.
@@ -12,9 +13,9 @@ public struct ResponseHead: Sendable {
     /// Header fields, in order.
     public let headers: [(name: String, value: String)]
 
-    /// The value of the first header field named `name` (case-insensitive).
+    /// The value of the first header field named `name`, compared without case in ASCII.
     public func header(_ name: String) -> String? {
-        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        headers.first { $0.name.equalsIgnoringASCIICase(name) }?.value
     }
 
     /// Creates a head (for an interceptor's tests).

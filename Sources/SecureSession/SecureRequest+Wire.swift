@@ -1,4 +1,5 @@
 import Foundation
+import TransportSecurity
 
 extension SecureRequest {
     /// The request line's target (RFC 9112 §3.2.1, origin form): the URL's path and query exactly
@@ -30,7 +31,7 @@ extension SecureRequest {
                 return "the value of the header \(field.name) contains a control character other than a tab (RFC 9110 §5.5)"
             }
         }
-        if headers.filter({ $0.name.caseInsensitiveCompare("Host") == .orderedSame }).count > 1 {
+        if headers.filter({ $0.name.equalsIgnoringASCIICase("Host") }).count > 1 {
             return "the request has several Host header fields, which a server must refuse (RFC 9112 §3.2)"
         }
         if [body != nil, bodyFile != nil, bodyStream != nil].filter({ $0 }).count > 1 {

@@ -1,4 +1,5 @@
 import Foundation
+import TransportSecurity
 
 /// An HTTP request for a ``SecureSession``: method, URL (with query items), headers, body, and
 /// per-request overrides.
@@ -106,8 +107,8 @@ public struct SecureRequest: Sendable {
         return request
     }
 
-    /// The value of the first header field named `name` (case-insensitive).
+    /// The value of the first header field named `name`, compared without case in ASCII.
     public func header(_ name: String) -> String? {
-        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        headers.first { $0.name.equalsIgnoringASCIICase(name) }?.value
     }
 }

@@ -28,9 +28,9 @@ public struct SecureResponse: Sendable {
     /// for the server, download.
     public let timing: ResponseTiming
 
-    /// The value of the first header field named `name` (case-insensitive).
+    /// The value of the first header field named `name`, compared without case in ASCII.
     public func header(_ name: String) -> String? {
-        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        headers.first { $0.name.equalsIgnoringASCIICase(name) }?.value
     }
 
     /// The media type of the body, lowercased, without parameters (`application/json`).

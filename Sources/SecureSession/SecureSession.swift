@@ -379,7 +379,7 @@ public final class SecureSession: Sendable {
     private func withCookies(_ request: SecureRequest) -> SecureRequest {
         guard let field = configuration.cookieJar?.cookieField(for: request.url) else { return request }
         var sent = request
-        if let index = sent.headers.firstIndex(where: { $0.name.lowercased() == "cookie" }) {
+        if let index = sent.headers.firstIndex(where: { $0.name.equalsIgnoringASCIICase("Cookie") }) {
             sent.headers[index].value += "; " + field
         } else {
             sent.headers.append((name: "Cookie", value: field))

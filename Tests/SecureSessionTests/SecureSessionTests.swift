@@ -24,6 +24,12 @@ struct SecureSessionTests {
         #expect(response.statusCode == 200)
         #expect(response.text == "hello")
         #expect(response.header("content-type") == "text/plain")
+        #expect(response.header("CONTENT-TYPE") == "text/plain")
+        // Field names compare without case in ASCII only (Foundation's comparison took the
+        // KELVIN SIGN for a `k`).
+        let request = SecureRequest(url: server.url("/"), headers: [("Keep-Alive", "timeout=5")])
+        #expect(request.header("KEEP-ALIVE") == "timeout=5")
+        #expect(request.header("\u{212A}eep-Alive") == nil)
         #expect(response.trustDecision?.rule == .publicKeyPinning)
         await session.shutdown()
         await server.stop()

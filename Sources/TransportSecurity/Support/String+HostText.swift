@@ -39,6 +39,16 @@ extension String {
         guard utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }) else { return self }
         return String(decoding: utf8.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
+
+    /// Whether the two texts are equal when ASCII letters are compared without case, byte for
+    /// byte otherwise: how host names (RFC 4343) and HTTP field names (RFC 9110 §5.1) compare.
+    /// Foundation's `caseInsensitiveCompare` folds Unicode too (`ß` and `ss`, the KELVIN SIGN and
+    /// `k`), and is slow.
+    package func equalsIgnoringASCIICase(_ other: String) -> Bool {
+        utf8.elementsEqual(other.utf8) { left, right in
+            left == right || ((left | 0x20) == (right | 0x20) && (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(left | 0x20))
+        }
+    }
 }
 
 extension String {

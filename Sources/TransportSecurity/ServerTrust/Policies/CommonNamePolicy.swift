@@ -60,7 +60,7 @@ public struct CommonNamePolicy: FailureReportingPolicy {
             if case .dnsName(let dnsName) = name { return dnsName }
             return nil
         } ?? []
-        if let listed = dnsNames.first(where: { equalIgnoringASCIICase($0, commonName) }), listed != commonName {
+        if let listed = dnsNames.first(where: { $0.equalsIgnoringASCIICase(commonName) }), listed != commonName {
             return "is not an exact copy of the subjectAltName \(listed) it names"
         }
         return nil
@@ -70,13 +70,6 @@ public struct CommonNamePolicy: FailureReportingPolicy {
     private static func containsWhitespace(_ text: String) -> Bool {
         guard text.isASCII else { return text.contains(where: \.isWhitespace) }
         return text.utf8.contains { $0 == UInt8(ascii: " ") || (0x09...0x0D).contains($0) }
-    }
-
-    /// Whether two names are equal when ASCII letters are compared without case.
-    private static func equalIgnoringASCIICase(_ lhs: String, _ rhs: String) -> Bool {
-        lhs.utf8.elementsEqual(rhs.utf8) { left, right in
-            left == right || ((left | 0x20) == (right | 0x20) && (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(left | 0x20))
-        }
     }
 
     /// The canonical text of `text` read as an address the lenient way (for IPv4 the forms
