@@ -39,9 +39,39 @@ let package = Package(
             ],
             path: "Benchmarks/EngineProfile"
         ),
+        // The PKI and the in-process HTTPS server of the session benchmarks and of SessionProfile.
+        .target(
+            name: "BenchSupport",
+            dependencies: [
+                .product(name: "TransportSecurity", package: "TransportSecurity"),
+                .product(name: "TransportSecurityNIO", package: "TransportSecurity"),
+                .product(name: "PKIBuilder", package: "TransportSecurity"),
+                .product(name: "LabServers", package: "TransportSecurity"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            path: "Benchmarks/BenchSupport"
+        ),
+        // Not a benchmark: a plain keep-alive loop, SecureSession or AsyncHTTPClient, for `perf
+        // record` (swift run -c release SessionProfile secure|ahc [COUNT]).
+        .executableTarget(
+            name: "SessionProfile",
+            dependencies: [
+                "BenchSupport",
+                .product(name: "TransportSecurity", package: "TransportSecurity"),
+                .product(name: "SecureSession", package: "TransportSecurity"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            path: "Benchmarks/SessionProfile"
+        ),
         .executableTarget(
             name: "Session",
             dependencies: [
+                "BenchSupport",
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "TransportSecurity", package: "TransportSecurity"),
                 .product(name: "TransportSecurityNIO", package: "TransportSecurity"),

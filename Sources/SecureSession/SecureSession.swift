@@ -242,15 +242,16 @@ public final class SecureSession: Sendable {
     /// `url`'s host; an ``SecureSessionError/invalidURL(_:)`` when it has none or when no host
     /// name can be what `URL` decoded: `%00` would have the resolver look up the name before it
     /// while the rules, cookies and trust judged the whole.
-    private static func host(of url: URL) throws -> String {
+    private static func host(of url: URL) throws -> (text: String, parsed: ServerHost) {
         guard let host = url.host, !host.isEmpty else { throw SecureSessionError.invalidURL("\(url.redacted) has no host") }
-        if let problem = ServerHost(host).nameProblem { throw SecureSessionError.invalidURL("\(url.redacted): its host \(problem)") }
-        return host
+        let parsed = ServerHost(host)
+        if let problem = parsed.nameProblem { throw SecureSessionError.invalidURL("\(url.redacted): its host \(problem)") }
+        return (host, parsed)
     }
 
     /// The host (or overridden address) a request to `url` connects to.
     private func reachabilityTarget(for url: URL) throws -> ReachabilityTarget {
-        let host = try Self.host(of: url)
+        let host = try Self.host(of: url).text
         let port = url.port ?? (url.scheme?.lowercased() == "http" ? 80 : 443)
         return .host(configuration.addressOverrides.address(host: host, port: port) ?? host)
     }
@@ -531,7 +532,7 @@ public final class SecureSession: Sendable {
         guard let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http" else {
             throw SecureSessionError.invalidURL("\(url.redacted): only https and http are supported")
         }
-        let host = try Self.host(of: url)
+        let (host, parsedHost) = try Self.host(of: url)
         let isSecure = scheme == "https"
         let port = url.port ?? (isSecure ? 443 : 80)
         guard (1...65_535).contains(port) else { throw SecureSessionError.invalidURL("\(url.redacted): the port \(port) is not between 1 and 65535") }
@@ -549,7 +550,7 @@ public final class SecureSession: Sendable {
             // under the old ones.
             evaluator = AnyServerTrustEvaluator(PinSetEvaluator(evaluator, pinSet: set, origin: registry.source.description))
         }
-        let name = ServerHost(host).name
+        let name = parsedHost.name
         let proxy = configuration.proxies.proxy(
             isSecure: isSecure,
             host: name,
@@ -580,7 +581,7 @@ public final class SecureSession: Sendable {
     private func requestHead(_ request: SecureRequest, key: ConnectionKey, body: RequestBodySource?) -> HTTPRequestHead {
         var headers = HTTPHeaders(request.headers.map { ($0.name, $0.value) })
         let defaultPort = key.isSecure ? 443 : 80
-        let hostField = ServerHost(key.host).isIPAddress && key.host.contains(":") ? "[\(key.host)]" : key.host
+        let hostField = key.host.utf8.contains(UInt8(ascii: ":")) && ServerHost(key.host).isIPAddress ? "[\(key.host)]" : key.host
         let authority = key.port == defaultPort ? hostField : "\(hostField):\(key.port)"
         if !headers.contains(name: "Host") { headers.add(name: "Host", value: authority) }
         var target = request.requestTarget

@@ -1,3 +1,4 @@
+import BenchSupport
 import LabServers
 import NIOConcurrencyHelpers
 import NIOCore

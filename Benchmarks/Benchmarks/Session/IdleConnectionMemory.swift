@@ -1,3 +1,4 @@
+import BenchSupport
 import Foundation
 
 /// The resident memory of this process, in bytes (`VmRSS` of `/proc/self/status`). The

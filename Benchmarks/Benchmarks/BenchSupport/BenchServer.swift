@@ -7,27 +7,27 @@ import TransportSecurity
 import TransportSecurityNIO
 
 /// The key algorithms of a three-certificate chain: the root's, the intermediate's, the leaf's.
-struct ChainShape: Sendable {
-    let name: String
-    let root: KeyAlgorithm
-    let intermediate: KeyAlgorithm
-    let leaf: KeyAlgorithm
+public struct ChainShape: Sendable {
+    public let name: String
+    public let root: KeyAlgorithm
+    public let intermediate: KeyAlgorithm
+    public let leaf: KeyAlgorithm
 
     /// Every key P-256, every signature ECDSA with SHA-256: the cheapest chain to verify.
-    static let allP256 = ChainShape(name: "P-256 chain", root: .p256, intermediate: .p256, leaf: .p256)
+    public static let allP256 = ChainShape(name: "P-256 chain", root: .p256, intermediate: .p256, leaf: .p256)
     /// The shape of Let's Encrypt's ECDSA chains (ISRG Root X2 → E5…E9 → leaf) and of other web
     /// ECDSA hierarchies: P-384 root and intermediate signing with SHA-384, a P-256 leaf.
-    static let webECDSA = ChainShape(name: "P-384/P-384/P-256 chain", root: .p384, intermediate: .p384, leaf: .p256)
+    public static let webECDSA = ChainShape(name: "P-384/P-384/P-256 chain", root: .p384, intermediate: .p384, leaf: .p256)
 }
 
 /// The PKI every session benchmark uses: a root, an intermediate and a leaf for 127.0.0.1, valid
 /// now (swift-nio-ssl's and AsyncHTTPClient's default verification read the real clock).
-struct BenchPKI: Sendable {
-    let root: IssuedCertificate
-    let serverIdentity: ClientIdentity
-    let chain: [IssuedCertificate]
+public struct BenchPKI: Sendable {
+    public let root: IssuedCertificate
+    public let serverIdentity: ClientIdentity
+    public let chain: [IssuedCertificate]
 
-    init(shape: ChainShape = .allP256) throws {
+    public init(shape: ChainShape = .allP256) throws {
         let pki = PKI(now: .now)
         root = try pki.issueRoot(.certificateAuthority("Bench Root"), algorithm: shape.root)
         let intermediate = try pki.issue(.certificateAuthority("Bench CA"), by: root, algorithm: shape.intermediate)
@@ -41,11 +41,11 @@ struct BenchPKI: Sendable {
     }
 
     /// The root, for swift-nio-ssl's trust roots.
-    var rootForNIO: NIOSSLCertificate { try! NIOSSLCertificate(bytes: root.der.derBytes, format: .der) }
+    public var rootForNIO: NIOSSLCertificate { try! NIOSSLCertificate(bytes: root.der.derBytes, format: .der) }
 }
 
 /// The lab's HTTPS/1.1 keep-alive server answering `hello`, on an event loop of its own so that
 /// clients measured against it share the same conditions.
-func startBenchServer(pki: BenchPKI, http2: Bool = false) async throws -> LabHTTPSServer {
+public func startBenchServer(pki: BenchPKI, http2: Bool = false) async throws -> LabHTTPSServer {
     try await LabHTTPSServer.start(chain: pki.chain, page: "hello", group: MultiThreadedEventLoopGroup(numberOfThreads: 1), http2: http2)
 }
