@@ -15,6 +15,7 @@ let fuzzTargets: [(name: String, products: [String])] = [
     ("FuzzCookies", ["SecureSession", "TransportSecurity"]),
     ("FuzzHSTS", ["SecureSession"]),
     ("FuzzServerSentEvents", ["SecureSession"]),
+    ("FuzzPropertyListBody", ["SecureSession"]),
     ("FuzzRevocation", ["TransportSecurity", "PKIBuilder"]),
 ]
 

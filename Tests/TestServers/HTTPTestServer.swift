@@ -23,7 +23,8 @@ import TransportSecurityNIO
 /// `X-Set-Cookie` request field as a `Set-Cookie` field; with `to`, a 302 there),
 /// `/refuse-upload` (a 413 as soon as the head arrives, then the connection or stream closed),
 /// `/gzipped` and `/gzipped-truncated` (a gzip body, whole or cut short), `/headers` (the
-/// request headers as JSON), `/files/NAME` (what ``files`` holds), `POST /ocsp` (``ocspResponder``),
+/// request headers as JSON), `/files/NAME` (what ``files`` holds; `application/x-plist` for a
+/// name ending in `.plist`), `POST /ocsp` (``ocspResponder``),
 /// `/header?name=N&value=V` (a 200 with the field `N: V`), `/early-hints` (a 103 before a 200),
 /// `Expect: 100-continue` answered (see `answerExpectation`), request body bytes counted in ``receivedBodyBytes``,
 /// `/flaky?key=K&failures=N[&status=S][&retry-after=V][&drop=1]` (the first N requests with key K
@@ -292,7 +293,7 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
         }
         if path.hasPrefix("/files/") {
             if let bytes = files[bytes: String(path.dropFirst("/files/".count))] {
-                send(context, .ok, bytes: bytes, type: "application/octet-stream")
+                send(context, .ok, bytes: bytes, type: path.hasSuffix(".plist") ? "application/x-plist" : "application/octet-stream")
             } else {
                 send(context, .notFound, "no such file", type: "text/plain")
             }

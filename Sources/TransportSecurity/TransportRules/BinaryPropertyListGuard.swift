@@ -5,19 +5,21 @@ import Foundation
 /// Foundation on Linux crashes on two kinds of hostile binary plists (both found by
 /// `Fuzz/run.sh FuzzConfiguration`): `PropertyListDecoder` recurses forever on an object that
 /// contains itself, and `PropertyListSerialization` crashes bridging a set whose elements are
-/// containers. Configurations never hold sets (XML property lists cannot even express them), so
-/// a binary plist with a set, a reference cycle, or an offset or reference outside the file is
-/// refused here with the reason, and only a sound one is handed to Foundation.
-enum BinaryPropertyListGuard {
+/// containers. Neither configurations nor the property-list bodies of the session hold sets (XML
+/// property lists cannot even express them), so a binary plist with a set, a reference cycle, or
+/// an offset or reference outside the file is refused here with the reason, and only a sound one
+/// is handed to Foundation.
+package enum BinaryPropertyListGuard {
     /// Why a binary plist is refused.
-    struct Refusal: Error {
-        let reason: String
+    package struct Refusal: Error {
+        /// The reason, as a phrase (`a binary property list containing a set, …`).
+        package let reason: String
         init(_ reason: String) { self.reason = reason }
     }
 
     /// Throws the reason the binary plist `data` is refused; returns for anything that is not a
     /// binary plist (Foundation reports those itself).
-    static func check(_ data: Data) throws(Refusal) {
+    package static func check(_ data: Data) throws(Refusal) {
         let bytes = [UInt8](data)
         guard bytes.count >= 8, bytes.starts(with: Array("bplist0".utf8)) else { return }
         guard bytes.count >= 8 + 32 else { throw Refusal("a binary property list shorter than its trailer") }
@@ -47,7 +49,7 @@ enum BinaryPropertyListGuard {
             let marker = bytes[start]
             let kind = marker >> 4
             guard kind == 0xA || kind == 0xD else {
-                if kind == 0xC { throw Refusal("a binary property list containing a set, which configurations never hold") }
+                if kind == 0xC { throw Refusal("a binary property list containing a set, which Foundation cannot read safely") }
                 return []
             }
             var length = Int(marker & 0x0F)

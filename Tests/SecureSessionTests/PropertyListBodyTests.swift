@@ -1,0 +1,99 @@
+import Foundation
+import PKIBuilder
+import SecureSession
+import TestServers
+import Testing
+
+@Suite("Property-list bodies (AFNetworking's property-list serializers)")
+struct PropertyListBodyTests {
+    let lab = try! TrustLab()
+
+    struct Order: Codable, Sendable, Equatable {
+        let id: Int
+        let item: String
+        let tags: [String]
+    }
+
+    let order = Order(id: 7, item: "tea", tags: ["green", "loose"])
+
+    @Test("a request carries its value as an XML or binary property list with Content-Type application/x-plist")
+    func requestBody() throws {
+        for format in [PropertyListSerialization.PropertyListFormat.xml, .binary] {
+            let request = try SecureRequest.propertyList(.post, url: URL(string: "https://example.com/orders")!, body: order, format: format)
+            #expect(request.header("Content-Type") == "application/x-plist")
+            let body = try #require(request.body)
+            var written = PropertyListSerialization.PropertyListFormat.openStep
+            _ = try PropertyListSerialization.propertyList(from: body, options: [], format: &written)
+            #expect(written == format)
+            #expect(try PropertyListDecoder().decode(Order.self, from: body) == order)
+        }
+    }
+
+    @Test("sent and answered as property lists: XML through an echo, binary from a file; another media type is refused by the validation")
+    func roundTrip() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let session = lab.session()
+        // The echo answers with the request's own body and Content-Type.
+        #expect(try await session.propertyList(.post, server.url("/echo"), body: order, as: Order.self) == order)
+
+        let encoder = PropertyListEncoder()
+        encoder.outputFormat = .binary
+        server.files[bytes: "order.plist"] = Array(try encoder.encode(order))
+        var request = SecureRequest(url: server.url("/files/order.plist"))
+        request.validation = .propertyList
+        #expect(try await session.send(request).decodePropertyList(Order.self) == order)
+
+        var text = SecureRequest(url: server.url("/hello"))
+        text.validation = .propertyList
+        await #expect {
+            _ = try await session.send(text)
+        } throws: { error in
+            guard case SecureSessionError.unacceptableContentType(let type, _) = error else { return false }
+            return type == "text/plain"
+        }
+        await session.shutdown()
+        await server.stop()
+    }
+
+    @Test("a hostile list fails with undecodableResponse saying why, never a crash: nested 20,000 deep, a binary list holding itself or a set, garbage, a value of the wrong type")
+    func hostileLists() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let session = lab.session()
+        let depth = 20_000
+        server.files["deep.plist"] = #"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0">"#
+            + String(repeating: "<array>", count: depth) + String(repeating: "</array>", count: depth) + "</plist>"
+        // bplist00, one array whose only element is itself; offset table; trailer.
+        server.files[bytes: "cycle.plist"] = Array("bplist00".utf8) + [0xA1, 0x00] + [0x08] + trailer(objects: 1, offsetTable: 10)
+        // A set holding the string "a".
+        server.files[bytes: "set.plist"] = Array("bplist00".utf8) + [0xC1, 0x01, 0x51, 0x61] + [0x08, 0x0A] + trailer(objects: 2, offsetTable: 12)
+        server.files["garbage.plist"] = "<plist><dict><key>id</key>"
+        server.files["wrong.plist"] = #"<?xml version="1.0"?><plist version="1.0"><dict><key>id</key><integer>7</integer><key>item</key><integer>3</integer><key>tags</key><array/></dict></plist>"#
+        let expectations: [(file: String, reason: String)] = [
+            ("deep.plist", "too many nested"),
+            ("cycle.plist", "binary property list"),
+            ("set.plist", "containing a set"),
+            ("garbage.plist", "value missing for key"),
+            ("wrong.plist", "item: expected a string"),
+        ]
+        for (file, reason) in expectations {
+            let response = try await session.get(server.url("/files/\(file)"))
+            #expect(throws: SecureSessionError.self, "\(file)") {
+                do {
+                    _ = try response.decodePropertyList(Order.self)
+                } catch let error as SecureSessionError {
+                    guard case .undecodableResponse(let detail) = error else { throw error }
+                    #expect(detail.hasPrefix("the body is not the property list of Order: "), "\(file): \(detail)")
+                    #expect(detail.lowercased().contains(reason), "\(file): \(detail)")
+                    throw error
+                }
+            }
+        }
+        await session.shutdown()
+        await server.stop()
+    }
+
+    /// A binary plist trailer: one-byte offsets and references, the top object first.
+    private func trailer(objects: UInt8, offsetTable: UInt8) -> [UInt8] {
+        [0, 0, 0, 0, 0, 0, 1, 1] + [0, 0, 0, 0, 0, 0, 0, objects] + [UInt8](repeating: 0, count: 8) + [0, 0, 0, 0, 0, 0, 0, offsetTable]
+    }
+}
