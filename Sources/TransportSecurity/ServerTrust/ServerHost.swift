@@ -135,17 +135,13 @@ public enum ServerHost: Sendable, Hashable, CustomStringConvertible, Codable {
         // `inet_pton` reads a C string: text after a NUL would go unseen (`10.0.0.1\0junk`).
         guard !text.utf8.contains(0) else { return nil }
         var v4 = in_addr()
+        // glibc's and musl's `inet_pton` take four decimal parts of at most 255, without leading
+        // zeros: the canonical text already.
+        if inet_pton(AF_INET, text, &v4) == 1 { return text }
         var v6 = in6_addr()
+        guard inet_pton(AF_INET6, text, &v6) == 1 else { return nil }
         var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-        if inet_pton(AF_INET, text, &v4) == 1 {
-            // glibc's and musl's `inet_pton` take four decimal parts of at most 255, without
-            // leading zeros: the canonical text already.
-            return text
-        } else if inet_pton(AF_INET6, text, &v6) == 1 {
-            guard inet_ntop(AF_INET6, &v6, &buffer, socklen_t(buffer.count)) != nil else { return nil }
-        } else {
-            return nil
-        }
+        guard inet_ntop(AF_INET6, &v6, &buffer, socklen_t(buffer.count)) != nil else { return nil }
         return String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
