@@ -55,7 +55,7 @@ struct PropertyListBodyTests {
         await server.stop()
     }
 
-    @Test("a hostile list fails with undecodableResponse saying why, never a crash: nested 20,000 deep, a binary list holding itself or a set, garbage, a value of the wrong type")
+    @Test("a hostile list fails with undecodableResponse saying why, never a crash: nested 20,000 deep, a binary list holding itself or a set, 2^40 values in 250 bytes, garbage, a value of the wrong type")
     func hostileLists() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
         let session = lab.session()
@@ -66,12 +66,18 @@ struct PropertyListBodyTests {
         server.files[bytes: "cycle.plist"] = Array("bplist00".utf8) + [0xA1, 0x00] + [0x08] + trailer(objects: 1, offsetTable: 10)
         // A set holding the string "a".
         server.files[bytes: "set.plist"] = Array("bplist00".utf8) + [0xC1, 0x01, 0x51, 0x61] + [0x08, 0x0A] + trailer(objects: 2, offsetTable: 12)
+        // Forty arrays, each holding the next twice: 2^40 values in 250 bytes.
+        var bomb = Array("bplist00".utf8)
+        for index in 0..<40 { bomb += [0xA2, UInt8(index + 1), UInt8(index + 1)] }
+        bomb += [0x51, 0x61] + (0...40).map { UInt8(8 + 3 * $0) }
+        server.files[bytes: "bomb.plist"] = bomb + [0, 0, 0, 0, 0, 0, 1, 1] + [0, 0, 0, 0, 0, 0, 0, 41] + [UInt8](repeating: 0, count: 8) + [0, 0, 0, 0, 0, 0, 0, 130]
         server.files["garbage.plist"] = "<plist><dict><key>id</key>"
         server.files["wrong.plist"] = #"<?xml version="1.0"?><plist version="1.0"><dict><key>id</key><integer>7</integer><key>item</key><integer>3</integer><key>tags</key><array/></dict></plist>"#
         let expectations: [(file: String, reason: String)] = [
             ("deep.plist", "too many nested"),
             ("cycle.plist", "binary property list"),
             ("set.plist", "containing a set"),
+            ("bomb.plist", "stand for more than"),
             ("garbage.plist", "value missing for key"),
             ("wrong.plist", "item: expected a string"),
         ]

@@ -448,9 +448,29 @@ struct TransportRuleLoadingTests {
         return Data(bytes)
     }
 
+    /// A binary plist of `count` arrays, each holding `referencesToNext` references to the next
+    /// object, and last the string "a"; two-byte offsets and references.
+    static func binaryPlistOfArrays(count: Int, referencesToNext: Int) -> Data {
+        func twoBytes(_ value: Int) -> [UInt8] { [UInt8(value >> 8), UInt8(value & 0xFF)] }
+        var bytes = Array("bplist00".utf8)
+        var offsets: [Int] = []
+        for index in 0..<count {
+            offsets.append(bytes.count)
+            let marker: [UInt8] = referencesToNext < 15 ? [0xA0 | UInt8(referencesToNext)] : [0xAF, 0x10, UInt8(referencesToNext)]
+            bytes += marker + Array(repeating: twoBytes(index + 1), count: referencesToNext).flatMap { $0 }
+        }
+        offsets.append(bytes.count)
+        bytes += [0x51, UInt8(ascii: "a")]
+        let table = bytes.count
+        bytes += offsets.flatMap(twoBytes)
+        bytes += [0, 0, 0, 0, 0, 0, 2, 2]
+        bytes += [0, 0, 0, 0, 0, 0] + twoBytes(count + 1) + [UInt8](repeating: 0, count: 8) + [0, 0, 0, 0, 0, 0] + twoBytes(table)
+        return Data(bytes)
+    }
+
     /// Found by `Fuzz/run.sh FuzzConfiguration`: Foundation crashes on both (PropertyListDecoder
     /// recursing forever on a cycle, PropertyListSerialization bridging a set of containers).
-    @Test("binary plists that crash Foundation are refused first: an object containing itself, a set, a reference to nothing")
+    @Test("binary plists that crash or stall Foundation are refused first: an object containing itself, a set, a reference to nothing, shared references standing for 2^40 values, 600 levels of nesting")
     func hostileBinaryPlists() throws {
         let cases: [([UInt8], String)] = [
             ([0xD1, 0x01, 0x00], "an object contains itself"),  // { "a": itself }
@@ -463,6 +483,29 @@ struct TransportRuleLoadingTests {
             } throws: { error in
                 (error as? TransportSecurityConfigurationError)?.reason.contains(reason) == true
             }
+        }
+        // Containers sharing their children twice over, level after level: 40 levels, 250 bytes,
+        // stand for 2^40 values, which Foundation would expand forever; and a list nested 600
+        // deep, past the 512 levels Foundation's decoder can take.
+        let hostileShapes: [(Data, String)] = [
+            (Self.binaryPlistOfArrays(count: 40, referencesToNext: 2), "stand for more than"),
+            (Self.binaryPlistOfArrays(count: 600, referencesToNext: 1), "nested 601 deep"),
+        ]
+        for (data, reason) in hostileShapes {
+            let clock = ContinuousClock()
+            let start = clock.now
+            #expect {
+                _ = try TransportSecurityConfiguration.load(from: data, source: "hostile.plist")
+            } throws: { error in
+                (error as? TransportSecurityConfigurationError)?.reason.contains(reason) == true
+            }
+            #expect(clock.now - start < .seconds(1))
+        }
+        // Sharing values is what writers do: a hundred references to one string pass the guard.
+        #expect {
+            _ = try TransportSecurityConfiguration.load(from: Self.binaryPlistOfArrays(count: 1, referencesToNext: 100), source: "shared.plist")
+        } throws: { error in
+            (error as? TransportSecurityConfigurationError)?.reason.contains("top level") == true
         }
         // A sound list of the same shape passes the guard: [ "a" ], then "not a dictionary".
         #expect {

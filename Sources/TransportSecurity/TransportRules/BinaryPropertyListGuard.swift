@@ -59,7 +59,9 @@ package enum BinaryPropertyListGuard {
                 let size = 1 << Int(bytes[cursor] & 0x0F)
                 guard size <= 8, cursor + 1 + size <= Int(offsetTable) else { throw Refusal("a binary property list with a malformed length") }
                 let value = integer(bytes, at: cursor + 1, size: size)
-                guard value <= UInt64(count) * 2 else { throw Refusal("a binary property list with a container longer than the list") }
+                // Each entry takes at least a byte of the object area; a container may refer to a
+                // shared value any number of times (a thousand `true`s are one object).
+                guard value <= offsetTable else { throw Refusal("a binary property list with a container longer than its object area") }
                 length = Int(value)
                 cursor += 1 + size
             }
@@ -78,14 +80,25 @@ package enum BinaryPropertyListGuard {
         }
 
         // Depth-first from the top object, without recursion: reaching an object that is still
-        // open is a cycle. Objects shared by several containers are fine.
+        // open is a cycle. Objects shared by several containers are fine, but each is read once
+        // per reference: an object's `expanded` count is the values it stands for once every
+        // reference is followed, and its `height` the nesting below it, both known when it is
+        // done (its children are done before it).
         enum Mark { case unvisited, open, done }
         var marks = [Mark](repeating: .unvisited, count: count)
+        var expanded = [Int](repeating: 1, count: count)
+        var height = [Int](repeating: 1, count: count)
+        var referenceCount = 0
         var stack: [(object: Int, children: [Int], next: Int)] = [(Int(topObject), try references(of: Int(topObject)), 0)]
         marks[Int(topObject)] = .open
         while let top = stack.last {
             if top.next == top.children.count {
                 marks[top.object] = .done
+                referenceCount += top.children.count
+                for child in top.children {
+                    expanded[top.object] = min(expanded[top.object] &+ expanded[child], Int.max / 2)
+                    height[top.object] = max(height[top.object], height[child] + 1)
+                }
                 stack.removeLast()
                 continue
             }
@@ -99,7 +112,23 @@ package enum BinaryPropertyListGuard {
                 stack.append((child, try references(of: child), 0))
             }
         }
+        let top = Int(topObject)
+        guard height[top] <= maximumNesting else {
+            throw Refusal("a binary property list nested \(height[top]) deep, more than the \(maximumNesting) levels Foundation reads")
+        }
+        // A writer shares values (equal strings, numbers) between containers, so that following
+        // every reference gives about one value per reference. Containers referring to one
+        // another twice over, level after level, stand for exponentially many: 120 bytes for a
+        // million values, which Foundation spends seconds expanding (forty levels: forever).
+        let expansionLimit = 4 * (referenceCount + count) + 10_000
+        guard expanded[top] <= expansionLimit else {
+            throw Refusal("a binary property list whose \(count) objects stand for more than \(expansionLimit) values once their shared references are followed")
+        }
     }
+
+    /// The deepest nesting a binary property list may have: Foundation's own limit for XML and
+    /// JSON (`PropertyListDecoder` recurses once per level, without a bound of its own).
+    package static let maximumNesting = 512
 
     /// A big-endian unsigned integer of `size` bytes.
     private static func integer(_ bytes: [UInt8], at offset: Int, size: Int) -> UInt64 {
