@@ -5,10 +5,13 @@ import Foundation
 /// Foundation on Linux crashes on two kinds of hostile binary plists (both found by
 /// `Fuzz/run.sh FuzzConfiguration`): `PropertyListDecoder` recurses forever on an object that
 /// contains itself, and `PropertyListSerialization` crashes bridging a set whose elements are
-/// containers. Neither configurations nor the property-list bodies of the session hold sets (XML
-/// property lists cannot even express them), so a binary plist with a set, a reference cycle, or
-/// an offset or reference outside the file is refused here with the reason, and only a sound one
-/// is handed to Foundation.
+/// containers; and both expand shared references without a bound, so that a few hundred bytes
+/// whose containers refer to one another twice over, level after level, keep them busy forever.
+/// Neither configurations nor the property-list bodies of the session hold sets (XML property
+/// lists cannot even express them), so a binary plist with a set, a reference cycle, an offset or
+/// reference outside the file, more than ``maximumNesting`` levels, or shared references standing
+/// for exponentially many values is refused here with the reason, and only a sound one is handed
+/// to Foundation.
 package enum BinaryPropertyListGuard {
     /// Why a binary plist is refused.
     package struct Refusal: Error {
