@@ -70,13 +70,18 @@ struct BaseURLTests {
         #expect(message == "'users': the session has no base URL (SecureSessionConfiguration.baseURL) to resolve it against")
     }
 
-    @Test("requests by path reach the server under the base URL: get, post, json")
+    @Test("requests by path reach the server under the base URL: get, head, post, put, patch, delete, json")
     func requests() async throws {
         let lab = try TrustLab()
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
         let session = lab.session { $0.baseURL = URL(string: "https://127.0.0.1:\(server.port)/target/v1") }
         #expect(try await session.get("users/1", queryItems: [URLQueryItem(name: "expand", value: "orders")]).text == "/target/v1/users/1?expand=orders")
         #expect(try await session.post("orders", body: Data("{}".utf8)).text == "/target/v1/orders")
+        #expect(try await session.put("orders/7", body: Data("{}".utf8)).text == "/target/v1/orders/7")
+        #expect(try await session.patch("orders/7?fields=state", body: Data("{}".utf8)).text == "/target/v1/orders/7?fields=state")
+        #expect(try await session.delete("orders/7").text == "/target/v1/orders/7")
+        let head = try await session.head("orders/7")
+        #expect(head.statusCode == 200 && head.body.isEmpty && head.header("Content-Length") == "\("/target/v1/orders/7".utf8.count)")
         do {
             _ = try await session.get("/hello")
             Issue.record("a path outside the base was requested")

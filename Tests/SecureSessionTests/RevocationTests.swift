@@ -119,6 +119,14 @@ struct RevocationTests {
         let hardNone = await evaluate(fine, RevocationPolicy(options: .crl, failureMode: .hard, crls: [try crl(by: lab.root, revoking: [])]))
         #expect(!hardNone.isTrusted)
         #expect(hardNone.reason.contains("positive answer is required"))
+        // A policy that names no method can answer for nothing: hard-fail refuses, soft-fail lets
+        // the server through and says the path went unchecked.
+        let noMethod = await evaluate(fine, RevocationPolicy(options: .leafOnly, failureMode: .hard))
+        #expect(!noMethod.isTrusted)
+        #expect(noMethod.reason == "no revocation method applies to \(fine.der.subjectSummary) and a positive answer is required (hard-fail)")
+        let unchecked = await evaluate(fine, RevocationPolicy(options: [], failureMode: .soft))
+        #expect(unchecked.isTrusted && !unchecked.isProvisional)
+        #expect(unchecked.checks.last?.detail == "\(fine.der.subjectSummary): not checked; \(lab.intermediate.der.subjectSummary): not checked")
     }
 
     @Test("a CRL that breaks RFC 5280 is not used: no CRL number, a critical CRL number, an issuer whose key usage lacks cRLSign")

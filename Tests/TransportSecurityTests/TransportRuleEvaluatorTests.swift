@@ -112,6 +112,21 @@ struct TransportRuleEvaluatorTests {
         let updated = await PinSetEvaluator(lenient, pinSet: set, origin: "signed document v1").evaluate(trust, forHost: lab.host)
         #expect(!updated.isTrusted)
         #expect(updated.reason.contains("only its leaf counts"), "\(updated.reason)")
+        #expect(updated.decidedBy == PinSetEvaluator.decider)
+        // Report-only: the same mismatch lets the server through, marked, with the pins seen.
+        var reported = set
+        reported.enforces = false
+        let letThrough = await PinSetEvaluator(lenient, pinSet: reported, origin: "signed document v2").evaluate(trust, forHost: lab.host)
+        #expect(letThrough.isTrusted, "\(letThrough.reason)")
+        let marked = try #require(letThrough.checks.last)
+        #expect(marked.name == "pin set \(set.key) (signed document v2) (report-only)" && !marked.passed)
+        #expect(marked.detail == "no pinned key in the path; not enforced")
+        #expect(letThrough.pinMismatch?.presented.map(\.pin) == [impostor.der.spkiPin])
+        // A validated chain carrying the pinned intermediate satisfies the set.
+        let legitimate = ServerTrust(chain: lab.chain(.legitimate).map(\.der), policy: .ssl(lab.host), systemStore: store, evaluationTime: lab.pki.now)
+        let satisfied = await PinSetEvaluator(lenient, pinSet: set, origin: "built-in").evaluate(legitimate, forHost: lab.host)
+        #expect(satisfied.isTrusted && satisfied.pinMismatch == nil)
+        #expect(satisfied.checks.last?.name == "pin set \(set.key) (built-in)" && satisfied.checks.last?.detail == "a pinned key is in the path")
     }
 
     @Test("pin sets: enforced, report-only (let through, marked), expired (not enforced), refused at load (blocks)")
