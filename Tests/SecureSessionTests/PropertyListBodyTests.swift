@@ -74,11 +74,11 @@ struct PropertyListBodyTests {
         server.files["garbage.plist"] = "<plist><dict><key>id</key>"
         server.files["wrong.plist"] = #"<?xml version="1.0"?><plist version="1.0"><dict><key>id</key><integer>7</integer><key>item</key><integer>3</integer><key>tags</key><array/></dict></plist>"#
         let expectations: [(file: String, reason: String)] = [
-            ("deep.plist", "too many nested"),
+            ("deep.plist", "an xml property list nested more than 512 levels deep"),
             ("cycle.plist", "binary property list"),
             ("set.plist", "containing a set"),
             ("bomb.plist", "stand for more than"),
-            ("garbage.plist", "value missing for key"),
+            ("garbage.plist", "not a property list (encountered unexpected eof while looking for close tag for dict)"),
             ("wrong.plist", "item: expected a string"),
         ]
         for (file, reason) in expectations {
@@ -96,6 +96,59 @@ struct PropertyListBodyTests {
         }
         await session.shutdown()
         await server.stop()
+    }
+
+    /// An XML list nested `depth` levels below `<plist>`, with `between` after each `<array>`.
+    private func nested(_ depth: Int, between: String = "", prolog: String = #"<?xml version="1.0" encoding="UTF-8"?>"#) -> String {
+        prolog + "<plist version=\"1.0\">" + String(repeating: "<array>" + between, count: depth) + String(repeating: "</array>", count: depth) + "</plist>"
+    }
+
+    private func refusal(_ text: some Sequence<UInt8>) -> String? {
+        do {
+            _ = try PropertyListBody.decode([AnyNesting].self, from: Data(text))
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    /// Any nesting of arrays.
+    private struct AnyNesting: Decodable {
+        let children: [AnyNesting]
+        init(from decoder: any Decoder) throws { children = (try? [AnyNesting](from: decoder)) ?? [] }
+    }
+
+    @Test("XML nesting is measured as Foundation's scanner reads the text: closes hidden in comments, CDATA sections, processing instructions or attributes do not count; UTF-16 text is measured after conversion")
+    func xmlNesting() throws {
+        let tooDeep = "nested more than 512 levels deep"
+        // 511 arrays in the plist element: 512 levels, read; one more is refused.
+        #expect(refusal(nested(511).utf8) == nil)
+        #expect(refusal(nested(512).utf8)?.contains(tooDeep) == true)
+        // Closing tags that Foundation skips must not lower the count (each would otherwise hide
+        // one level of 20,000).
+        let hidden = [
+            "<!-- </array></array> -->",
+            "<string><![CDATA[</array></array>]]></string>",
+            "<?pi </array></array> ?>",
+            "<array attribute=\"</array>\"/>",
+        ]
+        for between in hidden {
+            let refused = refusal(nested(20_000, between: between).utf8)
+            #expect(refused?.contains(tooDeep) == true, "\(between): \(refused ?? "read")")
+        }
+        // A prolog with a document type and comments, and UTF-16 text with its byte-order mark.
+        let doctype = #"<?xml version="1.0"?><!-- made by hand --><!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">"#
+        #expect(refusal(nested(20_000, prolog: doctype).utf8)?.contains(tooDeep) == true)
+        #expect(refusal(nested(3, between: hidden[0], prolog: doctype).utf8) == nil)
+        let utf16: [UInt8] = [0xFF, 0xFE] + nested(20_000, prolog: "").utf16.flatMap { unit -> [UInt8] in [UInt8(unit & 0xFF), UInt8(unit >> 8)] }
+        #expect(refusal(utf16)?.contains(tooDeep) == true)
+        let shallowUTF16: [UInt8] = [0xFE, 0xFF] + nested(2, prolog: "").utf16.flatMap { unit -> [UInt8] in [UInt8(unit >> 8), UInt8(unit & 0xFF)] }
+        #expect(refusal(shallowUTF16) == nil)
+        #expect(refusal([0xFF, 0xFE, 0x3C]) != nil, "an odd byte after a UTF-16 mark")
+        // Many empty or sibling containers are not nesting.
+        #expect(refusal(nested(1, between: String(repeating: "<array/><array></array>", count: 5_000)).utf8) == nil)
+        // OpenStep lists are bounded by Foundation itself.
+        #expect(refusal((String(repeating: "(", count: 20_000) + String(repeating: ")", count: 20_000)).utf8) != nil)
     }
 
     /// A binary plist trailer: one-byte offsets and references, the top object first.

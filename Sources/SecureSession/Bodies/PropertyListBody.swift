@@ -4,12 +4,15 @@ import TransportSecurity
 /// Property-list bodies, as AFNetworking's `AFPropertyListRequestSerializer` and
 /// `AFPropertyListResponseSerializer` write and read them (`application/x-plist`).
 ///
-/// A response's property list comes from the server, so it is read the way configurations are:
-/// a binary list with a set, a reference cycle or an offset outside the file is refused before
-/// Foundation sees it (Foundation on Linux crashes on such lists), and the list is parsed by
-/// `PropertyListSerialization`, which refuses more than 512 levels of nesting, before
-/// `PropertyListDecoder` decodes it (that decoder recurses without bound: an XML list nested
-/// 20,000 deep, 300 KB, overflows the stack).
+/// A response's property list comes from the server, so it is checked before Foundation sees
+/// it: a binary list with a set, a reference cycle, an offset outside the file, more than 512
+/// levels or shared references standing for exponentially many values is refused
+/// (`BinaryPropertyListGuard`, as for configurations: Foundation on Linux crashes on or never
+/// finishes such lists), and so is an XML list nested more than 512 levels deep
+/// (``XMLPropertyListNesting``: `PropertyListDecoder`'s XML scanner recurses without bound, and
+/// a list nested 20,000 deep, 300 KB, overflows the stack). Only then does `PropertyListDecoder`
+/// read it; OpenStep lists it bounds itself. `PropertyListSerialization` is not used: it leaks
+/// memory for every list it cannot read.
 public enum PropertyListBody {
     /// The media type of property lists.
     public static let contentType = "application/x-plist"
@@ -45,12 +48,14 @@ extension PropertyListBody {
         let reason: String
         do {
             try BinaryPropertyListGuard.check(data)
-            _ = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+            try XMLPropertyListNesting.check(data)
             return try decoder.decode(type, from: data)
         } catch let refusal as BinaryPropertyListGuard.Refusal {
             reason = refusal.reason
+        } catch let refusal as XMLPropertyListNesting.Refusal {
+            reason = refusal.reason
         } catch {
-            reason = DecodingErrorText.describe(error, document: "the body")
+            reason = DecodingErrorText.describe(error, document: "the body", format: "a property list")
         }
         throw SecureSessionError.undecodableResponse("the body is not the property list of \(Value.self): \(reason)")
     }
