@@ -16,6 +16,10 @@ struct PropertyListBodyTests {
 
     let order = Order(id: 7, item: "tea", tags: ["green", "loose"])
 
+    /// Found by `Fuzz/run.sh FuzzPropertyListBody`: bytes that are not UTF-8 in an integer made
+    /// `PropertyListDecoder` trap when the integer was read as a number.
+    static let integerNotUTF8 = Array("<!DOCTYPE\u{1}\0\0>\t<integer>".utf8) + [UInt8](repeating: 0xFF, count: 120) + Array("2</integer>\n".utf8)
+
     @Test("a request carries its value as an XML or binary property list with Content-Type application/x-plist")
     func requestBody() throws {
         for format in [PropertyListSerialization.PropertyListFormat.xml, .binary] {
@@ -55,7 +59,7 @@ struct PropertyListBodyTests {
         await server.stop()
     }
 
-    @Test("a hostile list fails with undecodableResponse saying why, never a crash: nested 20,000 deep, a binary list holding itself or a set, 2^40 values in 250 bytes, garbage, a value of the wrong type")
+    @Test("a hostile list fails with undecodableResponse saying why, never a crash: nested 20,000 deep, a binary list holding itself or a set, 2^40 values in 250 bytes, bytes that are not UTF-8, garbage, a value of the wrong type")
     func hostileLists() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
         let session = lab.session()
@@ -72,12 +76,14 @@ struct PropertyListBodyTests {
         bomb += [0x51, 0x61] + (0...40).map { UInt8(8 + 3 * $0) }
         server.files[bytes: "bomb.plist"] = bomb + [0, 0, 0, 0, 0, 0, 1, 1] + [0, 0, 0, 0, 0, 0, 0, 41] + [UInt8](repeating: 0, count: 8) + [0, 0, 0, 0, 0, 0, 0, 130]
         server.files["garbage.plist"] = "<plist><dict><key>id</key>"
+        server.files[bytes: "not-utf8.plist"] = Self.integerNotUTF8
         server.files["wrong.plist"] = #"<?xml version="1.0"?><plist version="1.0"><dict><key>id</key><integer>7</integer><key>item</key><integer>3</integer><key>tags</key><array/></dict></plist>"#
         let expectations: [(file: String, reason: String)] = [
             ("deep.plist", "an xml property list nested more than 512 levels deep"),
             ("cycle.plist", "binary property list"),
             ("set.plist", "containing a set"),
             ("bomb.plist", "stand for more than"),
+            ("not-utf8.plist", "an xml property list that is not utf-8 text"),
             ("garbage.plist", "not a property list (encountered unexpected eof while looking for close tag for dict)"),
             ("wrong.plist", "item: expected a string"),
         ]
@@ -118,7 +124,7 @@ struct PropertyListBodyTests {
         init(from decoder: any Decoder) throws { children = (try? [AnyNesting](from: decoder)) ?? [] }
     }
 
-    @Test("XML nesting is measured as Foundation's scanner reads the text: closes hidden in comments, CDATA sections, processing instructions or attributes do not count; UTF-16 text is measured after conversion")
+    @Test("XML nesting is measured as Foundation's scanner reads the text: closes hidden in comments, CDATA sections, processing instructions or attributes do not count; UTF-16 text is measured after conversion; text that is not UTF-8 is refused")
     func xmlNesting() throws {
         let tooDeep = "nested more than 512 levels deep"
         // 511 arrays in the plist element: 512 levels, read; one more is refused.
@@ -147,6 +153,11 @@ struct PropertyListBodyTests {
         #expect(refusal([0xFF, 0xFE, 0x3C]) != nil, "an odd byte after a UTF-16 mark")
         // Many empty or sibling containers are not nesting.
         #expect(refusal(nested(1, between: String(repeating: "<array/><array></array>", count: 5_000)).utf8) == nil)
+        #expect {
+            _ = try PropertyListBody.decode(Double.self, from: Data(Self.integerNotUTF8))
+        } throws: { error in
+            "\(error)" == "cannot decode the response: the body is not the property list of Double: an XML property list that is not UTF-8 text"
+        }
         // OpenStep lists are bounded by Foundation itself.
         #expect(refusal((String(repeating: "(", count: 20_000) + String(repeating: ")", count: 20_000)).utf8) != nil)
     }

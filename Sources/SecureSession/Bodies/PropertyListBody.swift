@@ -8,9 +8,10 @@ import TransportSecurity
 /// it: a binary list with a set, a reference cycle, an offset outside the file, more than 512
 /// levels or shared references standing for exponentially many values is refused
 /// (`BinaryPropertyListGuard`, as for configurations: Foundation on Linux crashes on or never
-/// finishes such lists), and so is an XML list nested more than 512 levels deep
-/// (``XMLPropertyListNesting``: `PropertyListDecoder`'s XML scanner recurses without bound, and
-/// a list nested 20,000 deep, 300 KB, overflows the stack). Only then does `PropertyListDecoder`
+/// finishes such lists), and so is an XML list that is not UTF-8 or is nested more than 512
+/// levels deep (``XMLPropertyListGuard``: `PropertyListDecoder` traps on some bytes that are not
+/// UTF-8, and its XML scanner recurses without bound: a list nested 20,000 deep, 300 KB,
+/// overflows the stack). Only then does `PropertyListDecoder`
 /// read it; OpenStep lists it bounds itself. `PropertyListSerialization` is not used: it leaks
 /// memory for every list it cannot read.
 public enum PropertyListBody {
@@ -48,11 +49,11 @@ extension PropertyListBody {
         let reason: String
         do {
             try BinaryPropertyListGuard.check(data)
-            try XMLPropertyListNesting.check(data)
+            try XMLPropertyListGuard.check(data)
             return try decoder.decode(type, from: data)
         } catch let refusal as BinaryPropertyListGuard.Refusal {
             reason = refusal.reason
-        } catch let refusal as XMLPropertyListNesting.Refusal {
+        } catch let refusal as XMLPropertyListGuard.Refusal {
             reason = refusal.reason
         } catch {
             reason = DecodingErrorText.describe(error, document: "the body", format: "a property list")

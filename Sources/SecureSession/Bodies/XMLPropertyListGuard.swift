@@ -1,14 +1,16 @@
 import Foundation
 
-/// Measures how deeply an XML property list nests its containers, before Foundation reads it.
+/// Checks an XML property list before Foundation reads it: that it is UTF-8 text, and how deeply
+/// it nests its containers.
 ///
 /// `PropertyListDecoder` reads an XML list with a scanner that calls itself once for every
 /// `<plist>`, `<array>` and `<dict>` it enters, without a bound: a 300 KB list nested 20,000
-/// deep overflows the stack and kills the process, whatever type is being decoded.
-/// (`PropertyListSerialization` bounds the nesting, but leaks about 600 bytes for every list it
-/// cannot read, which a server could send on every request.) So the text is walked here the way
-/// that scanner walks it, building nothing, and a list nested deeper than ``maximumNesting`` is
-/// refused.
+/// deep overflows the stack and kills the process, whatever type is being decoded. And it traps
+/// on bytes that are not UTF-8 inside a number (`<integer>` followed by `FF` bytes: found by
+/// `Fuzz/run.sh FuzzPropertyListBody`). (`PropertyListSerialization` refuses both, but leaks
+/// about 600 bytes for every list it cannot read, which a server could send on every request.)
+/// So a list that is not UTF-8 is refused here, and its text is walked the way that scanner
+/// walks it, building nothing, and refused when nested deeper than ``maximumNesting``.
 ///
 /// The walk reads what the scanner reads: a tag runs from `<` to the first `>` and is a container
 /// when its name begins with `plist`, `array` or `dict` and no `/` comes before its `>`; a
@@ -19,7 +21,7 @@ import Foundation
 /// container), it stops there with an error and reads no further, so the depth measured up to
 /// that point is the depth it reached. The walk ends when the root container closes, as the
 /// scanner does.
-enum XMLPropertyListNesting {
+enum XMLPropertyListGuard {
     /// The deepest nesting read (as `PropertyListSerialization` allows): 512 containers, the
     /// `<plist>` element included.
     static let maximumNesting = 512
@@ -30,13 +32,29 @@ enum XMLPropertyListNesting {
         let reason: String
     }
 
-    /// Throws when `data`, read as Foundation would read it, is an XML property list nested
-    /// deeper than ``maximumNesting``, or text whose byte-order mark names an encoding it is not
-    /// in; returns for anything else (binary and OpenStep lists, which Foundation bounds itself).
+    /// Throws when `data`, read as Foundation would read it, is text whose byte-order mark names
+    /// an encoding it is not in, or an XML property list that is not UTF-8 or is nested deeper
+    /// than ``maximumNesting``; returns for anything else (binary and OpenStep lists, which
+    /// Foundation bounds itself).
     static func check(_ data: Data) throws(Refusal) {
         guard let text = try utf8Text(of: [UInt8](data)) else { return }
         var walk = Walk(text)
+        guard walk.skipProlog() else { return }
+        guard isUTF8(text) else { throw Refusal(reason: "an XML property list that is not UTF-8 text") }
         try walk.measure()
+    }
+
+    /// Whether `bytes` are well-formed UTF-8.
+    private static func isUTF8(_ bytes: [UInt8]) -> Bool {
+        var iterator = bytes.makeIterator()
+        var decoder = UTF8()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue: continue
+            case .emptyInput: return true
+            case .error: return false
+            }
+        }
     }
 
     /// The UTF-8 text Foundation's XML scanner would read, as Foundation finds it: after a
@@ -69,8 +87,8 @@ enum XMLPropertyListNesting {
 
         init(_ text: [UInt8]) { self.text = text }
 
+        /// The depth of the root element and what it holds, from the end of the prolog.
         mutating func measure() throws(Refusal) {
-            guard skipProlog() else { return }
             var depth = 0
             while let open = firstIndex(of: UInt8(ascii: "<"), from: index) {
                 guard open + 1 < text.count else { return }
@@ -96,8 +114,8 @@ enum XMLPropertyListNesting {
                     guard let close = firstIndex(of: UInt8(ascii: ">"), from: open + 1) else { return }
                     if namesContainer(at: open + 1), text[close - 1] != UInt8(ascii: "/") {
                         depth += 1
-                        guard depth <= XMLPropertyListNesting.maximumNesting else {
-                            throw Refusal(reason: "an XML property list nested more than \(XMLPropertyListNesting.maximumNesting) levels deep")
+                        guard depth <= XMLPropertyListGuard.maximumNesting else {
+                            throw Refusal(reason: "an XML property list nested more than \(XMLPropertyListGuard.maximumNesting) levels deep")
                         }
                     }
                     index = close + 1
@@ -108,7 +126,7 @@ enum XMLPropertyListNesting {
         /// Moves past what may come before the root element: white space, comments, processing
         /// instructions and a document type. `false` when the scanner would stop before the root
         /// (text, an unterminated construct, an internal DTD subset, which it refuses).
-        private mutating func skipProlog() -> Bool {
+        mutating func skipProlog() -> Bool {
             while true {
                 while index < text.count, [0x20, 0x09, 0x0A, 0x0D].contains(text[index]) { index += 1 }
                 guard index + 1 < text.count, text[index] == UInt8(ascii: "<") else { return false }
