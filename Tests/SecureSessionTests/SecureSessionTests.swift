@@ -557,7 +557,7 @@ struct SecureSessionTests {
         await server.stop()
     }
 
-    @Test("decompression: asked for and decoded over HTTP/1.1 and HTTP/2 when enabled (the head then describes the decoded body), a truncated or over-inflating body is an invalid response, nothing asked for when disabled")
+    @Test("decompression: asked for and decoded over HTTP/1.1 and HTTP/2 when enabled (the head then describes the decoded body), a truncated, corrupt or over-inflating body is an invalid response, nothing asked for when disabled")
     func decompression() async throws {
         let expected = String(repeating: "hello, compressed world\n", count: 100)
         for http2 in [false, true] {
@@ -572,6 +572,12 @@ struct SecureSessionTests {
             } throws: { error in
                 guard case SecureSessionError.invalidResponse(let detail) = error else { return false }
                 return detail.hasSuffix("the compressed body ends before the compressed data does")
+            }
+            await #expect {
+                _ = try await session.get(server.url("/gzipped-corrupt"))
+            } throws: { error in
+                guard case SecureSessionError.invalidResponse(let detail) = error else { return false }
+                return detail.contains("the compressed body is malformed (zlib error ")
             }
             let strict = self.session { $0.decompression = .enabled(maximumRatio: 10) }
             await #expect {

@@ -22,7 +22,7 @@ import TransportSecurityNIO
 /// on its second request), `/connection` (an id of the TCP connection), `/set-cookie[?to=URL]` (each
 /// `X-Set-Cookie` request field as a `Set-Cookie` field; with `to`, a 302 there),
 /// `/refuse-upload` (a 413 as soon as the head arrives, then the connection or stream closed),
-/// `/gzipped` and `/gzipped-truncated` (a gzip body, whole or cut short), `/headers` (the
+/// `/gzipped`, `/gzipped-truncated` and `/gzipped-corrupt` (a gzip body: whole, cut short, or with bytes that are no deflate data), `/headers` (the
 /// request headers as JSON), `/files/NAME` (what ``files`` holds; `application/x-plist` for a
 /// name ending in `.plist`), `POST /ocsp` (``ocspResponder``),
 /// `/header?name=N&value=V` (a 200 with the field `N: V`), `/early-hints` (a 103 before a 200),
@@ -312,9 +312,15 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
             let fields = Dictionary(head.headers.map { ($0.name.lowercased(), $0.value) }, uniquingKeysWith: { a, _ in a })
             let json = (try? JSONSerialization.data(withJSONObject: fields, options: .sortedKeys)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
             send(context, .ok, json, type: "application/json")
-        case "/gzipped", "/gzipped-truncated":
-            // "hello, compressed world\n" 100 times, gzipped by Python (65 bytes); truncated: the first 40.
-            let bytes = Self.gzippedHello.prefix(path == "/gzipped" ? 65 : 40)
+        case "/gzipped", "/gzipped-truncated", "/gzipped-corrupt":
+            // "hello, compressed world\n" 100 times, gzipped by Python (65 bytes); truncated: the
+            // first 40; corrupt: the gzip header and then bytes that are no deflate data.
+            let bytes: [UInt8] =
+                switch path {
+                case "/gzipped": Array(Self.gzippedHello)
+                case "/gzipped-truncated": Array(Self.gzippedHello.prefix(40))
+                default: Array(Self.gzippedHello.prefix(10)) + [UInt8](repeating: 0xFF, count: 55)
+                }
             let headers = HTTPHeaders([
                 ("Content-Type", "text/plain"), ("Content-Encoding", "gzip"), ("Content-Length", String(bytes.count)),
                 ("X-Accept-Encoding", head.headers.first(name: "Accept-Encoding") ?? "none"),
