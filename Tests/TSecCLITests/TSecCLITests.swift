@@ -182,6 +182,11 @@ struct TSecCLITests {
             ["evaluate", "--chain", "/nonexistent.pem", "--anchors", "/a.pem", "--mode", "public-key", "--pin", "/p.pem"],
             ["evaluate", "--chain", "/nonexistent.pem", "--mode", "sideways"],
             ["frobnicate"],
+            ["pin"],
+            ["get", "https://127.0.0.1:1/", "-H", "NoColon"],
+            ["get", "https://127.0.0.1:1/", "-F", "no-equals-sign"],
+            ["limbo", "/nonexistent.json", "--case-budget", "0"],
+            ["ats-diagnose", "ftp://example.com/"],
         ]
     )
     func usage(arguments: [String]) async {
