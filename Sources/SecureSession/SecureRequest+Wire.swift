@@ -27,7 +27,7 @@ extension SecureRequest {
             if field.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) {
                 return "the value of the header \(field.name) contains CR, LF or NUL"
             }
-            if field.value.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) {
+            if field.value.holdsFieldValueControlCharacter {
                 return "the value of the header \(field.name) contains a control character other than a tab (RFC 9110 §5.5)"
             }
         }

@@ -35,6 +35,34 @@ struct HTTP2Tests {
         await server.stop()
     }
 
+    @Test("a header value with a control character is an invalid response over HTTP/2 as over HTTP/1.1 (swift-nio-http2 refuses only CR, LF and NUL); a tab is a value's own")
+    func controlCharacterInHeaderValue() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)
+        let session = session()
+        for value in ["red\u{1B}[31m", "bell\u{07}", "delete\u{7F}"] {
+            let url = server.url("/header?name=X-Painted&value=" + value.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)
+            await #expect {
+                _ = try await session.get(url)
+            } throws: { error in
+                guard case SecureSessionError.invalidResponse(let detail) = error else { return false }
+                return detail == "the value of the header x-painted holds a control character, which HTTP does not allow (RFC 9110 §5.5)"
+            }
+        }
+        let tabbed = try await session.get(server.url("/header?name=X-Tabbed&value=a%09b"))
+        #expect(tabbed.header("X-Tabbed") == "a\tb" && tabbed.httpVersion == "HTTP/2")
+        // The same value over HTTP/1.1 (a raw server: swift-nio's encoder would not write it).
+        let raw = try await RawResponseServer(response: "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX-Painted: red\u{1B}[31m\r\n\r\nhi")
+        await #expect {
+            _ = try await session.get(raw.url)
+        } throws: { error in
+            guard case SecureSessionError.invalidResponse(let detail) = error else { return false }
+            return detail.contains("a header holds characters HTTP does not allow")
+        }
+        await raw.stop()
+        await session.shutdown()
+        await server.stop()
+    }
+
     @Test("connection-specific header fields HTTP/2 forbids are dropped, TE but 'trailers' included (swift-nio-http2 refused the request)")
     func connectionSpecificFields() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)
