@@ -34,7 +34,7 @@ struct LimboCommandTests {
         return path
     }
 
-    @Test("passes, false accepts and rejects, skips: the table, the last line, the exit status and the JSON results")
+    @Test("passes, false accepts and rejects, skips: the table, the last line, the exit status and the JSON results; the stock verifier beside the engine")
     func run() async throws {
         let cases = [
             testcase("webpki::good", chain: lab.chain(.legitimate), host: lab.host, expected: "SUCCESS"),
@@ -62,6 +62,18 @@ struct LimboCommandTests {
         // A feature skipped on request.
         let fewer = await tsec(["limbo", path, "--no-default-skips", "--skip-feature", "has-policy-constraints"])
         #expect(fewer.output.stdout.hasSuffix("2 passed, 2 failed, 1 skipped\n"))
+        // The stock verifier (swift-certificates' RFC5280Policy and ServerIdentityPolicy), as the
+        // benchmarks compare it: the same verdicts on these cases, and on a leaf without
+        // subjectAltName whose common name is the host, the stock verifier's fallback to the
+        // common name accepts what the engine refuses.
+        let stock = await tsec(["limbo", path, "--verifier", "stock"])
+        #expect(stock.status == 1)
+        #expect(stock.output.stdout.hasSuffix("2 passed, 2 failed, 1 skipped\n"), "\(stock.output.stdout)")
+        #expect(stock.output.stdout.contains("rfc5280                 0             1             1            0        0"))
+        let commonNameOnly = try lab.pki.issue(.server(lab.host, dnsNames: []), by: lab.intermediate)
+        let fallback = try write([testcase("webpki::cn-only", chain: [commonNameOnly, lab.intermediate], host: lab.host, expected: "FAILURE")])
+        #expect(await tsec(["limbo", fallback]).output.stdout.hasSuffix("1 passed, 0 failed, 0 skipped\n"))
+        #expect(await tsec(["limbo", fallback, "--verifier", "stock"]).output.stdout.hasSuffix("0 passed, 1 failed, 0 skipped\n"))
     }
 
     @Test("a case's CRLs are checked: every certificate but the anchor must be shown unrevoked by one of them")
