@@ -17,6 +17,7 @@ let fuzzTargets: [(name: String, products: [String])] = [
     ("FuzzServerSentEvents", ["SecureSession"]),
     ("FuzzPropertyListBody", ["SecureSession"]),
     ("FuzzRevocation", ["TransportSecurity", "PKIBuilder"]),
+    ("FuzzResponses", ["SecureSession"]),
 ]
 
 let package = Package(
