@@ -6,19 +6,21 @@ import SecureSession
 import Glibc
 #endif
 
-/// What the server writes to every connection for the input under way.
+/// What the server answers every request with for the input under way, and whether it then
+/// waits for another request on the connection.
 private final class ServedBytes: @unchecked Sendable {
     private let lock = NSLock()
-    private var bytes: [UInt8] = []
+    private var answer: (bytes: [UInt8], keepsOpen: Bool) = ([], false)
 
-    func set(_ new: [UInt8]) { lock.withLock { bytes = new } }
-    func get() -> [UInt8] { lock.withLock { bytes } }
+    func set(_ bytes: [UInt8], keepsOpen: Bool) { lock.withLock { answer = (bytes, keepsOpen) } }
+    func get() -> (bytes: [UInt8], keepsOpen: Bool) { lock.withLock { answer } }
 }
 
 private let served = ServedBytes()
 
-/// A cleartext server on 127.0.0.1 (plain sockets, one connection at a time, on a thread of its
-/// own): it reads a request's head, writes the input's bytes as they are and closes. Its port.
+/// A cleartext server on 127.0.0.1 (plain sockets, a thread per connection): it reads a
+/// request's head and writes the input's bytes as they are; then it closes, or waits for the
+/// next request on the connection when the input says so. Its port.
 private let port: Int = {
     let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     var address = sockaddr_in()
@@ -35,31 +37,39 @@ private let port: Int = {
         while true {
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else { continue }
-            serve(connection)
+            Thread.detachNewThread { serve(connection) }
         }
     }
     return Int(UInt16(bigEndian: address.sin_port))
 }()
 
-/// Reads up to the end of the request's head (at most 64 KiB, 2 s), writes the bytes, closes.
+/// Answers the requests of one connection: reads up to the end of a request's head (at most
+/// 64 KiB, waiting 2 s at most), writes the bytes, and closes or goes on.
 private func serve(_ connection: Int32) {
     defer { close(connection) }
     var timeout = timeval(tv_sec: 2, tv_usec: 0)
     setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    let headEnd = Array("\r\n\r\n".utf8)
     var received: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 4096)
-    // The head may end inside what was read, before a body.
-    while received.count < 65_536, received.firstRange(of: Array("\r\n\r\n".utf8)) == nil {
-        let count = buffer.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) }
-        guard count > 0 else { return }
-        received += buffer[..<count]
-    }
-    let bytes = served.get()
-    var written = 0
-    while written < bytes.count {
-        let count = bytes.withUnsafeBytes { send(connection, $0.baseAddress! + written, $0.count - written, Int32(MSG_NOSIGNAL)) }
-        guard count > 0 else { return }
-        written += count
+    while true {
+        // The head may end inside what was read, before a body (which is left to be skipped
+        // with the next head).
+        while received.firstRange(of: headEnd) == nil {
+            guard received.count < 65_536 else { return }
+            let count = buffer.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { return }
+            received += buffer[..<count]
+        }
+        received.removeSubrange(..<(received.firstRange(of: headEnd)!.upperBound))
+        let answer = served.get()
+        var written = 0
+        while written < answer.bytes.count {
+            let count = answer.bytes.withUnsafeBytes { send(connection, $0.baseAddress! + written, $0.count - written, Int32(MSG_NOSIGNAL)) }
+            guard count > 0 else { return }
+            written += count
+        }
+        guard answer.keepsOpen else { return }
     }
 }
 
@@ -87,15 +97,18 @@ private final class Outcome: @unchecked Sendable {
     var error: (any Error)?
 }
 
-/// The input's first byte chooses the request (GET, HEAD, or POST with a body); the rest is
-/// what the server answers, to the request and to any redirect or challenge answer that
+/// The input's first byte chooses the request (GET, HEAD, or POST with a body: its value modulo
+/// 3) and whether the server keeps the connection open after answering (bit 2), so that the
+/// session's pool may lease it again for the next input, whatever it was left holding; the rest
+/// is what the server answers, to the request and to any redirect or challenge answer that
 /// follows it. Whatever the bytes, the request ends with a response or a `SecureSessionError`,
 /// never a crash, another error or a hang; a response's body is within the session's limit.
 func fuzzResponses(_ input: UnsafeRawBufferPointer) {
     let bytes = Array(input)
+    let selector = bytes.first ?? 0
     let methods: [HTTPMethod] = [.get, .head, .post]
-    let method = methods[Int(bytes.first ?? 0) % methods.count]
-    served.set(Array(bytes.dropFirst()))
+    let method = methods[Int(selector) % methods.count]
+    served.set(Array(bytes.dropFirst()), keepsOpen: selector & 0x04 != 0)
     let url = URL(string: "http://127.0.0.1:\(port)/fuzz")!
     let request = SecureRequest(method, url: url, body: method == .post ? Data("fuzz body".utf8) : nil)
     let outcome = Outcome()

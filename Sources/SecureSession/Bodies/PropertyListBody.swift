@@ -11,9 +11,9 @@ import TransportSecurity
 /// finishes such lists), and so is an XML list that is not UTF-8 or is nested more than 512
 /// levels deep (``XMLPropertyListGuard``: `PropertyListDecoder` traps on some bytes that are not
 /// UTF-8, and its XML scanner recurses without bound: a list nested 20,000 deep, 300 KB,
-/// overflows the stack). Only then does `PropertyListDecoder`
-/// read it; OpenStep lists it bounds itself. `PropertyListSerialization` is not used: it leaks
-/// memory for every list it cannot read.
+/// overflows the stack). Only then does `PropertyListDecoder` read it; OpenStep lists it bounds
+/// itself. `PropertyListSerialization` is not used: it leaks memory for every list it cannot
+/// read.
 public enum PropertyListBody {
     /// The media type of property lists.
     public static let contentType = "application/x-plist"
