@@ -1,10 +1,10 @@
 import Foundation
 
-/// Errors of `JSONDecoder`, `JSONSerialization`, `PropertyListDecoder` and `PropertyListSerialization` as short
-/// sentences that name the place in the document: `domains.example.com.pins: expected an array of
-/// strings`, `unexpected end of file during JSON parse` (Foundation's own descriptions say only
-/// "The data is not in the correct format", and `String(describing:)` of a `DecodingError` is a
-/// dump of its context).
+/// Errors of `JSONDecoder`, `JSONSerialization`, `PropertyListDecoder` and
+/// `PropertyListSerialization` as short sentences that name the place in the document:
+/// `domains.example.com.pins: expected an array of strings`, `unexpected end of file during JSON
+/// parse` (Foundation's own descriptions say only "The data is not in the correct format", and
+/// `String(describing:)` of a `DecodingError` is a dump of its context).
 package enum DecodingErrorText {
     /// `error` as a sentence; `document` names the whole document when the error is about it.
     /// `json`, the bytes that were decoded, lets a syntax error say where it is (on Linux,
