@@ -58,8 +58,13 @@ public enum SecureSessionError: Error, Sendable, CustomStringConvertible {
     /// than the length it announced.
     case unreadableUpload(String)
 
-    /// A sentence saying what went wrong.
-    public var description: String {
+    /// A sentence saying what went wrong. Control and bidirectional formatting characters are
+    /// written escaped (`\u{1B}`): much of what an error says comes from the server (a content
+    /// type, the part of a body a parser quotes), and an error is printed and logged, where an
+    /// escape sequence or a right-to-left override would act on the terminal or forge the text.
+    public var description: String { sentence.escapingControlCharacters }
+
+    private var sentence: String {
         switch self {
         case .trustRejected(let decision): return "the server's certificate was rejected: \(decision.reason) [\(decision.decidedBy)]"
         case .tlsFailure(let detail): return "TLS handshake failed: \(detail)"

@@ -158,6 +158,14 @@ struct PropertyListBodyTests {
         } throws: { error in
             "\(error)" == "cannot decode the response: the body is not the property list of Double: an XML property list that is not UTF-8 text"
         }
+        // Foundation quotes the body in its error (an unknown tag): a control character in it is
+        // written escaped, so that an error printed or logged cannot drive a terminal.
+        #expect {
+            _ = try PropertyListBody.decode(Double.self, from: Data("<plist><\u{1B}[2J\u{202E}evil></plist>".utf8))
+        } throws: { error in
+            let text = "\(error)"
+            return !text.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x202E } && text.contains("\\u{1B}[2J\\u{202E}evil")
+        }
         // OpenStep lists are bounded by Foundation itself.
         #expect(refusal((String(repeating: "(", count: 20_000) + String(repeating: ")", count: 20_000)).utf8) != nil)
     }

@@ -91,7 +91,7 @@ struct SecureSessionTests {
         await server.stop()
     }
 
-    @Test("status and content-type validation, and validation turned off")
+    @Test("status and content-type validation, and validation turned off; the server's text in an error is written escaped")
     func validation() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
         let session = session()
@@ -111,6 +111,16 @@ struct SecureSessionTests {
         } throws: { error in
             guard case SecureSessionError.unacceptableContentType(let type, _) = error else { return false }
             return type == "text/plain"
+        }
+        // The server's text in an error is written with its control and bidirectional formatting
+        // characters escaped: a right-to-left override in a Content-Type (bytes HTTP allows)
+        // would forge the sentence where it is printed or logged.
+        var spoofed = SecureRequest(.post, url: server.url("/echo"), headers: [("Content-Type", "text/\u{202E}nosj")], body: Data("x".utf8))
+        spoofed.validation = .json
+        await #expect {
+            _ = try await session.send(spoofed)
+        } throws: { error in
+            "\(error)" == "unacceptable content type text/\\u{202E}nosj; expected application/json"
         }
         await session.shutdown()
         await server.stop()
