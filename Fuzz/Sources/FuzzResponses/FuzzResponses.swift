@@ -79,7 +79,7 @@ private func serve(_ connection: Int32) {
 /// redirect the fuzzer writes to any host stays on this machine (and the server's bytes answer
 /// `CONNECT` too).
 private let session: SecureSession = {
-    var configuration = SecureSessionConfiguration(connectTimeout: .seconds(2), requestTimeout: .seconds(3), maximumRedirects: 3)
+    var configuration = SecureSessionConfiguration(connectTimeout: .seconds(1), requestTimeout: .seconds(1), maximumRedirects: 3)
     let proxy = HTTPProxy(host: "127.0.0.1", port: port)
     configuration.proxies = HTTPProxySettings(https: proxy, http: proxy, bypassesLoopback: true)
     configuration.decompression = .enabled()
