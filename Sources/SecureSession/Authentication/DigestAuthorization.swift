@@ -90,7 +90,7 @@ enum DigestAuthorization {
     /// names, non-ASCII ones included (a quoted string's `obs-text`), go as they are, which
     /// servers without `username*` (Apache's, nginx's modules) read too.
     static func userField(_ user: String) -> String {
-        guard user.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) else {
+        guard user.holdsFieldValueControlCharacter else {
             return "username=\"\(quoted(user))\""
         }
         // RFC 8187 §3.2.1's attr-char: letters, digits and these.

@@ -1,4 +1,5 @@
 import Foundation
+import TransportSecurity
 
 /// Checks an XML property list before Foundation reads it: that it is UTF-8 text, and how deeply
 /// it nests its containers.
@@ -22,9 +23,9 @@ import Foundation
 /// that point is the depth it reached. The walk ends when the root container closes, as the
 /// scanner does.
 enum XMLPropertyListGuard {
-    /// The deepest nesting read (as `PropertyListSerialization` allows): 512 containers, the
-    /// `<plist>` element included.
-    static let maximumNesting = 512
+    /// The deepest nesting read, the `<plist>` element included: the bound binary lists have
+    /// (`PropertyListSerialization`'s own, 512).
+    static let maximumNesting = BinaryPropertyListGuard.maximumNesting
 
     /// Why a list is refused.
     struct Refusal: Error {

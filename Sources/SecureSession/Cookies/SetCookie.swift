@@ -18,7 +18,7 @@ struct SetCookie {
     /// The cookie `field` sets, for a response to `url` received at `time`.
     /// - Throws: ``Refusal`` saying why the field sets nothing.
     static func cookie(from field: String, for url: URL, at time: Date, publicSuffixes: PublicSuffixList?) throws(Refusal) -> Cookie {
-        guard !field.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }) else {
+        guard !field.holdsFieldValueControlCharacter else {
             throw Refusal(description: "it holds control characters")
         }
         var sections = field.split(separator: ";", omittingEmptySubsequences: false).makeIterator()
