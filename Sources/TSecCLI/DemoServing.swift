@@ -49,35 +49,3 @@ struct DemoServing {
         output.line("Stopped.")
     }
 }
-
-/// How many SIGINT or SIGTERM signals arrived while an ``Interruption`` listened. Written only
-/// by the signal handler (a plain integer store, safe there), read by ``Interruption/wait()``.
-nonisolated(unsafe) private var interruptionsReceived: Int32 = 0
-
-/// Waits for SIGINT or SIGTERM (handled, so the process is not killed) or task cancellation.
-///
-/// A plain signal handler that counts, polled every 50 ms: libdispatch's signal sources would
-/// keep the process from exiting afterwards on Linux (its signal thread parks the exiting main
-/// thread).
-final class Interruption: @unchecked Sendable {
-    private static let signals = [SIGINT, SIGTERM]
-    private let previous: [sighandler_t?]
-    private let start: Int32
-
-    /// Starts listening (call before announcing that Ctrl-C stops).
-    init() {
-        start = interruptionsReceived
-        previous = Self.signals.map { number in
-            signal(number) { _ in interruptionsReceived &+= 1 }
-        }
-    }
-
-    /// Returns at the first signal or when the task is cancelled; the previous handlers are
-    /// restored.
-    func wait() async {
-        while interruptionsReceived == start, !Task.isCancelled {
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        for (number, handler) in zip(Self.signals, previous) { signal(number, handler) }
-    }
-}
