@@ -91,6 +91,7 @@ public final class HTTPTestServer: Sendable {
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 let connection = counter.next()
+                channel.closeFuture.whenComplete { _ in counter.close() }
                 @Sendable func routes() -> RouteHandler {
                     RouteHandler(connection: connection, collected: collected, files: files, responder: responder, tally: tally, receivedBodyBytes: receivedBodyBytes)
                 }
@@ -179,7 +180,6 @@ public final class ServedFiles: @unchecked Sendable {
     }
 }
 
-/// Counts the TCP connections a test server accepted.
 /// Requests counted per key.
 public final class RequestTally: @unchecked Sendable {
     private let lock = NSLock()
@@ -198,11 +198,17 @@ public final class ByteTally: @unchecked Sendable {
     public var total: Int { lock.withLock { count } }
 }
 
+/// Counts the TCP connections a test server accepted, and those still open.
 public final class ConnectionCounter: @unchecked Sendable {
     private let lock = NSLock()
     private var count = 0
+    private var closed = 0
     func next() -> Int { lock.withLock { count += 1; return count } }
+    func close() { lock.withLock { closed += 1 } }
+    /// The connections accepted so far.
     public var total: Int { lock.withLock { count } }
+    /// The connections accepted and not yet closed (by either side).
+    public var open: Int { lock.withLock { count - closed } }
 }
 
 private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
