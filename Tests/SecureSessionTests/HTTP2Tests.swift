@@ -118,6 +118,26 @@ struct HTTP2Tests {
         await server.stop()
     }
 
+    @Test("a reader that stops reading one stream holds back that stream alone: 4 MB more on the same connection arrive meanwhile, and the stopped body goes on when read again")
+    func stoppedReader() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)
+        let session = session()
+        let (head, body) = try await session.bytes(for: SecureRequest(url: server.url("/endless")))
+        #expect(head.httpVersion == "HTTP/2")
+        var parts = body.makeAsyncIterator()
+        #expect(try await parts.next()?.isEmpty == false)
+        // The stopped stream fills its flow-control window (and the client's buffer) and waits;
+        // were the connection's window spent on it, nothing more would arrive on the connection.
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await session.get(server.url("/bytes/\(4 << 20)")).body.count == 4 << 20)
+        var more = 0
+        while more < 1 << 20, let part = try await parts.next() { more += part.count }
+        #expect(more >= 1 << 20)
+        #expect(server.connections.total == 1)
+        await session.shutdown()
+        await server.stop()
+    }
+
     @Test("a body over the in-memory limit resets its stream only; downloads stream to a file")
     func bodies() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)
