@@ -79,7 +79,16 @@ struct UserArgument {
 /// globals: these are written before it is installed and read by it alone.
 private enum EchoRestorer {
     nonisolated(unsafe) private static var terminal: Int32 = -1
-    nonisolated(unsafe) private static var settings = termios()
+    /// The settings to restore, in memory allocated once for the life of the process. Not a
+    /// global `termios`: Swift 6.3 lays such a global out without the struct's inner padding
+    /// (57 bytes where `termios` takes 60 on Linux), so storing settings in it wrote 3 bytes past
+    /// its end (AddressSanitizer: global-buffer-overflow). First touched by ``arm(terminal:settings:)``,
+    /// before any handler is installed.
+    nonisolated(unsafe) private static let settings: UnsafeMutablePointer<termios> = {
+        let settings = UnsafeMutablePointer<termios>.allocate(capacity: 1)
+        settings.initialize(to: termios())
+        return settings
+    }()
     /// The handlers in place before, put back once the password is read.
     nonisolated(unsafe) private static var previous: [(Int32, sighandler_t?)] = []
     private static let signals = [SIGINT, SIGTERM, SIGQUIT, SIGHUP]
@@ -87,10 +96,10 @@ private enum EchoRestorer {
     /// Restores `settings` on `terminal` if one of the signals comes.
     static func arm(terminal descriptor: Int32, settings saved: termios) {
         terminal = descriptor
-        settings = saved
+        settings.pointee = saved
         previous = signals.map { number in
             (number, signal(number) { received in
-                _ = tcsetattr(EchoRestorer.terminal, TCSANOW, &EchoRestorer.settings)
+                _ = tcsetattr(EchoRestorer.terminal, TCSANOW, EchoRestorer.settings)
                 signal(received, SIG_DFL)
                 raise(received)
             })
