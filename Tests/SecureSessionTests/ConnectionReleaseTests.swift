@@ -13,16 +13,6 @@ import TransportSecurity
 struct ConnectionReleaseTests {
     let lab = try! TrustLab()
 
-    /// Waits (up to 3 s) until the server has `expected` connections open; records an issue
-    /// naming `after` when it does not.
-    private func expectOpen(_ expected: Int, on server: HTTPTestServer, after: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        for _ in 0..<300 {
-            if server.connections.open == expected { return }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        Issue.record("after \(after): \(server.connections.open) connection(s) open, expected \(expected)", sourceLocation: sourceLocation)
-    }
-
     /// A GET of `url` given up after `timeout`.
     private func request(_ url: URL, timeout: Duration) -> SecureRequest {
         var request = SecureRequest(url: url)
@@ -32,12 +22,8 @@ struct ConnectionReleaseTests {
 
     /// Runs `request`, which must fail, and returns its error.
     private func failure(_ request: () async throws -> Void) async -> (any Error)? {
-        do {
-            try await request()
-            return nil
-        } catch {
-            return error
-        }
+        guard case .failure(let error) = await Result(catching: request) else { return nil }
+        return error
     }
 
     @Test("over HTTP/1.1: a timeout waiting for the answer or in the middle of the body, a cancelled task, a body over the limit, a body dropped unread and a rejected server each close their connection; the next request gets a new one; shutdown closes the idle one")
@@ -47,15 +33,15 @@ struct ConnectionReleaseTests {
         let session = lab.session { $0.maximumResponseBodySize = 64 * 1024 }
 
         _ = try await session.get(server.url("/hello"))
-        try await expectOpen(1, on: server, after: "a response (the connection is kept for the next request)")
+        try await expectOpenConnections(1, on: server, after: "a response (the connection is kept for the next request)")
 
         let waiting = await failure { _ = try await session.send(request(server.url("/never"), timeout: .milliseconds(300))) }
         #expect(waiting.map { "\($0)" }?.contains("timed out") == true, "\(String(describing: waiting))")
-        try await expectOpen(0, on: server, after: "a timeout waiting for the answer")
+        try await expectOpenConnections(0, on: server, after: "a timeout waiting for the answer")
 
         let stalled = await failure { _ = try await session.send(request(server.url("/stalled-body"), timeout: .milliseconds(300))) }
         #expect(stalled.map { "\($0)" }?.contains("timed out") == true, "\(String(describing: stalled))")
-        try await expectOpen(0, on: server, after: "a timeout in the middle of the body")
+        try await expectOpenConnections(0, on: server, after: "a timeout in the middle of the body")
 
         let accepted = server.connections.total
         let cancelled = Task { try await session.get(server.url("/never")) }
@@ -63,31 +49,31 @@ struct ConnectionReleaseTests {
         try await Task.sleep(for: .milliseconds(200))  // the request is sent
         cancelled.cancel()
         _ = await cancelled.result
-        try await expectOpen(0, on: server, after: "a cancelled request")
+        try await expectOpenConnections(0, on: server, after: "a cancelled request")
 
         let endless = await failure { _ = try await session.get(server.url("/endless")) }
         #expect(endless != nil)
-        try await expectOpen(0, on: server, after: "a body over the in-memory limit")
+        try await expectOpenConnections(0, on: server, after: "a body over the in-memory limit")
 
         do {
             let (head, body) = try await session.bytes(for: SecureRequest(url: server.url("/endless")))
             #expect(head.statusCode == 200)
             _ = body
         }
-        try await expectOpen(0, on: server, after: "a body dropped unread")
+        try await expectOpenConnections(0, on: server, after: "a body dropped unread")
 
         let rejecting = lab.session(SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: [lab.rogueRoot.der]))
         let rejected = await failure { _ = try await rejecting.get(server.url("/hello")) }
         #expect(rejected.map { if case SecureSessionError.trustRejected = $0 { true } else { false } } == true, "\(String(describing: rejected))")
-        try await expectOpen(0, on: server, after: "a rejected server")
+        try await expectOpenConnections(0, on: server, after: "a rejected server")
         await rejecting.shutdown()
 
         let before = server.connections.total
         #expect(try await session.get(server.url("/hello")).text == "hello")
         #expect(server.connections.total == before + 1)
-        try await expectOpen(1, on: server, after: "a response after the failures")
+        try await expectOpenConnections(1, on: server, after: "a response after the failures")
         await session.shutdown()
-        try await expectOpen(0, on: server, after: "shutdown")
+        try await expectOpenConnections(0, on: server, after: "shutdown")
     }
 
     @Test("over HTTP/2 a failed request resets its own stream and the one connection goes on, whatever the failure; shutdown closes it")
@@ -108,8 +94,8 @@ struct ConnectionReleaseTests {
 
         #expect(try await session.get(server.url("/hello")).text == "hello")
         #expect(server.connections.total == 1)
-        try await expectOpen(1, on: server, after: "the failed requests")
+        try await expectOpenConnections(1, on: server, after: "the failed requests")
         await session.shutdown()
-        try await expectOpen(0, on: server, after: "shutdown")
+        try await expectOpenConnections(0, on: server, after: "shutdown")
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import NIOConcurrencyHelpers
 import PKIBuilder
 import SecureSession
 import Testing
@@ -66,7 +65,7 @@ struct SessionStressTests {
             })
             return ((try? result.get()) ?? 0) > 0 ? nil : unexpected(result)
         case .streamed:
-            let received = ByteCount()
+            let received = ByteTally()
             let result = await Result(catching: { try await session.stream(SecureRequest(url: server.url("/bytes/100000"))) { received.add($0.count) } })
             return (try? result.get().statusCode) == 200 && received.total == 100_000 ? nil : unexpected(result)
         }
@@ -100,25 +99,6 @@ struct SessionStressTests {
         #expect(try await session.get(server.url("/hello")).text == "hello")
         if http2 { #expect(server.connections.total == 1) }
         await session.shutdown()
-        for _ in 0..<300 where server.connections.open > 0 { try await Task.sleep(for: .milliseconds(10)) }
-        #expect(server.connections.open == 0)
-    }
-}
-
-/// Bytes counted from several tasks.
-private final class ByteCount: Sendable {
-    private let count = NIOLockedValueBox(0)
-    func add(_ bytes: Int) { count.withLockedValue { $0 += bytes } }
-    var total: Int { count.withLockedValue { $0 } }
-}
-
-extension Result where Failure == any Error {
-    /// The outcome of an async throwing body.
-    fileprivate init(catching body: () async throws -> Success) async {
-        do {
-            self = .success(try await body())
-        } catch {
-            self = .failure(error)
-        }
+        try await expectOpenConnections(0, on: server, after: "shutdown")
     }
 }

@@ -193,7 +193,10 @@ public final class RequestTally: @unchecked Sendable {
 public final class ByteTally: @unchecked Sendable {
     private let lock = NSLock()
     private var count = 0
-    func add(_ bytes: Int) { lock.withLock { count += bytes } }
+    /// Nothing counted yet.
+    public init() {}
+    /// Counts `bytes` more.
+    public func add(_ bytes: Int) { lock.withLock { count += bytes } }
     /// The bytes counted so far.
     public var total: Int { lock.withLock { count } }
 }
