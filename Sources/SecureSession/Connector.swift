@@ -180,7 +180,12 @@ enum Connector {
                     throw SecureSessionError.timeout(bindingLimit, during: securing.description)
                 }
             }
-        } catch {
+        } catch let failure {
+            // A channel that closed under the negotiation (`Output closed`) is explained by the
+            // TLS alert it met, if any: a server refusing the client's certificate does so just
+            // after TLS 1.3's handshake, while the HTTP/2 preface is being written.
+            let met = firstError.withLockedValue { $0 }
+            let error = failure is ChannelError ? met.flatMap { ResponseReader.isTLSError($0) ? $0 : nil } ?? failure : failure
             try? await channel.close()
             // An HTTP/1.1 async channel made by the negotiation is closed through its owner, or
             // swift-nio traps on its writer.
@@ -293,6 +298,19 @@ enum Connector {
         return HTTP1Pipeline(channel: try NIOAsyncChannel(wrappingChannelSynchronously: channel), watcher: watcher)
     }
 
+    /// How many bytes of one HTTP/2 response the server may send ahead of what the client has
+    /// read: 8 MiB. A stream can carry at most one window per round trip, and HTTP/2's default of
+    /// 64 KiB held a download 40 ms away to 1.6 MB/s (a 10 MB body took 11.5 s over HTTP/2 and
+    /// 0.21 s over HTTP/1.1, whose TCP window grows by itself; BENCHMARKS.md). It is also the most a stream whose
+    /// reader stopped holds in memory (AsyncHTTPClient's figure; curl's is 10 MiB).
+    static let http2StreamWindow = 8 << 20
+
+    /// How many bytes of all of a connection's responses the server may send ahead of what has
+    /// arrived: twice a stream's window, so that two downloads at once each get theirs. It is
+    /// given back as data arrives, not as it is read, so a stopped stream never holds up the
+    /// others.
+    static let http2ConnectionWindow = 16 << 20
+
     /// HTTP/2 over `channel`: the frame handler (server push refused, so no stream is ever
     /// opened by the server) and a watcher of the connection's own frames: GOAWAYs of either side,
     /// PING acknowledgements, the handler's findings.
@@ -302,9 +320,19 @@ enum Connector {
     /// 9113 §6.4), and swift-nio-http2 takes a frame on a reset stream it no longer remembers for
     /// a connection error. With 32, cancelling 34 requests at once, while their answers were on
     /// their way, ended the connection.
+    ///
+    /// The client's flow-control windows are ``http2StreamWindow`` per stream and
+    /// ``http2ConnectionWindow`` for the connection, both open from the start (the stream window
+    /// in the client's SETTINGS, the connection's by a WINDOW_UPDATE right after them), so that
+    /// not even the first round trip is held to HTTP/2's 64 KiB.
     private static func http2Pipeline(on channel: any Channel) -> EventLoopFuture<HTTP2Pipeline> {
         var settings = NIOHTTP2Handler.Configuration()
-        settings.connection.initialSettings = nioDefaultSettings + [HTTP2Setting(parameter: .enablePush, value: 0)]
+        settings.connection.initialSettings = nioDefaultSettings + [
+            HTTP2Setting(parameter: .enablePush, value: 0),
+            HTTP2Setting(parameter: .initialWindowSize, value: http2StreamWindow),
+        ]
+        settings.connection.targetWindowSize = http2ConnectionWindow
+        settings.stream.targetWindowSize = http2StreamWindow
         settings.connection.maximumRecentlyResetStreams = 1_000
         return channel.eventLoop.makeCompletedFuture {
             let goAway = GoAwayRecord()
@@ -320,6 +348,11 @@ enum Connector {
                 stream.close()
             }
             try channel.pipeline.syncOperations.addHandler(watcher)
+            // The connection's window starts at 64 KiB whatever the settings say (RFC 9113
+            // §6.9.2) and swift-nio-http2 widens it only once data arrives: widened now, the
+            // first round trip carries a whole stream window too.
+            let widening = HTTP2Frame.FramePayload.windowUpdate(windowSizeIncrement: http2ConnectionWindow - 65_535)
+            channel.writeAndFlush(HTTP2Frame(streamID: .rootStream, payload: widening), promise: nil)
             let multiplexer = try channel.pipeline.syncOperations.handler(type: NIOHTTP2Handler.self).syncMultiplexer()
             return HTTP2Pipeline(multiplexer: multiplexer, asyncMultiplexer: asyncMultiplexer, goAway: goAway, probe: probe, violations: violations)
         }

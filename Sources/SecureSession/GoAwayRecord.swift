@@ -48,6 +48,16 @@ final class GoAwayRecord: Sendable {
     /// its HTTP/2 handler found).
     var isEndedByClient: Bool { state.withLockedValue { $0.endedByClient } }
 
+    /// Whether the server's `GOAWAY` is graceful (`NO_ERROR`, never an error code) and says it
+    /// processed at least stream 1, the first a client opens: the server ended the connection
+    /// after serving requests on it.
+    var endedGracefullyAfterProcessing: Bool {
+        state.withLockedValue { state in
+            guard let goAway = state.serverGoAway else { return false }
+            return goAway.errorCode == .noError && goAway.lastProcessed > .rootStream
+        }
+    }
+
     /// The server's `GOAWAY`, when it says that `stream` is above the last stream processed: the
     /// server did not process `stream`'s request and never will; `nil` otherwise.
     func serverGoAway(above stream: HTTP2StreamID) -> ServerGoAway? {

@@ -12,7 +12,8 @@ import TransportSecurity
 /// streams back until one ends. After the server's `GOAWAY` the connection takes no new request;
 /// it closes once it has had no stream for the idle timeout. A request the server did not process
 /// (its stream refused, or above the last stream the `GOAWAY` says was processed) fails with
-/// ``RequestNotProcessed``, which the session sends again.
+/// ``RequestNotProcessed``, which the session sends again (without counting the try when the
+/// server ended the connection gracefully after serving it: nginx does after `keepalive_requests`).
 final class HTTP2Connection: PooledConnection, Sendable {
     let key: ConnectionKey
     let trustDecision: TrustDecision?
@@ -38,6 +39,8 @@ final class HTTP2Connection: PooledConnection, Sendable {
 
     private struct Activity {
         var openStreams = 0
+        /// How many requests have started here.
+        var streamsEverOpened = 0
         /// Since when no stream has been open; `nil` while one is.
         var idleSince: NIODeadline? = .now()
         var timerArmed = false
@@ -87,7 +90,12 @@ final class HTTP2Connection: PooledConnection, Sendable {
         // such a request must not start here (the pool's check ran a moment ago). Nothing of it
         // was sent: it goes on a new connection.
         guard isUsable else {
-            if goAway.isGoingAway { throw RequestNotProcessed(description: "\(key): the HTTP/2 connection is going away (GOAWAY); nothing was sent") }
+            if goAway.isGoingAway {
+                throw RequestNotProcessed(
+                    description: "\(key): the HTTP/2 connection is going away (GOAWAY); nothing was sent",
+                    afterOthersWereServed: goAway.endedGracefullyAfterProcessing && activity.withLockedValue { $0.streamsEverOpened > 0 }
+                )
+            }
             throw ResponseReader.failure(SecureSessionError.connectionFailed("\(key): the HTTP/2 connection is closed"), on: key, closingError: closingError())
         }
         streamOpened()
@@ -142,7 +150,16 @@ final class HTTP2Connection: PooledConnection, Sendable {
                 throw SecureSessionError.connectionFailed("\(key): the server did not answer a PING within \(probeTimeout); the HTTP/2 connection was closed")
             }
             if let violation = await violation(behind: error, serverReset: resets.serverReset) { throw violation }
-            throw ResponseReader.failure(streamFailure(error, method: HTTPMethod(rawValue: head.method.rawValue)), on: key, closingError: closingError())
+            // A TLS alert that closed the connection (a server refusing the client's certificate
+            // just after TLS 1.3's handshake) says why, and a new connection would meet it again.
+            if let closing = closingError(), ResponseReader.isTLSError(closing) { throw ResponseReader.failure(closing, on: key) }
+            let failure = streamFailure(
+                error,
+                streamID: await Self.streamID(of: opened.futureResult),
+                answered: bridge.hasDelivered,
+                method: HTTPMethod(rawValue: head.method.rawValue)
+            )
+            throw ResponseReader.failure(failure, on: key, closingError: closingError())
         }
     }
 
@@ -193,29 +210,70 @@ final class HTTP2Connection: PooledConnection, Sendable {
     }
 
     /// A stream that closed before its response ended, in words: not processed by the server
-    /// (refused, or dropped by its `GOAWAY`), or reset.
+    /// (refused; above the last stream processed that its `GOAWAY` names; or never sent, its
+    /// connection having ended before the stream was given an ID), or reset.
     ///
     /// swift-nio-http2 servers answer a client they take for an attacker (many resets) with a
     /// `GOAWAY` naming stream 0 whatever they processed: after a `GOAWAY` with an error code,
     /// only a request that may be repeated anyway counts as unprocessed.
-    private func streamFailure(_ error: any Error, method: HTTPMethod) -> any Error {
-        guard let reset = error as? NIOHTTP2Errors.StreamClosed else { return error }
-        if reset.errorCode == .refusedStream {
+    private func streamFailure(_ error: any Error, streamID: HTTP2StreamID?, answered: Bool, method: HTTPMethod) -> any Error {
+        let reset = error as? NIOHTTP2Errors.StreamClosed
+        if reset?.errorCode == .refusedStream {
             return RequestNotProcessed(description: "\(key): the server refused the HTTP/2 stream (REFUSED_STREAM)")
         }
-        guard let serverGoAway = goAway.serverGoAway(above: reset.streamID) else {
-            return SecureSessionError.connectionFailed("\(key): the server reset the HTTP/2 stream (\(reset.errorCode.rfcName))")
+        if !answered, Self.isConnectionLoss(error), let unprocessed = unprocessedFailure(streamID: reset?.streamID ?? streamID, method: method) {
+            return unprocessed
         }
-        let said = "the server's GOAWAY (\(serverGoAway.errorCode.rfcName)) says it processed streams up to \(serverGoAway.lastProcessed), not this one (\(reset.streamID))"
+        guard let reset else { return error }
+        return SecureSessionError.connectionFailed("\(key): the server reset the HTTP/2 stream (\(reset.errorCode.rfcName))")
+    }
+
+    /// The failure of a request whose stream or connection ended before any answer when the
+    /// server never saw it: never sent (no stream ID), or above the last stream the server's
+    /// `GOAWAY` says it processed; `nil` when the server may have processed it.
+    private func unprocessedFailure(streamID: HTTP2StreamID?, method: HTTPMethod) -> (any Error)? {
+        guard let streamID else {
+            return RequestNotProcessed(
+                description: "\(key): the HTTP/2 connection ended before the request's stream was sent",
+                afterOthersWereServed: goAway.endedGracefullyAfterProcessing
+            )
+        }
+        guard let serverGoAway = goAway.serverGoAway(above: streamID) else { return nil }
+        let said = "the server's GOAWAY (\(serverGoAway.errorCode.rfcName)) says it processed streams up to \(serverGoAway.lastProcessed), not this one (\(streamID))"
         guard serverGoAway.errorCode == .noError || method.isIdempotent else {
             return SecureSessionError.connectionFailed("\(key): \(said); a \(method) is not sent again after a GOAWAY with an error code")
         }
-        return RequestNotProcessed(description: "\(key): \(said)")
+        // The stream is above the last one processed, so stream 1 was opened, and processed when
+        // the GOAWAY says so.
+        return RequestNotProcessed(description: "\(key): \(said)", afterOthersWereServed: goAway.endedGracefullyAfterProcessing)
+    }
+
+    /// Whether `error` says the stream or its connection ended under the request (a reset, a
+    /// write refused on a connection going away or gone, the stream's channel closing), rather
+    /// than something about a response or the request's own deadline.
+    private static func isConnectionLoss(_ error: any Error) -> Bool {
+        switch error {
+        case is NIOHTTP2Errors.StreamClosed, is NIOHTTP2Errors.IOOnClosedConnection, is NIOHTTP2Errors.CreatedStreamAfterGoaway, is ChannelError:
+            return true
+        case SecureSessionError.connectionFailed:
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// The ID the request's stream was given; `nil` when it was never given one (swift-nio-http2
+    /// gives it as the first frame leaves the stream: nothing of the request reached the
+    /// connection) or never opened.
+    private static func streamID(of stream: EventLoopFuture<any Channel>) async -> HTTP2StreamID? {
+        guard let channel = try? await stream.get() else { return nil }
+        return try? await channel.getOption(HTTP2StreamChannelOptions.streamID).get()
     }
 
     private func streamOpened() {
         activity.withLockedValue { state in
             state.openStreams += 1
+            state.streamsEverOpened += 1
             state.idleSince = nil
         }
     }

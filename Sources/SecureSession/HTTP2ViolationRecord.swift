@@ -22,8 +22,14 @@ final class HTTP2ViolationRecord: Sendable {
     /// Notes `error` when it is a finding of swift-nio-http2's: one that ended the connection
     /// when the client's `GOAWAY` has gone before it (swift-nio-http2 writes the `GOAWAY`, then
     /// reports), else one that ended a stream.
+    ///
+    /// Errors about the client's own frames on a connection that is ending are no finding:
+    /// a stream opened after the server's `GOAWAY` (`CreatedStreamAfterGoaway`), and any frame
+    /// once both sides are done (`IOOnClosedConnection`, which swift-nio-http2 also reports, with
+    /// a `GOAWAY` of its own, for a `RST_STREAM` the server sends after its `GOAWAY` as nginx does).
     func note(_ error: any Error, endsConnection: Bool) {
         guard error is any NIOHTTP2Error, !(error is NIOHTTP2Errors.StreamClosed) else { return }
+        guard !(error is NIOHTTP2Errors.IOOnClosedConnection), !(error is NIOHTTP2Errors.CreatedStreamAfterGoaway) else { return }
         let words = Self.words(for: error)
         found.withLockedValue { found in
             if endsConnection {

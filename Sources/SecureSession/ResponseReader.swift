@@ -66,7 +66,8 @@ enum ResponseReader {
         return failure(error, on: key)
     }
 
-    private static func isTLSError(_ error: any Error) -> Bool { error is NIOSSLError || error is BoringSSLError }
+    /// Whether `error` is TLS's own: an alert, a handshake failure.
+    static func isTLSError(_ error: any Error) -> Bool { error is NIOSSLError || error is BoringSSLError }
 
     /// What an error met while exchanging on `key`'s connection means for the request.
     static func failure(_ error: any Error, on key: ConnectionKey) -> any Error {

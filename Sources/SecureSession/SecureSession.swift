@@ -401,7 +401,9 @@ public final class SecureSession: Sendable {
     /// just as it is reused: an idempotent request that fails on a reused connection before any
     /// of its response arrived is sent once more, on a new connection. A request an HTTP/2
     /// server did not process (``RequestNotProcessed``) is sent again whatever its method, on a
-    /// new connection, up to three times in all.
+    /// new connection, up to three times in all; a try turned away by a server that ended its
+    /// connection gracefully after serving others does not count (it rotates connections, as nginx
+    /// does after `keepalive_requests`; the request's deadline still bounds the whole).
     private func exchange(
         _ request: SecureRequest,
         sink: @escaping ResponseBodySink,
@@ -419,6 +421,8 @@ public final class SecureSession: Sendable {
         // refused first; a retry sends the same body again (a file from its start).
         let body = try RequestBodySource.of(request)
         var attempt = 0
+        // Tries turned away by a server that served others on their connection: not counted.
+        var triesAfterOthersServed = 0
         // Until a server refuses the expectation (417): then without it.
         var mayWaitToContinue = true
         let clock = ContinuousClock()
@@ -486,7 +490,10 @@ public final class SecureSession: Sendable {
                 pool.release(connection, reusable: false)
                 if pool.hasShutDown { throw SecureSessionError.sessionShutDown }
                 if Task.isCancelled { throw SecureSessionError.cancelled }
-                guard attempt < 3, firstPart.withLockedValue({ $0 }) == nil else {
+                // The request's deadline closed its stream: it ends, however that looked.
+                if let ending = deadline.ending { throw ending }
+                if notProcessed.afterOthersWereServed { triesAfterOthersServed += 1 }
+                guard attempt - triesAfterOthersServed < 3, firstPart.withLockedValue({ $0 }) == nil else {
                     throw SecureSessionError.connectionFailed(notProcessed.description)
                 }
                 configuration.logger.debug("not processed by the server, sending again on a new connection", metadata: [

@@ -18,10 +18,15 @@ final class StreamResponseBridge: AsyncIteratorProtocol, @unchecked Sendable {
     private var ending: Result<Void, any Error>?
     private var paused = false
     private var resumeReading: (@Sendable () -> Void)?
+    private var delivered = false
+
+    /// Whether any part of the response arrived: the server processed the request.
+    var hasDelivered: Bool { lock.withLock { delivered } }
 
     /// The event loop side: a part arrived. Returns whether the stream may read more.
     func deliver(_ part: HTTPClientResponsePart) -> Bool {
         let (resumed, keepReading): (CheckedContinuation<HTTPClientResponsePart?, any Error>?, Bool) = lock.withLock {
+            delivered = true
             guard ending == nil else { return (nil, false) }
             if let waiting {
                 self.waiting = nil
@@ -150,7 +155,19 @@ final class StreamExchangeHandler: ChannelDuplexHandler, RemovableChannelHandler
                 }
             }
         }
-        for part in request { context.write(wrapOutboundOut(part), promise: nil) }
+        // A stream the connection will not start (it is going away: swift-nio-http2 refuses the
+        // head with `CreatedStreamAfterGoaway`, and holds the stream until the connection closes)
+        // ends its request now, which goes again on a new connection.
+        guard let head = request.first else { return }
+        let headWritten = loop.makePromise(of: Void.self)
+        let bridge = bridge
+        let stream = context.channel
+        headWritten.futureResult.whenFailure { error in
+            bridge.finish(error)
+            stream.close(promise: nil)
+        }
+        context.write(wrapOutboundOut(head), promise: headWritten)
+        for part in request.dropFirst() { context.write(wrapOutboundOut(part), promise: nil) }
         context.flush()
     }
 

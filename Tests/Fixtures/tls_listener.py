@@ -1,7 +1,7 @@
 """The listener the fixture servers share: TLS on 127.0.0.1, one thread per connection.
 
 `listen(alpn, serve)` reads CHAIN KEY PORT from the command line and calls `serve(secured)` for
-each connection whose handshake succeeded.
+each connection whose handshake succeeded; `serve_http2` runs an HTTP/2 connection over one.
 """
 import socket
 import ssl
@@ -25,3 +25,31 @@ def listen(alpn, serve):
             client.close()
             continue
         threading.Thread(target=serve, args=(secured,), daemon=True).start()
+
+
+def serve_http2(sock, conn, answer):
+    """Runs `conn`, an `h2` server connection, over `sock` until the client goes, calling
+    `answer(conn, sock, stream_id, path)` for each request (`path` as text)."""
+    import h2.events
+
+    conn.initiate_connection()
+    sock.sendall(conn.data_to_send())
+    while True:
+        try:
+            data = sock.recv(65535)
+        except OSError:
+            return
+        if not data:
+            return
+        try:
+            events = conn.receive_data(data)
+        except Exception:
+            return
+        for event in events:
+            if isinstance(event, h2.events.RequestReceived):
+                fields = {name.decode() if isinstance(name, bytes) else name: value for name, value in event.headers}
+                path = fields[':path']
+                answer(conn, sock, event.stream_id, path.decode() if isinstance(path, bytes) else path)
+        pending = conn.data_to_send()
+        if pending:
+            sock.sendall(pending)

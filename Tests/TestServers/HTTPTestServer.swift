@@ -403,8 +403,9 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
             // HTTP/2: leave this request unprocessed, on the server's first connection with a
             // GOAWAY that says no stream was processed (`?by=goaway`; `&code=11`: with that error
             // code, ENHANCE_YOUR_CALM), or the first time with a REFUSED_STREAM reset
-            // (`?by=refusal`; `&always=1`: every time); else answer which connection processed it.
-            let refuses = query["by"] == "refusal" ? query["always"] == "1" || tally.next("unprocessed") == 1 : connection == 1
+            // (`?by=refusal`); `&always=1`: every time; else answer which connection processed it.
+            let always = query["always"] == "1"
+            let refuses = always || (query["by"] == "refusal" ? tally.next("unprocessed") == 1 : connection == 1)
             if refuses, let parent = context.channel.parent {
                 if query["by"] == "refusal", let stream = try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID) {
                     parent.writeAndFlush(HTTP2Frame(streamID: stream, payload: .rstStream(.refusedStream)), promise: nil)

@@ -11,11 +11,10 @@ import sys
 import h2.config
 import h2.connection
 import h2.errors
-import h2.events
 from hyperframe.frame import DataFrame
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from tls_listener import listen  # noqa: E402
+from tls_listener import listen, serve_http2  # noqa: E402
 
 
 def raw_frame(kind, flags, stream_id, payload):
@@ -78,28 +77,7 @@ def serve(sock):
     config = h2.config.H2Configuration(
         client_side=False, validate_outbound_headers=False, normalize_outbound_headers=False, validate_inbound_headers=False
     )
-    conn = h2.connection.H2Connection(config=config)
-    conn.initiate_connection()
-    sock.sendall(conn.data_to_send())
-    while True:
-        try:
-            data = sock.recv(65535)
-        except OSError:
-            return
-        if not data:
-            return
-        try:
-            events = conn.receive_data(data)
-        except Exception:
-            return
-        for event in events:
-            if isinstance(event, h2.events.RequestReceived):
-                fields = {name.decode() if isinstance(name, bytes) else name: value for name, value in event.headers}
-                path = fields[':path']
-                answer(conn, sock, event.stream_id, path.decode() if isinstance(path, bytes) else path)
-        pending = conn.data_to_send()
-        if pending:
-            sock.sendall(pending)
+    serve_http2(sock, h2.connection.H2Connection(config=config), answer)
 
 
 listen(['h2'], serve)
