@@ -301,8 +301,8 @@ enum Connector {
     /// How many bytes of one HTTP/2 response the server may send ahead of what the client has
     /// read: 8 MiB. A stream can carry at most one window per round trip, and HTTP/2's default of
     /// 64 KiB held a download 40 ms away to 1.6 MB/s (a 10 MB body took 11.5 s over HTTP/2 and
-    /// 0.21 s over HTTP/1.1, whose TCP window grows by itself; BENCHMARKS.md). It is also the most a stream whose
-    /// reader stopped holds in memory (AsyncHTTPClient's figure; curl's is 10 MiB).
+    /// 0.21 s over HTTP/1.1, whose TCP window grows by itself; BENCHMARKS.md). It is also the most data a stream
+    /// whose reader stopped holds in memory (AsyncHTTPClient's figure; curl's is 10 MiB).
     static let http2StreamWindow = 8 << 20
 
     /// How many bytes of all of a connection's responses the server may send ahead of what has

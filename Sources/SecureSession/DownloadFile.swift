@@ -92,7 +92,8 @@ final class DownloadFile: @unchecked Sendable {
     func write(_ buffer: ByteBuffer) throws {
         try lock.withLock {
             do {
-                try handle.write(contentsOf: Data(buffer.readableBytesView))
+                // Written from the buffer's own bytes, not a copy of them.
+                try buffer.withUnsafeReadableBytes { try handle.write(contentsOf: $0) }
                 written += Int64(buffer.readableBytes)
             } catch {
                 throw SecureSessionError.fileError("cannot write \(writtenPath): \(CertificateLoader.describe(error))")
