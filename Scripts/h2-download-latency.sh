@@ -3,7 +3,7 @@
 # front of nginx over TLS) with `tsec get` and with curl, over HTTP/2 and HTTP/1.1, RUNS times
 # each, and prints the median times and tsec's ratios against curl in the same run.
 #   Scripts/h2-download-latency.sh [MEGABYTES=10] [DELAY_MS=20] [RUNS=5]
-# Needs nginx (Debian's nginx-light), curl, openssl and python3; builds tsec in release.
+# Needs nginx (Debian's package), curl, openssl and python3; builds tsec in release.
 set -euo pipefail
 megabytes=${1:-10}
 delay=${2:-20}

@@ -1,7 +1,7 @@
 import Foundation
 import PKIBuilder
 
-/// nginx (Debian's nginx-light) on 127.0.0.1 over TLS: an independent HTTP/1.1 and HTTP/2 peer
+/// nginx (Debian's package) on 127.0.0.1 over TLS: an independent HTTP/1.1 and HTTP/2 peer
 /// that ends each connection after a number of requests, as every nginx does
 /// (`keepalive_requests`, 1,000 by default): over HTTP/1.1 with `Connection: close` on the last
 /// answer, over HTTP/2 with a graceful `GOAWAY` naming the last stream it processed, the streams
