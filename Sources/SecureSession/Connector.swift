@@ -298,6 +298,12 @@ enum Connector {
         return HTTP1Pipeline(channel: try NIOAsyncChannel(wrappingChannelSynchronously: channel), watcher: watcher)
     }
 
+    /// The largest response head taken, in bytes: 80 KiB, swift-nio's HTTP/1.1 parser's limit, so
+    /// that HTTP/2 takes what HTTP/1.1 takes. Over HTTP/2 it is the decoded header list
+    /// (SETTINGS_MAX_HEADER_LIST_SIZE; swift-nio-http2's default of 16 KiB refused, as a
+    /// connection error, a head of 17.5 KB that nginx sent, curl read, and HTTP/1.1 took).
+    static let responseHeadLimit = 80 * 1024
+
     /// How many bytes of one HTTP/2 response the server may send ahead of what the client has
     /// read: 8 MiB. A stream can carry at most one window per round trip, and HTTP/2's default of
     /// 64 KiB held a download 40 ms away to 1.6 MB/s (a 10 MB body took 11.5 s over HTTP/2 and
@@ -327,7 +333,10 @@ enum Connector {
     /// not even the first round trip is held to HTTP/2's 64 KiB.
     private static func http2Pipeline(on channel: any Channel) -> EventLoopFuture<HTTP2Pipeline> {
         var settings = NIOHTTP2Handler.Configuration()
-        settings.connection.initialSettings = nioDefaultSettings + [
+        settings.connection.initialSettings = [
+            // swift-nio-http2's default, for streams the server would open (none: push is off).
+            HTTP2Setting(parameter: .maxConcurrentStreams, value: 100),
+            HTTP2Setting(parameter: .maxHeaderListSize, value: responseHeadLimit),
             HTTP2Setting(parameter: .enablePush, value: 0),
             HTTP2Setting(parameter: .initialWindowSize, value: http2StreamWindow),
         ]

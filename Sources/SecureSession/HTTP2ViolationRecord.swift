@@ -73,6 +73,9 @@ final class HTTP2ViolationRecord: Sendable {
             return "a frame on stream \(Int(error.streamID)), which the client never opened"
         case is NIOHTTP2Errors.ExcessivelyLargeHeaderBlock:
             return "a header block larger than the client accepts"
+        case is NIOHTTP2Errors.UnableToParseFrame:
+            // Among others, what the HPACK decoder throws when a header list decodes past the limit.
+            return "a frame the client could not decode (malformed, or a header block over the client's limit of \(Connector.responseHeadLimit / 1024) KiB once decoded)"
         case is NIOHTTP2Errors.PushInViolationOfSetting:
             return "a PUSH_PROMISE, though the client turned server push off"
         case is NIOHTTP2Errors.InvalidFlowControlWindowSize, is NIOHTTP2Errors.InvalidWindowIncrementSize:

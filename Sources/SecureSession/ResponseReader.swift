@@ -111,7 +111,7 @@ enum ResponseReader {
     /// What a parser error means, in words.
     static func explanation(of error: HTTPParserError) -> String {
         switch error {
-        case .headerOverflow: return "the response head is larger than swift-nio's parser accepts"
+        case .headerOverflow: return "the response head is larger than swift-nio's parser accepts (\(Connector.responseHeadLimit / 1024) KiB)"
         case .unexpectedContentLength, .invalidContentLength: return "conflicting, malformed or misplaced Content-Length headers"
         case .invalidConstant, .invalidVersion: return "the server did not answer in HTTP/1.x"
         case .invalidStatus: return "the status line is malformed"

@@ -140,7 +140,7 @@ struct HTTP2Tests {
 
     @Test("the client's flow-control windows are open from the first round trip, as an independent server (Python's h2) sees them: 8 MiB per stream (in its SETTINGS), 16 MiB for the connection (HTTP/2's 64 KiB held a download 40 ms away to 1.6 MB/s)")
     func flowControlWindows() async throws {
-        let server = try PythonTLSServer(fixture: "flow-control-http2", chain: lab.loopbackChain())
+        let server = try PythonTLSServer(fixture: "correct-http2", chain: lab.loopbackChain())
         defer { server.stop() }
         let session = session()
         struct Windows: Decodable, Equatable {
@@ -152,6 +152,43 @@ struct HTTP2Tests {
         #expect(response.httpVersion == "HTTP/2")
         #expect(try response.decode(Windows.self) == Windows(stream: 8 << 20, connection: 16 << 20, initialWindowSize: 8 << 20))
         await session.shutdown()
+    }
+
+    @Test("a response head of 20 KB is taken over HTTP/2 as over HTTP/1.1 (swift-nio-http2's default header list limit of 16 KiB refused one of 17.5 KB from nginx), 70 KB from an independent HTTP/2 server (Python's h2) too; one of 100 KB is refused over both, saying why")
+    func largeResponseHead() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)
+        let independent = try PythonTLSServer(fixture: "correct-http2", chain: lab.loopbackChain())
+        defer { independent.stop() }
+        func largeFields(_ response: SecureResponse) -> Int {
+            response.headers.filter { $0.name.lowercased().hasPrefix("x-large-") }.map(\.value.count).reduce(0, +)
+        }
+        for versions in [HTTPVersionPolicy.automatic, .http1Only] {
+            let session = session { $0.httpVersions = versions }
+            let large = try await session.get(server.url("/large-head?bytes=20000"))
+            #expect(large.httpVersion == (versions == .automatic ? "HTTP/2" : "HTTP/1.1"))
+            #expect(largeFields(large) == 20_000)
+            await session.shutdown()
+        }
+        let session = session()
+        #expect(largeFields(try await session.get(independent.url("/large-head?bytes=70000"))) == 70_000)
+        // swift-nio's own HTTP/2 server sends nothing for a head of 30 KB: the refusal over HTTP/2
+        // comes from the independent server.
+        let refused = [(independent.url("/large-head?bytes=100000"), HTTPVersionPolicy.automatic), (server.url("/large-head?bytes=100000"), .http1Only)]
+        for (url, versions) in refused {
+            let session = self.session { $0.httpVersions = versions }
+            do {
+                _ = try await session.get(url)
+                Issue.record("a response head of 100 KB was taken")
+            } catch {
+                let said = versions == .automatic
+                    ? "a frame the client could not decode (malformed, or a header block over the client's limit of 80 KiB once decoded); the client ended the connection (GOAWAY)"
+                    : "the response head is larger than swift-nio's parser accepts (80 KiB)"
+                #expect("\(error)".contains(said), "\(error)")
+            }
+            await session.shutdown()
+        }
+        await session.shutdown()
+        await server.stop()
     }
 
     @Test("a body over the in-memory limit resets its stream only; downloads stream to a file")

@@ -431,6 +431,13 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
             }
         case "/header":
             send(context, .ok, "with a field", type: "text/plain", extra: [(query["name"] ?? "X-Empty", query["value"] ?? "")])
+        case "/large-head":
+            // A head of about `bytes` bytes: fields X-Large-0, X-Large-1, ... of 4,000 letters each.
+            let bytes = Int(query["bytes"] ?? "0") ?? 0
+            let fields = stride(from: 0, to: bytes, by: 4_000).enumerated().map { index, start in
+                ("X-Large-\(index)", String(repeating: "a", count: min(4_000, bytes - start)))
+            }
+            send(context, .ok, "large head", type: "text/plain", extra: fields)
         case "/flaky":
             let count = tally.next(query["key"] ?? "")
             guard count > Int(query["failures"] ?? "0") ?? 0 else {

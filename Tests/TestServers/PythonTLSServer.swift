@@ -10,6 +10,8 @@ import PKIBuilder
 ///   `content-length`, header fields HTTP/2 forbids, no `:status` or two, `101`, a header block
 ///   too large, a reset mid-body, a push though push is off, a `PING` flood.
 /// - `truncating-tls`: HTTP/1.1 ending connections without TLS's `close_notify`.
+/// - `correct-http2`: HTTP/2 answered correctly, for what swift-nio-http2's own server cannot
+///   show: the flow-control windows the client opened, large response heads.
 ///
 /// Each script's file lists its paths.
 public final class PythonTLSServer: @unchecked Sendable {

@@ -1,0 +1,44 @@
+"""An HTTP/2 server over TLS on 127.0.0.1 that answers correctly, for what swift-nio-http2's own
+server cannot show: `server.py CHAIN KEY PORT`. Built on the `h2` package (Debian's python3-h2).
+
+- `/windows`: how much the server may send the client at that moment, as JSON
+  `{"stream": S, "connection": C, "initialWindowSize": I}`: S what flow control lets it send on
+  the request's stream before the client gives more (its window, within the connection's), C the
+  connection's window, I the client's SETTINGS_INITIAL_WINDOW_SIZE.
+- `/large-head?bytes=N`: a head of about N bytes, fields x-large-0, x-large-1, ... of 4,000
+  letters each (swift-nio-http2's server sends nothing for one of 30 KB).
+"""
+import json
+import os
+import sys
+from urllib.parse import parse_qs, urlsplit
+
+import h2.config
+import h2.connection
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tls_listener import listen, serve_http2  # noqa: E402
+
+
+def answer(conn, sock, stream_id, path):
+    url = urlsplit(path)
+    if url.path == '/large-head':
+        size = int(parse_qs(url.query).get('bytes', ['0'])[0])
+        fields = [('x-large-%d' % index, 'a' * min(4000, size - start)) for index, start in enumerate(range(0, size, 4000))]
+        conn.send_headers(stream_id, [(':status', '200'), ('content-length', '10')] + fields)
+        conn.send_data(stream_id, b'large head', end_stream=True)
+        return
+    body = json.dumps({
+        'stream': conn.local_flow_control_window(stream_id),
+        'connection': conn.outbound_flow_control_window,
+        'initialWindowSize': conn.remote_settings.initial_window_size,
+    }).encode()
+    conn.send_headers(stream_id, [(':status', '200'), ('content-type', 'application/json'), ('content-length', str(len(body)))])
+    conn.send_data(stream_id, body, end_stream=True)
+
+
+def serve(sock):
+    serve_http2(sock, h2.connection.H2Connection(config=h2.config.H2Configuration(client_side=False)), answer)
+
+
+listen(['h2'], serve)
