@@ -150,9 +150,6 @@ final class HTTP2Connection: PooledConnection, Sendable {
                 throw SecureSessionError.connectionFailed("\(key): the server did not answer a PING within \(probeTimeout); the HTTP/2 connection was closed")
             }
             if let violation = await violation(behind: error, serverReset: resets.serverReset) { throw violation }
-            // A TLS alert that closed the connection (a server refusing the client's certificate
-            // just after TLS 1.3's handshake) says why, and a new connection would meet it again.
-            if let closing = closingError(), ResponseReader.isTLSError(closing) { throw ResponseReader.failure(closing, on: key) }
             let failure = streamFailure(
                 error,
                 streamID: await Self.streamID(of: opened.futureResult),

@@ -59,10 +59,13 @@ enum ResponseReader {
 
     /// The failure of a request on a connection whose channel met `closingError`: a TLS alert
     /// that closed the connection explains the failure better than what the request saw of it
-    /// (a closed stream, a GOAWAY, a closed connection).
+    /// (a closed stream, a GOAWAY, a closed connection), and outranks a request not processed:
+    /// a new connection would meet the same alert (a server refusing the client's certificate
+    /// just after TLS 1.3's handshake).
     static func failure(_ error: any Error, on key: ConnectionKey, closingError: (any Error)?) -> any Error {
-        if error is ConsumerError || error is RequestNotProcessed { return error }
+        if error is ConsumerError { return error }
         if let closingError, isTLSError(closingError) { return failure(closingError, on: key) }
+        if error is RequestNotProcessed { return error }
         return failure(error, on: key)
     }
 
