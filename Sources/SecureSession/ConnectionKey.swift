@@ -1,7 +1,8 @@
 import TransportSecurity
 
 /// What makes two requests able to share a connection: scheme, host, port, the client identity
-/// offered, the evaluator that trusted the server, the challenge handler consulted and the proxy.
+/// offered, the evaluator that trusted the server, the challenge handler consulted, the proxy, and
+/// whether the server asked for HTTP/1.1.
 ///
 /// The pool looks keys up several times per request, so the hash (which covers the evaluator's
 /// pins) is computed once.
@@ -23,6 +24,9 @@ struct ConnectionKey: Sendable, Hashable, CustomStringConvertible {
     /// The HTTP proxy the connection goes through (a tunnel for TLS, absolute-form requests
     /// for cleartext), if any.
     let proxy: HTTPProxy?
+    /// Whether TLS offers `http/1.1` alone through ALPN: the server asked for HTTP/1.1
+    /// (``HTTP1Required``).
+    let isHTTP1Only: Bool
     private let precomputedHash: Int
 
     init(
@@ -34,7 +38,8 @@ struct ConnectionKey: Sendable, Hashable, CustomStringConvertible {
         handler: HandlerIdentity?,
         isSingleUse: Bool,
         rule: TransportRule? = nil,
-        proxy: HTTPProxy? = nil
+        proxy: HTTPProxy? = nil,
+        isHTTP1Only: Bool = false
     ) {
         self.isSecure = isSecure
         self.host = host
@@ -45,6 +50,7 @@ struct ConnectionKey: Sendable, Hashable, CustomStringConvertible {
         self.isSingleUse = isSingleUse
         self.rule = rule
         self.proxy = proxy
+        self.isHTTP1Only = isHTTP1Only
         var hasher = Hasher()
         hasher.combine(isSecure)
         hasher.combine(host)
@@ -55,13 +61,31 @@ struct ConnectionKey: Sendable, Hashable, CustomStringConvertible {
         hasher.combine(isSingleUse)
         hasher.combine(rule)
         hasher.combine(proxy)
+        hasher.combine(isHTTP1Only)
         precomputedHash = hasher.finalize()
     }
 
     static func == (lhs: ConnectionKey, rhs: ConnectionKey) -> Bool {
         lhs.precomputedHash == rhs.precomputedHash && lhs.isSecure == rhs.isSecure && lhs.host == rhs.host && lhs.port == rhs.port
             && lhs.identity == rhs.identity && lhs.handler == rhs.handler && lhs.isSingleUse == rhs.isSingleUse
-            && lhs.rule == rhs.rule && lhs.proxy == rhs.proxy && lhs.evaluator == rhs.evaluator
+            && lhs.rule == rhs.rule && lhs.proxy == rhs.proxy && lhs.isHTTP1Only == rhs.isHTTP1Only
+            && lhs.evaluator == rhs.evaluator
+    }
+
+    /// The same key for connections that offer HTTP/1.1 only.
+    func offeringHTTP1Only() -> ConnectionKey {
+        ConnectionKey(
+            isSecure: isSecure,
+            host: host,
+            port: port,
+            identity: identity,
+            evaluator: evaluator,
+            handler: handler,
+            isSingleUse: isSingleUse,
+            rule: rule,
+            proxy: proxy,
+            isHTTP1Only: true
+        )
     }
 
     func hash(into hasher: inout Hasher) { hasher.combine(precomputedHash) }

@@ -100,7 +100,7 @@ final class ConnectionPool: @unchecked Sendable {
                 }
                 stale.append(connection)
             }
-            let probes = multiplexes && key.isSecure && !speaksHTTP1.contains(key)
+            let probes = multiplexes && key.isSecure && !key.isHTTP1Only && !speaksHTTP1.contains(key)
             if probes { probing.insert(key) }
             return .connect(probing: probes)
         }

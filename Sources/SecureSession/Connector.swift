@@ -62,7 +62,7 @@ enum Connector {
         let sslContext: NIOSSLContext?
         do {
             sslContext = key.isSecure
-                ? try certificateChallenge?.makeTLSContext(rule: key.rule, httpVersions: configuration.httpVersions) ?? tlsContext : nil
+                ? try certificateChallenge?.makeTLSContext(rule: key.rule, httpVersions: key.isHTTP1Only ? .http1Only : configuration.httpVersions) ?? tlsContext : nil
         } catch {
             throw SecureSessionError.tlsFailure("cannot create the TLS context: \(error)")
         }

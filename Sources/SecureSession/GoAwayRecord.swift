@@ -58,6 +58,9 @@ final class GoAwayRecord: Sendable {
         }
     }
 
+    /// The error code of the server's `GOAWAY`, if it sent one.
+    var serverErrorCode: HTTP2ErrorCode? { state.withLockedValue { $0.serverGoAway?.errorCode } }
+
     /// The server's `GOAWAY`, when it says that `stream` is above the last stream processed: the
     /// server did not process `stream`'s request and never will; `nil` otherwise.
     func serverGoAway(above stream: HTTP2StreamID) -> ServerGoAway? {

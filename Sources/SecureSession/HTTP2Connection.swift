@@ -206,15 +206,20 @@ final class HTTP2Connection: PooledConnection, Sendable {
         return head
     }
 
-    /// A stream that closed before its response ended, in words: not processed by the server
-    /// (refused; above the last stream processed that its `GOAWAY` names; or never sent, its
-    /// connection having ended before the stream was given an ID), or reset.
+    /// A stream that closed before its response ended, in words: HTTP/1.1 required (the stream
+    /// reset, or the connection ended, with `HTTP_1_1_REQUIRED` before any answer); not processed
+    /// by the server (refused; above the last stream processed that its `GOAWAY` names; or never
+    /// sent, its connection having ended before the stream was given an ID), or reset.
     ///
     /// swift-nio-http2 servers answer a client they take for an attacker (many resets) with a
     /// `GOAWAY` naming stream 0 whatever they processed: after a `GOAWAY` with an error code,
     /// only a request that may be repeated anyway counts as unprocessed.
     private func streamFailure(_ error: any Error, streamID: HTTP2StreamID?, answered: Bool, method: HTTPMethod) -> any Error {
         let reset = error as? NIOHTTP2Errors.StreamClosed
+        if !answered, reset?.errorCode == .http11Required || (Self.isConnectionLoss(error) && goAway.serverErrorCode == .http11Required) {
+            let by = reset?.errorCode == .http11Required ? "reset the HTTP/2 stream" : "ended the HTTP/2 connection (GOAWAY)"
+            return HTTP1Required(description: "\(key): the server \(by) with HTTP_1_1_REQUIRED: it requires HTTP/1.1 for this request")
+        }
         if reset?.errorCode == .refusedStream {
             return RequestNotProcessed(description: "\(key): the server refused the HTTP/2 stream (REFUSED_STREAM)")
         }

@@ -65,7 +65,7 @@ enum ResponseReader {
     static func failure(_ error: any Error, on key: ConnectionKey, closingError: (any Error)?) -> any Error {
         if error is ConsumerError { return error }
         if let closingError, isTLSError(closingError) { return failure(closingError, on: key) }
-        if error is RequestNotProcessed { return error }
+        if error is RequestNotProcessed || error is HTTP1Required { return error }
         return failure(error, on: key)
     }
 

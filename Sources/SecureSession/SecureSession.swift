@@ -33,6 +33,9 @@ public final class SecureSession: Sendable {
     private let sessionHandler: HandlerIdentity?
     private let reporter: PinFailureReporter?
     private let instrumentation: SessionInstrumentation
+    /// The servers that asked for HTTP/1.1 over HTTP/2 (``HTTP1Required``): their connections
+    /// offer `http/1.1` alone through ALPN.
+    private let http1OnlyServers = BoundedMemory<HostAndPort, Void>()
 
     /// Creates a session.
     /// - Parameters:
@@ -403,7 +406,10 @@ public final class SecureSession: Sendable {
     /// server did not process (``RequestNotProcessed``) is sent again whatever its method, on a
     /// new connection, up to three times in all; a try turned away by a server that ended its
     /// connection gracefully after serving others does not count (it rotates connections, as nginx
-    /// does after `keepalive_requests`; the request's deadline still bounds the whole).
+    /// does after `keepalive_requests`; the request's deadline still bounds the whole). A request
+    /// an HTTP/2 server answers with `HTTP_1_1_REQUIRED` (``HTTP1Required``) is sent again, once,
+    /// whatever its method, on a connection offering HTTP/1.1 only, and the server's later
+    /// requests go over HTTP/1.1 from the start.
     private func exchange(
         _ request: SecureRequest,
         sink: @escaping ResponseBodySink,
@@ -411,23 +417,27 @@ public final class SecureSession: Sendable {
         deadline: Deadline
     ) async throws -> Exchange {
         if let malformation = request.malformation() { throw SecureSessionError.invalidRequest(malformation) }
-        let key = try connectionKey(for: request)
+        // What HTTP_1_1_REQUIRED changes for the next try.
+        var keyOfTry = try connectionKey(for: request)
+        var tlsContextOfTry = try tlsContexts.context(for: keyOfTry.rule, isHTTP1Only: keyOfTry.isHTTP1Only)
         let configuration = configuration
         let group = group
         let reporter = reporter
-        let tlsContext = try tlsContexts.context(for: key.rule)
-        let proxyTLSContext = key.proxy?.kind == .https ? try tlsContexts.proxyContext() : nil
+        let proxyTLSContext = keyOfTry.proxy?.kind == .https ? try tlsContexts.proxyContext() : nil
         // Measured once, before any connection is made: an upload file that cannot be sent is
         // refused first; a retry sends the same body again (a file from its start).
         let body = try RequestBodySource.of(request)
         var attempt = 0
-        // Tries turned away by a server that served others on their connection: not counted.
-        var triesAfterOthersServed = 0
+        // Tries turned away by a server that served others on their connection, or that asked
+        // for HTTP/1.1: not counted.
+        var uncountedTries = 0
         // Until a server refuses the expectation (417): then without it.
         var mayWaitToContinue = true
         let clock = ContinuousClock()
         while true {
             attempt += 1
+            let key = keyOfTry
+            let tlsContext = tlsContextOfTry
             let leasing = clock.now
             let (connection, reused): (any PooledConnection, Bool)
             deadline.enter(.waitingForConnection(key))
@@ -492,12 +502,28 @@ public final class SecureSession: Sendable {
                 if Task.isCancelled { throw SecureSessionError.cancelled }
                 // The request's deadline closed its stream: it ends, however that looked.
                 if let ending = deadline.ending { throw ending }
-                if notProcessed.afterOthersWereServed { triesAfterOthersServed += 1 }
-                guard attempt - triesAfterOthersServed < 3, firstPart.withLockedValue({ $0 }) == nil else {
+                if notProcessed.afterOthersWereServed { uncountedTries += 1 }
+                guard attempt - uncountedTries < 3, firstPart.withLockedValue({ $0 }) == nil else {
                     throw SecureSessionError.connectionFailed(notProcessed.description)
                 }
                 configuration.logger.debug("not processed by the server, sending again on a new connection", metadata: [
                     "url": "\(request.url.redacted)", "reason": "\(notProcessed)",
+                ])
+            } catch let required as HTTP1Required {
+                // The stream was reset; the connection serves the server's other requests.
+                pool.release(connection, reusable: true)
+                if pool.hasShutDown { throw SecureSessionError.sessionShutDown }
+                if Task.isCancelled { throw SecureSessionError.cancelled }
+                if let ending = deadline.ending { throw ending }
+                guard !key.isHTTP1Only, firstPart.withLockedValue({ $0 }) == nil else {
+                    throw SecureSessionError.connectionFailed(required.description)
+                }
+                http1OnlyServers.remember((), for: HostAndPort(host: key.host, port: key.port))
+                keyOfTry = key.offeringHTTP1Only()
+                tlsContextOfTry = try tlsContexts.context(for: key.rule, isHTTP1Only: true)
+                uncountedTries += 1
+                configuration.logger.debug("the server requires HTTP/1.1, sending again over HTTP/1.1", metadata: [
+                    "url": "\(request.url.redacted)", "reason": "\(required)",
                 ])
             } catch {
                 pool.release(connection, reusable: false)
@@ -581,7 +607,8 @@ public final class SecureSession: Sendable {
             handler: handler,
             isSingleUse: request.challengeHandler != nil,
             rule: rule,
-            proxy: proxy
+            proxy: proxy,
+            isHTTP1Only: isSecure && configuration.httpVersions == .automatic && http1OnlyServers.value(for: HostAndPort(host: name, port: port)) != nil
         )
     }
 

@@ -4,7 +4,8 @@ import TransportSecurity
 import TransportSecurityNIO
 
 /// The session's TLS contexts: one for connections without transport rules, and one per
-/// combination of TLS settings the rules ask for (minimum version, forward secrecy), made once.
+/// combination of TLS settings the rules ask for (minimum version, forward secrecy), each also
+/// offering HTTP/1.1 alone for servers that asked for it; made once.
 final class TLSContextCache: @unchecked Sendable {
     /// The TLS settings of a rule that make a context differ.
     struct Settings: Hashable {
@@ -22,7 +23,13 @@ final class TLSContextCache: @unchecked Sendable {
     private let identity: ClientIdentity?
     private let httpVersions: HTTPVersionPolicy
     private let lock = NSLock()
-    private var contexts: [Settings?: NIOSSLContext] = [:]
+    private var contexts: [ContextKey: NIOSSLContext] = [:]
+
+    /// What makes two contexts differ: the rule's settings and the HTTP versions offered.
+    private struct ContextKey: Hashable {
+        let settings: Settings?
+        let isHTTP1Only: Bool
+    }
 
     /// The context of TLS with HTTPS proxies, made when first needed.
     private var proxyContextMade: NIOSSLContext?
@@ -32,17 +39,18 @@ final class TLSContextCache: @unchecked Sendable {
         self.httpVersions = httpVersions
     }
 
-    /// The context for connections under `rule` (`nil`: no rules).
-    func context(for rule: TransportRule?) throws -> NIOSSLContext {
-        let settings = rule.map(Settings.init)
+    /// The context for connections under `rule` (`nil`: no rules), offering HTTP/1.1 alone when
+    /// `isHTTP1Only`, else the session's HTTP versions.
+    func context(for rule: TransportRule?, isHTTP1Only: Bool = false) throws -> NIOSSLContext {
+        let key = ContextKey(settings: rule.map(Settings.init), isHTTP1Only: isHTTP1Only)
         return try lock.withLock {
-            if let context = contexts[settings] { return context }
+            if let context = contexts[key] { return context }
             var configuration = TLSConfiguration.transportSecurityClient(identity: identity)
-            configuration.applicationProtocols = httpVersions.applicationProtocols
+            configuration.applicationProtocols = (isHTTP1Only ? .http1Only : httpVersions).applicationProtocols
             if let rule { configuration.apply(rule) }
             do {
                 let context = try NIOSSLContext(configuration: configuration)
-                contexts[settings] = context
+                contexts[key] = context
                 return context
             } catch {
                 throw SecureSessionError.tlsFailure("cannot create the TLS context: \(error)")

@@ -8,6 +8,10 @@ extension TLSConfiguration {
     /// swift-nio-ssl's chain validation and swift-nio-ssl adds no hostname check of its own (with
     /// `.fullVerification` it would, after the callback, defeating `validatesDomainName = false`;
     /// with `.none` it would ignore the callback's rejection).
+    ///
+    /// One renegotiation per connection is allowed (TLS 1.2; BoringSSL requires secure
+    /// renegotiation and refuses a server certificate that changes in it): servers such as Apache
+    /// ask for a client certificate that way when a request reaches a location that requires one.
     /// - Parameters:
     ///   - identity: The client certificate and key to offer, if any.
     ///   - minimumTLSVersion: The lowest TLS version accepted.
@@ -24,6 +28,9 @@ extension TLSConfiguration {
         // A client closing a connection (idle, timed out, cancelled) need not wait long for the
         // server's close_notify; swift-nio-ssl's default would hold every abort for 5 seconds.
         configuration.shutdownTimeout = .milliseconds(250)
+        // Apache's `SSLVerifyClient` inside a `<Location>` asks for the client certificate by
+        // renegotiating once the request is seen (swift-nio-ssl's default refuses: NO_RENEGOTIATION).
+        configuration.renegotiationSupport = .once
         if let identity {
             configuration.certificateChain = identity.certificateChain.map { .certificate($0) }
             configuration.privateKey = .privateKey(identity.privateKey)

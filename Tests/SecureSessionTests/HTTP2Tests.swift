@@ -154,6 +154,28 @@ struct HTTP2Tests {
         await session.shutdown()
     }
 
+    @Test(
+        "HTTP_1_1_REQUIRED before any answer, by a stream reset or a GOAWAY: the request goes again over HTTP/1.1, and the server's later requests go over HTTP/1.1 from the start (Python's h2 server)",
+        arguments: ["reset", "goaway"]
+    )
+    func http1Required(how: String) async throws {
+        let server = try PythonTLSServer(fixture: "correct-http2", chain: lab.loopbackChain())
+        defer { server.stop() }
+        let session = session()
+        let required = try await session.get(server.url("/http11-required?how=\(how)"))
+        #expect(required.httpVersion == "HTTP/1.1")
+        #expect(required.text == "HTTP/1.1 /http11-required?how=\(how)")
+        let later = try await session.get(server.url("/windows"))
+        #expect(later.httpVersion == "HTTP/1.1")
+        #expect(later.text == "HTTP/1.1 /windows")
+        #expect(later.timing.reusedConnection, "the HTTP/1.1 connection of the request sent again")
+        await session.shutdown()
+        // Another session has not learnt it.
+        let fresh = self.session()
+        #expect(try await fresh.get(server.url("/windows")).httpVersion == "HTTP/2")
+        await fresh.shutdown()
+    }
+
     @Test("a response head of 20 KB is taken over HTTP/2 as over HTTP/1.1 (swift-nio-http2's default header list limit of 16 KiB refused one of 17.5 KB from nginx), 70 KB from an independent HTTP/2 server (Python's h2) too; one of 100 KB is refused over both, saying why")
     func largeResponseHead() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)

@@ -7,6 +7,12 @@ server cannot show: `server.py CHAIN KEY PORT`. Built on the `h2` package (Debia
   connection's window, I the client's SETTINGS_INITIAL_WINDOW_SIZE.
 - `/large-head?bytes=N`: a head of about N bytes, fields x-large-0, x-large-1, ... of 4,000
   letters each (swift-nio-http2's server sends nothing for one of 30 KB).
+- `/http11-required?how=reset|goaway`: HTTP/1.1 required (`HTTP_1_1_REQUIRED`), by resetting the
+  request's stream or by ending the connection with a `GOAWAY` naming no stream processed, as
+  Apache's mod_http2 does for a location that asks for a client certificate.
+
+A client that negotiates `http/1.1` instead gets `200` with `HTTP/1.1 PATH` for every request,
+on a keep-alive connection.
 """
 import json
 import os
@@ -22,6 +28,12 @@ from tls_listener import listen, serve_http2  # noqa: E402
 
 def answer(conn, sock, stream_id, path):
     url = urlsplit(path)
+    if url.path == '/http11-required':
+        if parse_qs(url.query).get('how', ['reset'])[0] == 'goaway':
+            conn.close_connection(error_code=0xd, last_stream_id=0)
+        else:
+            conn.reset_stream(stream_id, error_code=0xd)
+        return
     if url.path == '/large-head':
         size = int(parse_qs(url.query).get('bytes', ['0'])[0])
         fields = [('x-large-%d' % index, 'a' * min(4000, size - start)) for index, start in enumerate(range(0, size, 4000))]
@@ -37,8 +49,29 @@ def answer(conn, sock, stream_id, path):
     conn.send_data(stream_id, body, end_stream=True)
 
 
+def serve_http1(sock):
+    """Answers every request `HTTP/1.1 PATH` until the client goes (requests without bodies)."""
+    received = b''
+    while True:
+        while b'\r\n\r\n' not in received:
+            try:
+                data = sock.recv(65535)
+            except OSError:
+                return
+            if not data:
+                return
+            received += data
+        head, received = received.split(b'\r\n\r\n', 1)
+        path = head.split(b'\r\n', 1)[0].split(b' ')[1]
+        body = b'HTTP/1.1 ' + path
+        sock.sendall(b'HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: %d\r\n\r\n%s' % (len(body), body))
+
+
 def serve(sock):
+    if sock.selected_alpn_protocol() == 'http/1.1':
+        serve_http1(sock)
+        return
     serve_http2(sock, h2.connection.H2Connection(config=h2.config.H2Configuration(client_side=False)), answer)
 
 
-listen(['h2'], serve)
+listen(['h2', 'http/1.1'], serve)

@@ -1,0 +1,84 @@
+import Foundation
+import PKIBuilder
+import SecureSession
+import TestServers
+import Testing
+import TransportSecurity
+import TransportSecurityNIO
+
+@Suite("Apache httpd asking for a client certificate in one location only (TLS renegotiation, HTTP_1_1_REQUIRED)")
+struct ApacheTests {
+    let lab = try! TrustLab()
+    /// Apache checks client certificates against the real clock: its CA and Alice's certificate
+    /// are issued on today's.
+    let clientCA: IssuedCertificate
+    let alice: ClientIdentity
+
+    init() throws {
+        let today = PKI(now: Date())
+        clientCA = try today.issueRoot(.certificateAuthority("Apache Client CA"))
+        let certificate = try today.issue(.client("alice"), by: clientCA)
+        alice = try ClientIdentity(certificateChainPEM: certificate.pemString, privateKeyPEM: certificate.privateKeyPEM)
+    }
+
+    /// A body larger than one TLS record, smaller than what Apache holds while it renegotiates
+    /// (`SSLRenegBufferSize`, 128 KiB).
+    static let order = Data((0..<20_000).map { UInt8(truncatingIfNeeded: $0 % 251) })
+
+    @Test(
+        "a location asking for a client certificate: over HTTP/1.1 Apache renegotiates TLS on the open connection and the identity is presented; over HTTP/2 it resets the stream with HTTP_1_1_REQUIRED and the request, a POST, goes again over HTTP/1.1, as do the server's later requests",
+        arguments: [false, true]
+    )
+    func clientCertificateForOneLocation(http2: Bool) async throws {
+        let server = try ApacheServer(chain: lab.loopbackChain(), clientCA: clientCA, http2: http2)
+        defer { server.stop() }
+        let session = lab.session { $0.clientIdentity = alice }
+        let open = try await session.post(server.url("/open"), body: Data("hello".utf8))
+        #expect(open.statusCode == 200)
+        #expect(open.header("X-Client") == "")
+        #expect(open.httpVersion == (http2 ? "HTTP/2" : "HTTP/1.1"))
+
+        let order = try await session.post(server.url("/secure/orders"), body: Self.order)
+        #expect(order.statusCode == 200)
+        #expect(order.header("X-Client") == "alice")
+        #expect(order.httpVersion == "HTTP/1.1")
+        #expect(order.body == Self.order, "the whole body reached Apache after the renegotiation")
+
+        let later = try await session.post(server.url("/open/again"), body: Data("again".utf8))
+        #expect(later.httpVersion == "HTTP/1.1", "a server that asked for HTTP/1.1 gets it from then on")
+        #expect(later.header("X-Client") == "alice")
+        #expect(later.text == "again")
+        await session.shutdown()
+
+        let served = try await server.served(count: http2 ? 4 : 3)
+        let summary = served.map { "\($0.httpProtocol) \($0.method) \($0.path) \($0.status) \($0.clientName ?? "-")" }
+        if http2 {
+            #expect(summary == [
+                "HTTP/2.0 POST /open 200 -",
+                "HTTP/2.0 POST /secure/orders 403 -",
+                "HTTP/1.1 POST /secure/orders 200 alice",
+                "HTTP/1.1 POST /open/again 200 alice",
+            ])
+            #expect(served[2].clientPort == served[3].clientPort, "one HTTP/1.1 connection, its certificate presented once")
+        } else {
+            #expect(summary == ["HTTP/1.1 POST /open 200 -", "HTTP/1.1 POST /secure/orders 200 alice", "HTTP/1.1 POST /open/again 200 alice"])
+            #expect(Set(served.map(\.clientPort)).count == 1, "the renegotiation happened on the connection already open")
+        }
+    }
+
+    @Test("without a client identity, the location's renegotiation ends in a TLS failure saying a client certificate may be what the server wanted; the other locations answer")
+    func noIdentity() async throws {
+        let server = try ApacheServer(chain: lab.loopbackChain(), clientCA: clientCA, http2: true)
+        defer { server.stop() }
+        let session = lab.session()
+        await #expect {
+            _ = try await session.post(server.url("/secure/orders"), body: Self.order)
+        } throws: { error in
+            guard case SecureSessionError.tlsFailure(let detail) = error else { return false }
+            return detail.contains("client certificate")
+        }
+        let open = try await session.post(server.url("/open"), body: Data("hello".utf8))
+        #expect(open.statusCode == 200)
+        await session.shutdown()
+    }
+}
