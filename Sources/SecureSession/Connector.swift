@@ -49,7 +49,8 @@ enum Connector {
         group: any EventLoopGroup,
         deadline: Deadline,
         reporter: PinFailureReporter?,
-        instrumentation: SessionInstrumentation
+        instrumentation: SessionInstrumentation,
+        renegotiationAnswer: ClientCertificateChallenge.Answer? = nil
     ) async throws -> any PooledConnection {
         let clock = ContinuousClock()
         let began = clock.now
@@ -57,7 +58,9 @@ enum Connector {
         // With a challenge handler, the server's certificate request goes to it, through a
         // context of the connection's own.
         let certificateChallenge = key.isSecure ? key.handler.map {
-            ClientCertificateChallenge(handler: $0, host: key.host, port: key.port, sessionIdentity: configuration.clientIdentity)
+            ClientCertificateChallenge(
+                handler: $0, host: key.host, port: key.port, sessionIdentity: configuration.clientIdentity, renegotiationAnswer: renegotiationAnswer
+            )
         } : nil
         let sslContext: NIOSSLContext?
         do {
@@ -221,6 +224,7 @@ enum Connector {
                 trustDecision: decisions.last,
                 establishment: establishment,
                 expectContinue: configuration.expectContinue,
+                certificateChallenge: certificateChallenge,
                 closingError: { firstError.withLockedValue { $0 } }
             )
         case .http2(let http2):

@@ -19,6 +19,9 @@ final class HTTP1Connection: PooledConnection, Sendable {
     /// The decision that trusted the server (TLS connections).
     let trustDecision: TrustDecision?
     let establishment: ConnectionEstablishment
+    /// Where the server's requests for a client certificate go, when a challenge handler answers
+    /// them.
+    let certificateChallenge: ClientCertificateChallenge?
     private let channel: any Channel
     private let exchanger: Exchanger
     private let closed = LockedFlag()
@@ -37,6 +40,7 @@ final class HTTP1Connection: PooledConnection, Sendable {
         channel: any Channel,
         trustDecision: TrustDecision?,
         establishment: ConnectionEstablishment,
+        certificateChallenge: ClientCertificateChallenge?,
         closingError: @escaping @Sendable () -> (any Error)?,
         outbound: NIOAsyncChannelOutboundWriter<HTTPClientRequestPart>,
         inbound: NIOAsyncChannelInboundStream<HTTPClientResponsePart>,
@@ -47,6 +51,7 @@ final class HTTP1Connection: PooledConnection, Sendable {
         self.channel = channel
         self.trustDecision = trustDecision
         self.establishment = establishment
+        self.certificateChallenge = certificateChallenge
         self.closingError = closingError
         self.exchanger = Exchanger(inbound: inbound, outbound: outbound, channel: channel, expectContinue: expectContinue, watcher: watcher)
     }
@@ -64,6 +69,7 @@ final class HTTP1Connection: PooledConnection, Sendable {
         trustDecision: TrustDecision?,
         establishment: ConnectionEstablishment,
         expectContinue: ExpectContinue?,
+        certificateChallenge: ClientCertificateChallenge?,
         closingError: @escaping @Sendable () -> (any Error)?
     ) async throws -> HTTP1Connection {
         let handover = OnceAnswer<(NIOAsyncChannelInboundStream<HTTPClientResponsePart>, NIOAsyncChannelOutboundWriter<HTTPClientRequestPart>)>()
@@ -84,6 +90,7 @@ final class HTTP1Connection: PooledConnection, Sendable {
             channel: channel,
             trustDecision: trustDecision,
             establishment: establishment,
+            certificateChallenge: certificateChallenge,
             closingError: closingError,
             outbound: outbound,
             inbound: inbound,

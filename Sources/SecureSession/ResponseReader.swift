@@ -65,7 +65,7 @@ enum ResponseReader {
     static func failure(_ error: any Error, on key: ConnectionKey, closingError: (any Error)?) -> any Error {
         if error is ConsumerError { return error }
         if let closingError, isTLSError(closingError) { return failure(closingError, on: key) }
-        if error is RequestNotProcessed || error is HTTP1Required { return error }
+        if error is RequestNotProcessed || error is HTTP1Required || error is CertificateRequestedByRenegotiation { return error }
         return failure(error, on: key)
     }
 
@@ -95,6 +95,11 @@ enum ResponseReader {
         case let error as NIOHTTPDecompression.ExtraDecompressionError:
             let what = error == .truncatedData ? "ends before the compressed data does" : "has data after the end of the compressed data"
             return SecureSessionError.invalidResponse("\(key): the compressed body \(what)")
+        case BoringSSLError.wantX509Lookup:
+            // The certificate callback could not answer at once, after the handshake.
+            return CertificateRequestedByRenegotiation(
+                description: "\(key): the server asked for a client certificate by renegotiating TLS during the request, when a challenge handler cannot be asked"
+            )
         case NIOSSLError.uncleanShutdown:
             // After the handshake: the connection ended without TLS's close_notify, which anyone
             // on the path can do. A body that ends with the connection is then not known whole.

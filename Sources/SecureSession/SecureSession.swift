@@ -36,6 +36,10 @@ public final class SecureSession: Sendable {
     /// The servers that asked for HTTP/1.1 over HTTP/2 (``HTTP1Required``): their connections
     /// offer `http/1.1` alone through ALPN.
     private let http1OnlyServers = BoundedMemory<HostAndPort, Void>()
+    /// The answers challenge handlers gave to servers that asked for a client certificate by
+    /// renegotiating (``CertificateRequestedByRenegotiation``): presented by the connections of
+    /// the same key without asking.
+    private let renegotiationAnswers = BoundedMemory<ConnectionKey, ClientCertificateChallenge.Answer>()
 
     /// Creates a session.
     /// - Parameters:
@@ -409,7 +413,10 @@ public final class SecureSession: Sendable {
     /// does after `keepalive_requests`; the request's deadline still bounds the whole). A request
     /// an HTTP/2 server answers with `HTTP_1_1_REQUIRED` (``HTTP1Required``) is sent again, once,
     /// whatever its method, on a connection offering HTTP/1.1 only, and the server's later
-    /// requests go over HTTP/1.1 from the start.
+    /// requests go over HTTP/1.1 from the start. A request during which the server asked for a
+    /// client certificate by renegotiating, which a challenge handler cannot answer then
+    /// (``CertificateRequestedByRenegotiation``), is sent again, once and whatever its method, on
+    /// a connection presenting the handler's answer.
     private func exchange(
         _ request: SecureRequest,
         sink: @escaping ResponseBodySink,
@@ -431,6 +438,8 @@ public final class SecureSession: Sendable {
         // Tries turned away by a server that served others on their connection, or that asked
         // for HTTP/1.1: not counted.
         var uncountedTries = 0
+        // Whether the request went again to present a handler's answer to a renegotiation.
+        var answeredRenegotiation = false
         // Until a server refuses the expectation (417): then without it.
         var mayWaitToContinue = true
         let clock = ContinuousClock()
@@ -442,6 +451,7 @@ public final class SecureSession: Sendable {
             let (connection, reused): (any PooledConnection, Bool)
             deadline.enter(.waitingForConnection(key))
             do {
+                let renegotiationAnswer = key.handler == nil ? nil : renegotiationAnswers.value(for: key)
                 (connection, reused) = try await pool.lease(key, deadline: deadline) {
                     try await Connector.connect(
                         key: key,
@@ -451,7 +461,8 @@ public final class SecureSession: Sendable {
                         group: group,
                         deadline: deadline,
                         reporter: reporter,
-                        instrumentation: instrumentation
+                        instrumentation: instrumentation,
+                        renegotiationAnswer: renegotiationAnswer
                     )
                 }
             } catch SecureSessionError.connectionFailed(let detail) {
@@ -498,10 +509,7 @@ public final class SecureSession: Sendable {
                 configuration.logger.debug("expectation refused (417), sending again without it", metadata: ["url": "\(request.url.redacted)"])
             } catch let notProcessed as RequestNotProcessed {
                 pool.release(connection, reusable: false)
-                if pool.hasShutDown { throw SecureSessionError.sessionShutDown }
-                if Task.isCancelled { throw SecureSessionError.cancelled }
-                // The request's deadline closed its stream: it ends, however that looked.
-                if let ending = deadline.ending { throw ending }
+                try checkMayTryAgain(deadline)
                 if notProcessed.afterOthersWereServed { uncountedTries += 1 }
                 guard attempt - uncountedTries < 3, firstPart.withLockedValue({ $0 }) == nil else {
                     throw SecureSessionError.connectionFailed(notProcessed.description)
@@ -512,9 +520,7 @@ public final class SecureSession: Sendable {
             } catch let required as HTTP1Required {
                 // The stream was reset; the connection serves the server's other requests.
                 pool.release(connection, reusable: true)
-                if pool.hasShutDown { throw SecureSessionError.sessionShutDown }
-                if Task.isCancelled { throw SecureSessionError.cancelled }
-                if let ending = deadline.ending { throw ending }
+                try checkMayTryAgain(deadline)
                 guard !key.isHTTP1Only, firstPart.withLockedValue({ $0 }) == nil else {
                     throw SecureSessionError.connectionFailed(required.description)
                 }
@@ -524,6 +530,21 @@ public final class SecureSession: Sendable {
                 uncountedTries += 1
                 configuration.logger.debug("the server requires HTTP/1.1, sending again over HTTP/1.1", metadata: [
                     "url": "\(request.url.redacted)", "reason": "\(required)",
+                ])
+            } catch let requested as CertificateRequestedByRenegotiation {
+                pool.release(connection, reusable: false)
+                try checkMayTryAgain(deadline)
+                // The handler was asked when the server asked: its answer (or its cancellation)
+                // decides the next try.
+                guard firstPart.withLockedValue({ $0 }) == nil, !answeredRenegotiation,
+                    let challenge = (connection as? HTTP1Connection)?.certificateChallenge
+                else { throw SecureSessionError.tlsFailure(requested.description) }
+                let answer = try await deadline.bound { try await challenge.answerGiven() }
+                renegotiationAnswers.remember(answer, for: key)
+                answeredRenegotiation = true
+                uncountedTries += 1
+                configuration.logger.debug("the server asked for a client certificate by renegotiating, sending again presenting the handler's answer", metadata: [
+                    "url": "\(request.url.redacted)", "presents": "\(answer.identity?.leaf.subjectSummary ?? "no certificate")",
                 ])
             } catch {
                 pool.release(connection, reusable: false)
@@ -535,6 +556,15 @@ public final class SecureSession: Sendable {
                 configuration.logger.debug("retrying on a new connection", metadata: ["url": "\(request.url.redacted)"])
             }
         }
+    }
+
+    /// Throws what ends a request that could be sent again: the session shut down, the task
+    /// cancelled, or the request's deadline over (it closed the stream or connection, however the
+    /// failure looked).
+    private func checkMayTryAgain(_ deadline: Deadline) throws {
+        if pool.hasShutDown { throw SecureSessionError.sessionShutDown }
+        if Task.isCancelled { throw SecureSessionError.cancelled }
+        if let ending = deadline.ending { throw ending }
     }
 
     static func isChallenge(_ head: HTTPResponseHead) -> Bool {

@@ -81,4 +81,56 @@ struct ApacheTests {
         #expect(open.statusCode == 200)
         await session.shutdown()
     }
+
+    @Test("a challenge handler asked for the client certificate when Apache renegotiates (after HTTP_1_1_REQUIRED moved the request to HTTP/1.1): swift-nio-ssl cannot wait for it there, so the request goes again on a connection presenting its answer, and the server's later connections present it without asking")
+    func challengeHandlerDuringRenegotiation() async throws {
+        let server = try ApacheServer(chain: lab.loopbackChain(), clientCA: clientCA, http2: true)
+        defer { server.stop() }
+        let asked = RecordingHandler { _ in .useCredential(.clientIdentity(alice)) }
+        let session = lab.session {
+            $0.challengeHandler = asked.handler
+            $0.idleConnectionTimeout = .milliseconds(200)
+        }
+        let order = try await session.post(server.url("/secure/orders"), body: Self.order)
+        #expect(order.statusCode == 200)
+        #expect(order.header("X-Client") == "alice")
+        #expect(order.body == Self.order, "the whole body reached Apache on the connection that presented the answer")
+        #expect(asked.challenges.map(\.protectionSpace.method) == [.clientCertificate], "asked once, when Apache renegotiated")
+        #expect(asked.challenges.first?.protectionSpace.port == server.port)
+
+        // Once the connection has closed (idle), a new one presents the answer when Apache asks.
+        try await Task.sleep(for: .milliseconds(600))
+        let again = try await session.post(server.url("/secure/again"), body: Data("again".utf8))
+        #expect(again.header("X-Client") == "alice")
+        #expect(again.timing.reusedConnection == false)
+        #expect(asked.challenges.count == 1, "not asked again")
+        await session.shutdown()
+        let served = try await server.served(count: 3).filter { $0.status == 200 }
+        #expect(served.map(\.path) == ["/secure/orders", "/secure/again"])
+        #expect(Set(served.map(\.clientPort)).count == 2)
+    }
+
+    @Test(
+        "a challenge handler that cancels Apache's renegotiation ends the request as cancelled; one that rejects the protection space sends it again without a certificate, which Apache refuses",
+        arguments: [true, false]
+    )
+    func challengeHandlerRefusingRenegotiation(cancels: Bool) async throws {
+        let disposition: ChallengeDisposition = cancels ? .cancelAuthenticationChallenge : .rejectProtectionSpace
+        let server = try ApacheServer(chain: lab.loopbackChain(), clientCA: clientCA, http2: false)
+        defer { server.stop() }
+        let asked = RecordingHandler { _ in disposition }
+        let session = lab.session { $0.challengeHandler = asked.handler }
+        do {
+            _ = try await session.post(server.url("/secure/orders"), body: Self.order)
+            Issue.record("Apache took the request without a client certificate")
+        } catch SecureSessionError.challengeCancelled(let space) {
+            #expect(cancels)
+            #expect(space.method == .clientCertificate)
+        } catch SecureSessionError.tlsFailure(let detail) {
+            #expect(!cancels)
+            #expect(detail.contains("client certificate"), "\(detail)")
+        }
+        #expect(asked.challenges.count == 1)
+        await session.shutdown()
+    }
 }

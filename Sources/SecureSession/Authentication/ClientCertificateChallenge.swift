@@ -8,34 +8,76 @@ import TransportSecurityNIO
 /// `rejectProtectionSpace` continue without a certificate (the server decides), and
 /// `cancelAuthenticationChallenge` aborts the handshake, which the session reports as
 /// ``SecureSessionError/challengeCancelled(_:)``.
+///
+/// A server that asks by renegotiating TLS after the handshake (Apache, for a location that
+/// requires a certificate) cannot wait for the handler there (swift-nio-ssl ends the connection
+/// with `wantX509Lookup`): the session takes the handler's answer once it comes
+/// (``answerGiven()``), sends the request again on a new connection that presents that answer
+/// without asking (``init(handler:host:port:sessionIdentity:renegotiationAnswer:)``), and keeps
+/// it for the server's later connections.
 final class ClientCertificateChallenge: Sendable {
     /// The error that aborts a handshake whose challenge was cancelled.
     struct Cancelled: Error {}
 
+    /// A handler's answer to a certificate request: the identity to present, or none.
+    struct Answer: Sendable {
+        let identity: ClientIdentity?
+    }
+
     let space: ProtectionSpace
     private let handler: HandlerIdentity
     private let sessionIdentity: ClientIdentity?
+    /// The answer this connection presents without asking, for a server that asks by
+    /// renegotiating.
+    private let renegotiationAnswer: Answer?
     private let cancelled = LockedFlag()
+    /// The handler's answer, once it has given it.
+    private let answered = OnceAnswer<ClientIdentity?>()
 
-    init(handler: HandlerIdentity, host: String, port: Int, sessionIdentity: ClientIdentity?) {
+    init(handler: HandlerIdentity, host: String, port: Int, sessionIdentity: ClientIdentity?, renegotiationAnswer: Answer? = nil) {
         self.handler = handler
         self.space = ProtectionSpace(host: host, port: port, isSecure: true, realm: nil, method: .clientCertificate)
         self.sessionIdentity = sessionIdentity
+        self.renegotiationAnswer = renegotiationAnswer
     }
 
     /// Whether the handler cancelled the challenge.
     var wasCancelled: Bool { cancelled.isSet }
 
-    /// A TLS context for one connection whose certificate requests go to the handler, with the
-    /// TLS settings of the host's transport rule, if any.
+    /// A TLS context for one connection whose certificate requests go to the handler (or get
+    /// the renegotiation answer, when there is one), with the TLS settings of the host's
+    /// transport rule, if any.
     func makeTLSContext(rule: TransportRule?, httpVersions: HTTPVersionPolicy) throws -> NIOSSLContext {
-        var configuration = TLSConfiguration.transportSecurityClient(identityProvider: { _ in try await self.identity() })
+        var configuration = renegotiationAnswer.map { TLSConfiguration.transportSecurityClient(identity: $0.identity) }
+            ?? TLSConfiguration.transportSecurityClient(identityProvider: { _ in try await self.identity() })
         configuration.applicationProtocols = httpVersions.applicationProtocols
         if let rule { configuration.apply(rule) }
         return try NIOSSLContext(configuration: configuration)
     }
 
+    /// The handler's answer, waiting for it: only for a connection whose server has asked (its
+    /// certificate callback ran), else it never comes. Throws
+    /// ``SecureSessionError/challengeCancelled(_:)`` when the handler cancelled.
+    func answerGiven() async throws -> Answer {
+        do {
+            return Answer(identity: try await answered.value)
+        } catch is Cancelled {
+            throw SecureSessionError.challengeCancelled(space)
+        }
+    }
+
     private func identity() async throws -> ClientIdentity? {
+        do {
+            let identity = try await ask()
+            answered.give(.success(identity))
+            return identity
+        } catch {
+            answered.give(.failure(error))
+            throw error
+        }
+    }
+
+    private func ask() async throws -> ClientIdentity? {
         switch await handler.handler(AuthenticationChallenge(protectionSpace: space, previousFailureCount: 0)) {
         case .useCredential(.clientIdentity(let identity)): return identity
         case .useCredential: return nil
