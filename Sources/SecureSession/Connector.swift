@@ -402,7 +402,8 @@ enum Connector {
                     + " is required (\(TLSFailureText.describe(error))); NSExceptionMinimumTLSVersion or NSExceptionRequiresForwardSecrecy = false relax it"
             )
         }
-        throw SecureSessionError.tlsFailure("\(key): \(TLSFailureText.describe(error))")
+        let presented = certificateChallenge?.presentedCertificate ?? (key.identity != nil)
+        throw SecureSessionError.tlsFailure("\(key): \(TLSFailureText.describe(error, clientCertificatePresented: presented))")
     }
 
     /// Whether a handshake error says that client and server share no protocol version or

@@ -110,7 +110,9 @@ enum ResponseReader {
             // A TLS alert after the handshake: the server refused the client certificate (TLS
             // 1.3 refuses it only after the client's side of the handshake has completed).
             if isTLSError(error) {
-                return SecureSessionError.tlsFailure("\(key): \(TLSFailureText.describe(error))")
+                // Without a challenge handler, the session's identity is what was presented.
+                let presented = key.handler == nil ? key.identity != nil : nil
+                return SecureSessionError.tlsFailure("\(key): \(TLSFailureText.describe(error, clientCertificatePresented: presented))")
             }
             return SecureSessionError.connectionFailed("\(key): \(error)")
         }

@@ -6,13 +6,30 @@ import NIOSSL
 /// [Error: 268435703 error:100000f7:SSL routines:OPENSSL_internal:WRONG_VERSION_NUMBER at …]))`.
 package enum TLSFailureText {
     /// The failure in words.
-    package static func describe(_ error: any Error) -> String {
+    /// - Parameters:
+    ///   - error: What swift-nio-ssl reported.
+    ///   - clientCertificatePresented: Whether the client presented a certificate, when known: a
+    ///     server refusing a client that presented none (some say `bad_certificate`, as Go's
+    ///     does) requires one.
+    package static func describe(_ error: any Error, clientCertificatePresented: Bool? = nil) -> String {
         if let nio = error as? NIOSSLError, case .uncleanShutdown = nio {
             return "the server closed the connection during the handshake"
         }
         let text = String(describing: error)
         guard let reason = reasonCode(in: text) else { return text }
+        if clientCertificatePresented == false, rejectsClientCertificate(reason) {
+            return "the server requires a client certificate and none was presented [\(reason)]"
+        }
         return "\(sentence(for: reason)) [\(reason)]"
+    }
+
+    /// Whether `reason` is an alert refusing the client's certificate.
+    private static func rejectsClientCertificate(_ reason: String) -> Bool {
+        [
+            "SSLV3_ALERT_BAD_CERTIFICATE", "TLSV1_ALERT_UNKNOWN_CA", "SSLV3_ALERT_CERTIFICATE_UNKNOWN",
+            "SSLV3_ALERT_UNSUPPORTED_CERTIFICATE", "TLSV1_ALERT_ACCESS_DENIED", "SSLV3_ALERT_CERTIFICATE_EXPIRED",
+            "SSLV3_ALERT_CERTIFICATE_REVOKED",
+        ].contains(reason)
     }
 
     /// BoringSSL's reason code: the upper-case word after `OPENSSL_internal:`.
@@ -34,9 +51,7 @@ package enum TLSFailureText {
             return "the server refused the handshake (no cipher suite or key exchange in common, or a client certificate it requires)"
         case "TLSV1_ALERT_CERTIFICATE_REQUIRED", "TLSV13_ALERT_CERTIFICATE_REQUIRED", "PEER_DID_NOT_RETURN_A_CERTIFICATE":
             return "the server requires a client certificate and none was presented"
-        case "SSLV3_ALERT_BAD_CERTIFICATE", "TLSV1_ALERT_UNKNOWN_CA", "SSLV3_ALERT_CERTIFICATE_UNKNOWN",
-            "SSLV3_ALERT_UNSUPPORTED_CERTIFICATE", "TLSV1_ALERT_ACCESS_DENIED", "SSLV3_ALERT_CERTIFICATE_EXPIRED",
-            "SSLV3_ALERT_CERTIFICATE_REVOKED":
+        case _ where rejectsClientCertificate(reason):
             return "the server rejected the client certificate presented"
         case "TLSV1_UNRECOGNIZED_NAME", "TLSV1_ALERT_UNRECOGNIZED_NAME":
             return "the server does not serve the host name sent (SNI)"

@@ -16,4 +16,19 @@ struct TLSFailureTextTests {
         #expect(TLSFailureText.describe(Dumped(description: "x OPENSSL_internal:SOMETHING_NEW y")) == "the TLS handshake failed [SOMETHING_NEW]")
         #expect(TLSFailureText.describe(Dumped(description: "plain")) == "plain")
     }
+
+    @Test("a refusal of the client's certificate when none was presented (Go's servers say bad_certificate) says a certificate is required; when one was, or when it is not known, that it was rejected")
+    func refusalWithoutCertificate() {
+        struct Dumped: Error, CustomStringConvertible { let description: String }
+        let badCertificate = Dumped(description: "x OPENSSL_internal:SSLV3_ALERT_BAD_CERTIFICATE y")
+        #expect(TLSFailureText.describe(badCertificate, clientCertificatePresented: false)
+            == "the server requires a client certificate and none was presented [SSLV3_ALERT_BAD_CERTIFICATE]")
+        #expect(TLSFailureText.describe(badCertificate, clientCertificatePresented: true)
+            == "the server rejected the client certificate presented [SSLV3_ALERT_BAD_CERTIFICATE]")
+        #expect(TLSFailureText.describe(badCertificate) == "the server rejected the client certificate presented [SSLV3_ALERT_BAD_CERTIFICATE]")
+        let unknownCA = Dumped(description: "x OPENSSL_internal:TLSV1_ALERT_UNKNOWN_CA y")
+        #expect(TLSFailureText.describe(unknownCA, clientCertificatePresented: false).hasPrefix("the server requires a client certificate and none was presented"))
+        let handshake = Dumped(description: "x OPENSSL_internal:SSLV3_ALERT_HANDSHAKE_FAILURE y")
+        #expect(TLSFailureText.describe(handshake, clientCertificatePresented: false).hasPrefix("the server refused the handshake (no cipher suite"))
+    }
 }

@@ -31,6 +31,7 @@ final class ClientCertificateChallenge: Sendable {
     /// renegotiating.
     private let renegotiationAnswer: Answer?
     private let cancelled = LockedFlag()
+    private let presented = LockedFlag()
     /// The handler's answer, once it has given it.
     private let answered = OnceAnswer<ClientIdentity?>()
 
@@ -43,6 +44,10 @@ final class ClientCertificateChallenge: Sendable {
 
     /// Whether the handler cancelled the challenge.
     var wasCancelled: Bool { cancelled.isSet }
+
+    /// Whether the connection presented a certificate: the handler's, or the renegotiation
+    /// answer's, when the server asked.
+    var presentedCertificate: Bool { presented.isSet || renegotiationAnswer?.identity != nil }
 
     /// A TLS context for one connection whose certificate requests go to the handler (or get
     /// the renegotiation answer, when there is one), with the TLS settings of the host's
@@ -69,6 +74,7 @@ final class ClientCertificateChallenge: Sendable {
     private func identity() async throws -> ClientIdentity? {
         do {
             let identity = try await ask()
+            if identity != nil { presented.set() }
             answered.give(.success(identity))
             return identity
         } catch {
