@@ -347,6 +347,13 @@ enum Connector {
         settings.connection.targetWindowSize = http2ConnectionWindow
         settings.stream.targetWindowSize = http2StreamWindow
         settings.connection.maximumRecentlyResetStreams = 1_000
+        // swift-nio-http2 takes more than 200 RST_STREAMs in 30 s for HTTP/2 Rapid Reset, an attack
+        // of clients on servers, and ends the connection. A server resets streams this client
+        // opened, and some reset every upload they answer early (HAProxy, with CANCEL): the 201st
+        // POST in 30 s failed. A window of no time counts none (a flood of frames on streams that
+        // do not exist still counts as stream errors, and costs no more than WINDOW_UPDATEs,
+        // which nobody counts).
+        settings.stream.streamResetFrameRateLimit.windowLength = .zero
         return channel.eventLoop.makeCompletedFuture {
             let goAway = GoAwayRecord()
             let probe = HTTP2LivenessProbe()
