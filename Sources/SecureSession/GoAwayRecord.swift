@@ -19,6 +19,15 @@ final class GoAwayRecord: Sendable {
     }
 
     private let state = NIOLockedValueBox(State())
+    /// Runs when the server's first `GOAWAY` arrives.
+    private let onServerGoAway = NIOLockedValueBox<(@Sendable () -> Void)?>(nil)
+
+    /// Runs `action` when the server's `GOAWAY` arrives (at once if it has), on the event loop
+    /// that read it.
+    func whenServerGoesAway(_ action: @escaping @Sendable () -> Void) {
+        onServerGoAway.withLockedValue { $0 = action }
+        if state.withLockedValue({ $0.serverGoAway != nil }) { action() }
+    }
 
     /// Whether either side said the connection is ending: it takes no new stream.
     var isGoingAway: Bool { state.withLockedValue { $0.isGoingAway } }
@@ -26,6 +35,7 @@ final class GoAwayRecord: Sendable {
     /// Notes the server's `GOAWAY`; a later one may only lower the last processed stream, and an
     /// error code, once given, stays.
     func serverWentAway(lastProcessed: HTTP2StreamID, errorCode: HTTP2ErrorCode) {
+        defer { onServerGoAway.withLockedValue { $0 }?() }
         state.withLockedValue { state in
             state.isGoingAway = true
             let earlier = state.serverGoAway

@@ -9,8 +9,9 @@ import TransportSecurity
 /// concurrent requests to one server share the connection (and its single TLS handshake and
 /// trust decision). A request's deadline closes its stream (a `RST_STREAM`), never the streams
 /// of the others. The server's streams limit is respected by swift-nio-http2, which holds new
-/// streams back until one ends. After the server's `GOAWAY` the connection takes no new request;
-/// it closes once it has had no stream for the idle timeout. A request the server did not process
+/// streams back until one ends. After the server's `GOAWAY` the connection takes no new request
+/// and closes as soon as it has no stream (some servers leave it open); otherwise it closes once it
+/// has had no stream for the idle timeout. A request the server did not process
 /// (its stream refused, or above the last stream the `GOAWAY` says was processed) fails with
 /// ``RequestNotProcessed``, which the session sends again (without counting the try when the
 /// server ended the connection gracefully after serving it: nginx does after `keepalive_requests`).
@@ -75,6 +76,13 @@ final class HTTP2Connection: PooledConnection, Sendable {
         self.idleTimeout = idleTimeout
         self.decompression = decompression
         armIdleTimer(in: .nanoseconds(idleTimeout.nanoseconds))
+        goAway.whenServerGoesAway { [weak self] in self?.closeIfIdle() }
+    }
+
+    /// Closes the connection if no stream is open: after the server's `GOAWAY`, nothing more
+    /// will come of it.
+    private func closeIfIdle() {
+        if activity.withLockedValue({ $0.openStreams == 0 }) { close() }
     }
 
     /// Whether a new request may open a stream here: open, and no `GOAWAY` from either side.
@@ -284,11 +292,13 @@ final class HTTP2Connection: PooledConnection, Sendable {
         let needsTimer: Bool = activity.withLockedValue { state in
             state.openStreams -= 1
             guard state.openStreams == 0 else { return false }
+            if goAway.isGoingAway { return false }
             state.idleSince = .now()
             defer { state.timerArmed = true }
             return !state.timerArmed
         }
         if needsTimer { armIdleTimer(in: .nanoseconds(idleTimeout.nanoseconds)) }
+        if goAway.isGoingAway { closeIfIdle() }
     }
 
     /// Closes the connection once it has had no open stream for the idle timeout; a timer per

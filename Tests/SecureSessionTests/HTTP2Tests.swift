@@ -154,6 +154,25 @@ struct HTTP2Tests {
         await session.shutdown()
     }
 
+    @Test("a server's graceful GOAWAY on a connection it leaves open: the client closes the connection once its streams are done, not after the idle timeout (Python's h2 server counts its open connections)")
+    func goAwayLeftOpen() async throws {
+        let server = try PythonTLSServer(fixture: "correct-http2", chain: lab.loopbackChain())
+        defer { server.stop() }
+        let session = session { $0.idleConnectionTimeout = .seconds(60) }
+        let answered = try await session.get(server.url("/goaway-after-answer"))
+        #expect(answered.text == "going away")
+        var open = ""
+        for _ in 0..<50 {
+            let counted = try await session.get(server.url("/open-connections"))
+            #expect(counted.timing.reusedConnection == (open == "1"), "a new connection after the GOAWAY, reused later")
+            open = counted.text
+            if open == "1" { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(open == "1", "the connection the server went away on is closed")
+        await session.shutdown()
+    }
+
     @Test(
         "HTTP_1_1_REQUIRED before any answer, by a stream reset or a GOAWAY: the request goes again over HTTP/1.1, and the server's later requests go over HTTP/1.1 from the start (Python's h2 server)",
         arguments: ["reset", "goaway"]

@@ -7,6 +7,9 @@ server cannot show: `server.py CHAIN KEY PORT`. Built on the `h2` package (Debia
   connection's window, I the client's SETTINGS_INITIAL_WINDOW_SIZE.
 - `/large-head?bytes=N`: a head of about N bytes, fields x-large-0, x-large-1, ... of 4,000
   letters each (swift-nio-http2's server sends nothing for one of 30 KB).
+- `/goaway-after-answer`: `200`, then a graceful `GOAWAY` (`NO_ERROR`, naming this stream) on a
+  connection the server leaves open, for the client to close.
+- `/open-connections`: how many HTTP/2 connections are open, this one included (text).
 - `/http11-required?how=reset|goaway`: HTTP/1.1 required (`HTTP_1_1_REQUIRED`), by resetting the
   request's stream or by ending the connection with a `GOAWAY` naming no stream processed, as
   Apache's mod_http2 does for a location that asks for a client certificate.
@@ -17,6 +20,7 @@ on a keep-alive connection.
 import json
 import os
 import sys
+import threading
 from urllib.parse import parse_qs, urlsplit
 
 import h2.config
@@ -26,8 +30,26 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from tls_listener import listen, serve_http2  # noqa: E402
 
 
+open_connections = 0
+counting = threading.Lock()
+
+
+def answer_text(conn, stream_id, text):
+    body = text.encode()
+    conn.send_headers(stream_id, [(':status', '200'), ('content-type', 'text/plain'), ('content-length', str(len(body)))])
+    conn.send_data(stream_id, body, end_stream=True)
+
+
 def answer(conn, sock, stream_id, path):
     url = urlsplit(path)
+    if url.path == '/goaway-after-answer':
+        answer_text(conn, stream_id, 'going away')
+        conn.close_connection(error_code=0, last_stream_id=stream_id)
+        return
+    if url.path == '/open-connections':
+        with counting:
+            answer_text(conn, stream_id, str(open_connections))
+        return
     if url.path == '/http11-required':
         if parse_qs(url.query).get('how', ['reset'])[0] == 'goaway':
             conn.close_connection(error_code=0xd, last_stream_id=0)
@@ -68,10 +90,17 @@ def serve_http1(sock):
 
 
 def serve(sock):
+    global open_connections
     if sock.selected_alpn_protocol() == 'http/1.1':
         serve_http1(sock)
         return
-    serve_http2(sock, h2.connection.H2Connection(config=h2.config.H2Configuration(client_side=False)), answer)
+    with counting:
+        open_connections += 1
+    try:
+        serve_http2(sock, h2.connection.H2Connection(config=h2.config.H2Configuration(client_side=False)), answer)
+    finally:
+        with counting:
+            open_connections -= 1
 
 
 listen(['h2', 'http/1.1'], serve)
