@@ -57,6 +57,8 @@ package enum TLSFailureText {
             return "the server does not serve the host name sent (SNI)"
         case "TLSV1_ALERT_INTERNAL_ERROR":
             return "the server reported an internal error"
+        case "NO_RENEGOTIATION":
+            return "the server asked to renegotiate TLS again on this connection (one renegotiation per connection is allowed, for a client certificate asked for late)"
         case "CERTIFICATE_VERIFY_FAILED":
             return "the server's certificate was not accepted"
         default:
