@@ -59,6 +59,8 @@ package enum TLSFailureText {
             return "the server reported an internal error"
         case "NO_RENEGOTIATION":
             return "the server asked to renegotiate TLS again on this connection (one renegotiation per connection is allowed, for a client certificate asked for late)"
+        case "SERVER_CERT_CHANGED":
+            return "the server presented another certificate when renegotiating TLS, which is refused (the certificate trusted at the handshake may not change)"
         case "CERTIFICATE_VERIFY_FAILED":
             return "the server's certificate was not accepted"
         default:

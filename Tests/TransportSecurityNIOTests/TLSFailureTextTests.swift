@@ -15,6 +15,7 @@ struct TLSFailureTextTests {
         #expect(TLSFailureText.describe(Dumped(description: "x OPENSSL_internal:TLSV1_ALERT_CERTIFICATE_REQUIRED y")).hasPrefix("the server requires a client certificate"))
         #expect(TLSFailureText.describe(Dumped(description: "x OPENSSL_internal:SOMETHING_NEW y")) == "the TLS handshake failed [SOMETHING_NEW]")
         #expect(TLSFailureText.describe(Dumped(description: "x OPENSSL_internal:NO_RENEGOTIATION y")).hasPrefix("the server asked to renegotiate TLS again"))
+        #expect(TLSFailureText.describe(Dumped(description: "x OPENSSL_internal:SERVER_CERT_CHANGED y")).hasPrefix("the server presented another certificate when renegotiating"))
         #expect(TLSFailureText.describe(Dumped(description: "plain")) == "plain")
     }
 
