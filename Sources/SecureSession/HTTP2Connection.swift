@@ -224,14 +224,20 @@ final class HTTP2Connection: PooledConnection, Sendable {
     /// only a request that may be repeated anyway counts as unprocessed.
     private func streamFailure(_ error: any Error, streamID: HTTP2StreamID?, answered: Bool, method: HTTPMethod) -> any Error {
         let reset = error as? NIOHTTP2Errors.StreamClosed
-        if !answered, reset?.errorCode == .http11Required || (Self.isConnectionLoss(error) && goAway.serverErrorCode == .http11Required) {
-            let by = reset?.errorCode == .http11Required ? "reset the HTTP/2 stream" : "ended the HTTP/2 connection (GOAWAY)"
-            return HTTP1Required(description: "\(key): the server \(by) with HTTP_1_1_REQUIRED: it requires HTTP/1.1 for this request")
+        if !answered, reset?.errorCode == .http11Required {
+            return HTTP1Required(description: "\(key): the server reset the HTTP/2 stream with HTTP_1_1_REQUIRED: it requires HTTP/1.1 for this request")
+        }
+        // A connection ended so: a request its GOAWAY may say was processed goes again only if
+        // it may be repeated anyway.
+        let stream = reset?.streamID ?? streamID
+        let unprocessedByGoAway = stream.map({ goAway.serverGoAway(above: $0) != nil }) ?? true
+        if !answered, Self.isConnectionLoss(error), goAway.serverErrorCode == .http11Required, method.isIdempotent || unprocessedByGoAway {
+            return HTTP1Required(description: "\(key): the server ended the HTTP/2 connection (GOAWAY) with HTTP_1_1_REQUIRED: it requires HTTP/1.1")
         }
         if reset?.errorCode == .refusedStream {
             return RequestNotProcessed(description: "\(key): the server refused the HTTP/2 stream (REFUSED_STREAM)")
         }
-        if !answered, Self.isConnectionLoss(error), let unprocessed = unprocessedFailure(streamID: reset?.streamID ?? streamID, method: method) {
+        if !answered, Self.isConnectionLoss(error), let unprocessed = unprocessedFailure(streamID: stream, method: method) {
             return unprocessed
         }
         guard let reset else { return error }

@@ -61,12 +61,23 @@ enum ResponseReader {
     /// that closed the connection explains the failure better than what the request saw of it
     /// (a closed stream, a GOAWAY, a closed connection), and outranks a request not processed:
     /// a new connection would meet the same alert (a server refusing the client's certificate
-    /// just after TLS 1.3's handshake).
+    /// just after TLS 1.3's handshake). A connection closed without TLS's close_notify does not
+    /// outrank a `GOAWAY` that says the request was not processed or needs HTTP/1.1: nothing of
+    /// its response can have been cut short (servers that simply close their sockets after a
+    /// `GOAWAY` do so).
     static func failure(_ error: any Error, on key: ConnectionKey, closingError: (any Error)?) -> any Error {
         if error is ConsumerError { return error }
-        if let closingError, isTLSError(closingError) { return failure(closingError, on: key) }
-        if error is RequestNotProcessed || error is HTTP1Required || error is CertificateRequestedByRenegotiation { return error }
+        let goesAgain = error is RequestNotProcessed || error is HTTP1Required
+        if let closingError, isTLSError(closingError), !(goesAgain && isUncleanShutdown(closingError)) {
+            return failure(closingError, on: key)
+        }
+        if goesAgain || error is CertificateRequestedByRenegotiation { return error }
         return failure(error, on: key)
+    }
+
+    private static func isUncleanShutdown(_ error: any Error) -> Bool {
+        if case NIOSSLError.uncleanShutdown = error { return true }
+        return false
     }
 
     /// Whether `error` is TLS's own: an alert, a handshake failure.

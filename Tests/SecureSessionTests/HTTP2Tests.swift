@@ -195,6 +195,37 @@ struct HTTP2Tests {
         await fresh.shutdown()
     }
 
+    @Test("a graceful GOAWAY naming no stream processed, then the connection closed without TLS's close_notify (as servers that simply close their sockets do): the request goes again, whatever its method, instead of failing as a possible truncation")
+    func unprocessedThenUncleanClose() async throws {
+        let server = try PythonTLSServer(fixture: "correct-http2", chain: lab.loopbackChain())
+        defer { server.stop() }
+        let session = session()
+        let got = try await session.get(server.url("/goaway-then-close?token=get"))
+        #expect(got.text == "served")
+        let posted = try await session.post(server.url("/goaway-then-close?token=post"), body: Data("order".utf8))
+        #expect(posted.text == "served")
+        await session.shutdown()
+    }
+
+    @Test("a GOAWAY with HTTP_1_1_REQUIRED that says the request's stream was processed: a GET goes again over HTTP/1.1, a POST is not sent twice")
+    func http1RequiredAfterProcessing() async throws {
+        let server = try PythonTLSServer(fixture: "correct-http2", chain: lab.loopbackChain())
+        defer { server.stop() }
+        let url = server.url("/http11-required?how=goaway-processed")
+        let posting = session()
+        do {
+            _ = try await posting.post(url, body: Data("order".utf8))
+            Issue.record("a POST the server may have processed was sent again")
+        } catch SecureSessionError.connectionFailed(let detail) {
+            #expect(!detail.contains("HTTP_1_1_REQUIRED: it requires"), "\(detail)")
+        }
+        await posting.shutdown()
+        let getting = session()
+        let response = try await getting.get(url)
+        #expect(response.httpVersion == "HTTP/1.1")
+        await getting.shutdown()
+    }
+
     @Test("a response head of 20 KB is taken over HTTP/2 as over HTTP/1.1 (swift-nio-http2's default header list limit of 16 KiB refused one of 17.5 KB from nginx), 70 KB from an independent HTTP/2 server (Python's h2) too; one of 100 KB is refused over both, saying why")
     func largeResponseHead() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)

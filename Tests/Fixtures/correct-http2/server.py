@@ -9,10 +9,15 @@ server cannot show: `server.py CHAIN KEY PORT`. Built on the `h2` package (Debia
   letters each (swift-nio-http2's server sends nothing for one of 30 KB).
 - `/goaway-after-answer`: `200`, then a graceful `GOAWAY` (`NO_ERROR`, naming this stream) on a
   connection the server leaves open, for the client to close.
+- `/goaway-then-close?token=T`: the first request with a token gets a graceful `GOAWAY` naming no
+  stream processed, and the connection closed without TLS's close_notify; later ones get `200`
+  `served`.
 - `/open-connections`: how many HTTP/2 connections are open, this one included (text).
-- `/http11-required?how=reset|goaway`: HTTP/1.1 required (`HTTP_1_1_REQUIRED`), by resetting the
-  request's stream or by ending the connection with a `GOAWAY` naming no stream processed, as
-  Apache's mod_http2 does for a location that asks for a client certificate.
+- `/http11-required?how=reset|goaway|goaway-processed`: HTTP/1.1 required (`HTTP_1_1_REQUIRED`),
+  by resetting the request's stream (as Apache's mod_http2 does for a location that asks for a
+  client certificate) or by ending the connection with a `GOAWAY` naming no stream processed, or
+  naming the request's stream as processed; after a `GOAWAY` the server closes the connection
+  without TLS's close_notify, as servers that simply close their sockets do.
 
 A client that negotiates `http/1.1` instead gets `200` with `HTTP/1.1 PATH` for every request,
 on a keep-alive connection.
@@ -32,6 +37,7 @@ from tls_listener import listen, serve_http2  # noqa: E402
 
 open_connections = 0
 counting = threading.Lock()
+tokens_seen = set()
 
 
 def answer_text(conn, stream_id, text):
@@ -46,13 +52,28 @@ def answer(conn, sock, stream_id, path):
         answer_text(conn, stream_id, 'going away')
         conn.close_connection(error_code=0, last_stream_id=stream_id)
         return
+    if url.path == '/goaway-then-close':
+        token = parse_qs(url.query).get('token', [''])[0]
+        with counting:
+            first = token not in tokens_seen
+            tokens_seen.add(token)
+        if first:
+            conn.close_connection(error_code=0, last_stream_id=0)
+            sock.sendall(conn.data_to_send())
+            sock.close()
+        else:
+            answer_text(conn, stream_id, 'served')
+        return
     if url.path == '/open-connections':
         with counting:
             answer_text(conn, stream_id, str(open_connections))
         return
     if url.path == '/http11-required':
-        if parse_qs(url.query).get('how', ['reset'])[0] == 'goaway':
-            conn.close_connection(error_code=0xd, last_stream_id=0)
+        how = parse_qs(url.query).get('how', ['reset'])[0]
+        if how.startswith('goaway'):
+            conn.close_connection(error_code=0xd, last_stream_id=stream_id if how == 'goaway-processed' else 0)
+            sock.sendall(conn.data_to_send())
+            sock.close()
         else:
             conn.reset_stream(stream_id, error_code=0xd)
         return
