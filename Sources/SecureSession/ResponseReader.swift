@@ -88,6 +88,12 @@ enum ResponseReader {
         switch error {
         case let error as SecureSessionError:
             return error
+        case let error as ClosedWithoutCloseNotify:
+            return error
+        case let error as IOError:
+            // The socket's own failure: "Connection reset by peer" in words, not NIO's dump of
+            // the system call.
+            return SecureSessionError.connectionFailed("\(key): \(ConnectionFailureText.describe(error))")
         case let error as ConsumerError:
             return error
         case HTTPParserError.invalidEOFState:
@@ -112,11 +118,8 @@ enum ResponseReader {
                 description: "\(key): the server asked for a client certificate by renegotiating TLS during the request, when a challenge handler cannot be asked"
             )
         case NIOSSLError.uncleanShutdown:
-            // After the handshake: the connection ended without TLS's close_notify, which anyone
-            // on the path can do. A body that ends with the connection is then not known whole.
-            return SecureSessionError.connectionFailed(
-                "\(key): the server closed the connection without TLS's close_notify before the response ended: a body that ends with the connection could have been cut short by anyone on the path (a truncation attack), so it is refused"
-            )
+            // After the handshake; the session words it by how far the response got.
+            return ClosedWithoutCloseNotify(server: "\(key)")
         default:
             // A TLS alert after the handshake: the server refused the client certificate (TLS
             // 1.3 refuses it only after the client's side of the handshake has completed).

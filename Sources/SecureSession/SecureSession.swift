@@ -550,6 +550,7 @@ public final class SecureSession: Sendable {
                 pool.release(connection, reusable: false)
                 // The session closed the connection under the request.
                 if pool.hasShutDown { throw SecureSessionError.sessionShutDown }
+                let error = (error as? ClosedWithoutCloseNotify)?.failure(answerBegun: firstPart.withLockedValue { $0 } != nil) ?? error
                 guard case SecureSessionError.connectionFailed = error, reused, attempt == 1, firstPart.withLockedValue({ $0 }) == nil,
                     request.method.isIdempotent, !Task.isCancelled
                 else { throw error }

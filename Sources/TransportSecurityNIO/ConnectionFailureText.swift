@@ -21,7 +21,12 @@ package enum ConnectionFailureText {
         case ChannelError.connectTimeout(let limit):
             return "no connection within \(limit) (the server does not answer)"
         case let io as IOError:
-            return io.errnoCode == ECONNREFUSED ? "the connection was refused" : String(cString: strerror(io.errnoCode))
+            switch io.errnoCode {
+            case ECONNREFUSED: return "the connection was refused"
+            case ECONNRESET: return "the server reset the connection (ECONNRESET)"
+            case EPIPE: return "the server closed the connection while the request was being written (EPIPE)"
+            default: return String(cString: strerror(io.errnoCode))
+            }
         default:
             return String(describing: error)
         }

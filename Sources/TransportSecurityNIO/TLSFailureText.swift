@@ -12,15 +12,26 @@ package enum TLSFailureText {
     ///     server refusing a client that presented none (some say `bad_certificate`, as Go's
     ///     does) requires one.
     package static func describe(_ error: any Error, clientCertificatePresented: Bool? = nil) -> String {
-        if let nio = error as? NIOSSLError, case .uncleanShutdown = nio {
-            return "the server closed the connection during the handshake"
-        }
         let text = String(describing: error)
+        // BoringSSL's own words when the connection ended without an alert (Java's HttpsServer
+        // closes so on a client it refuses).
+        if let nio = error as? NIOSSLError, case .uncleanShutdown = nio {
+            return closedDuringHandshake(clientCertificatePresented: clientCertificatePresented)
+        }
+        if text.contains("EOF during handshake") {
+            return closedDuringHandshake(clientCertificatePresented: clientCertificatePresented)
+        }
         guard let reason = reasonCode(in: text) else { return text }
         if clientCertificatePresented == false, rejectsClientCertificate(reason) {
             return "the server requires a client certificate and none was presented [\(reason)]"
         }
         return "\(sentence(for: reason)) [\(reason)]"
+    }
+
+    /// A connection the server closed, without an alert, before the handshake ended.
+    private static func closedDuringHandshake(clientCertificatePresented: Bool?) -> String {
+        let said = "the server closed the connection during the handshake, without saying why"
+        return clientCertificatePresented == false ? said + " (a server that requires a client certificate may close so when none is presented)" : said
     }
 
     /// Whether `reason` is an alert refusing the client's certificate.

@@ -859,7 +859,7 @@ struct SecureSessionTests {
         await server.stop()
     }
 
-    @Test("a body that ends with the connection, ended without TLS's close_notify, is refused (a truncation attack); with close_notify, or with its Content-Length, it is whole")
+    @Test("a body that ends with the connection, ended without TLS's close_notify, is refused (a truncation attack); with close_notify, or with its Content-Length, it is whole; a connection so ended before any answer says that instead, and one reset says so in words")
     func truncationAttack() async throws {
         let server = try PythonTLSServer(fixture: "truncating-tls", chain: lab.loopbackChain())
         defer { server.stop() }
@@ -872,6 +872,20 @@ struct SecureSessionTests {
         }
         #expect(try await session.get(server.url("/until-close-clean")).text == "the whole body")
         #expect(try await session.get(server.url("/length-unclean")).text == "the whole body")
+        await #expect {
+            _ = try await session.get(server.url("/drop-unclean"))
+        } throws: { error in
+            guard case SecureSessionError.connectionFailed(let detail) = error else { return false }
+            return detail.contains("closed the connection before answering, without TLS's close_notify") && !detail.contains("truncation")
+        }
+        // With most of a 200 KB upload unread, closing the socket resets the connection.
+        await #expect {
+            _ = try await session.post(server.url("/drop-unclean"), body: Data(count: 200_000))
+        } throws: { error in
+            guard case SecureSessionError.connectionFailed(let detail) = error else { return false }
+            return detail.hasSuffix("the server reset the connection (ECONNRESET)")
+                || detail.hasSuffix("the server closed the connection while the request was being written (EPIPE)")
+        }
         await session.shutdown()
     }
 

@@ -9,8 +9,11 @@ struct TLSFailureTextTests {
         let dump = "handshakeFailed(NIOSSL.BoringSSLError.sslError([Error: 268435703 error:100000f7:SSL routines:OPENSSL_internal:WRONG_VERSION_NUMBER at /x/tls_record.cc:127]))"
         #expect(TLSFailureText.reasonCode(in: dump) == "WRONG_VERSION_NUMBER")
         #expect(TLSFailureText.reasonCode(in: "no code here") == nil)
-        #expect(TLSFailureText.describe(NIOSSLError.uncleanShutdown) == "the server closed the connection during the handshake")
+        #expect(TLSFailureText.describe(NIOSSLError.uncleanShutdown) == "the server closed the connection during the handshake, without saying why")
         struct Dumped: Error, CustomStringConvertible { let description: String }
+        let eof = Dumped(description: "handshakeFailed(NIOSSL.BoringSSLError.sslError([Error:  EOF during handshake]))")
+        #expect(TLSFailureText.describe(eof) == "the server closed the connection during the handshake, without saying why")
+        #expect(TLSFailureText.describe(eof, clientCertificatePresented: false).hasSuffix("(a server that requires a client certificate may close so when none is presented)"))
         #expect(TLSFailureText.describe(Dumped(description: dump)) == "the server did not answer in TLS (a plain HTTP port? use http://) [WRONG_VERSION_NUMBER]")
         #expect(TLSFailureText.describe(Dumped(description: "x OPENSSL_internal:TLSV1_ALERT_CERTIFICATE_REQUIRED y")).hasPrefix("the server requires a client certificate"))
         #expect(TLSFailureText.describe(Dumped(description: "x OPENSSL_internal:SOMETHING_NEW y")) == "the TLS handshake failed [SOMETHING_NEW]")

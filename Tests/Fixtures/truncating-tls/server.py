@@ -4,6 +4,8 @@ close_notify, as an attacker on the path can: `server.py CHAIN KEY PORT`.
 /until-close-unclean  a body delimited by the connection's end, ended without close_notify
 /until-close-clean    the same body, ended with close_notify
 /length-unclean       a body with its Content-Length, then the end without close_notify
+/drop-unclean         no answer: the end without close_notify (as Java's HttpsServer drops a
+                      client it refuses right after TLS 1.3's handshake)
 """
 import os
 import socket
@@ -23,7 +25,9 @@ def serve(secured):
             return
         request += received
     path = request.split(b' ')[1].decode()
-    if path == '/length-unclean':
+    if path == '/drop-unclean':
+        pass
+    elif path == '/length-unclean':
         secured.sendall(b'HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n' % len(BODY) + BODY)
     else:
         secured.sendall(b'HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n' + BODY)
