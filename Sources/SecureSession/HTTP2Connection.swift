@@ -158,6 +158,10 @@ final class HTTP2Connection: PooledConnection, Sendable {
                 throw SecureSessionError.connectionFailed("\(key): the server did not answer a PING within \(probeTimeout); the HTTP/2 connection was closed")
             }
             if let violation = await violation(behind: error, serverReset: resets.serverReset) { throw violation }
+            // swift-nio-http2 closes the streams a GOAWAY drops before the frame reaches the
+            // connection's watcher, in the same turn of the event loop: the next turn has it
+            // noted, so that the request is known unprocessed.
+            _ = try? await channel.eventLoop.submit {}.get()
             let failure = streamFailure(
                 error,
                 streamID: await Self.streamID(of: opened.futureResult),

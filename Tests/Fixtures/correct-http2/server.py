@@ -24,6 +24,7 @@ on a keep-alive connection.
 """
 import json
 import os
+import socket
 import sys
 import threading
 from urllib.parse import parse_qs, urlsplit
@@ -38,6 +39,22 @@ from tls_listener import listen, serve_http2  # noqa: E402
 open_connections = 0
 counting = threading.Lock()
 tokens_seen = set()
+
+
+def close_without_close_notify(sock, last_words):
+    """Sends `last_words`, then ends the TCP connection (a FIN, no TLS close_notify) once the
+    client has closed its side: closing with bytes of the client's unread would make the kernel
+    answer with a reset, which discards `last_words` at the client before it reads them."""
+    sock.sendall(last_words)
+    raw = socket.socket(fileno=sock.detach())
+    raw.shutdown(socket.SHUT_WR)
+    raw.settimeout(5)
+    try:
+        while raw.recv(65536):
+            pass
+    except OSError:
+        pass
+    raw.close()
 
 
 def answer_text(conn, stream_id, text):
@@ -59,8 +76,7 @@ def answer(conn, sock, stream_id, path):
             tokens_seen.add(token)
         if first:
             conn.close_connection(error_code=0, last_stream_id=0)
-            sock.sendall(conn.data_to_send())
-            sock.close()
+            close_without_close_notify(sock, conn.data_to_send())
         else:
             answer_text(conn, stream_id, 'served')
         return
@@ -72,8 +88,7 @@ def answer(conn, sock, stream_id, path):
         how = parse_qs(url.query).get('how', ['reset'])[0]
         if how.startswith('goaway'):
             conn.close_connection(error_code=0xd, last_stream_id=stream_id if how == 'goaway-processed' else 0)
-            sock.sendall(conn.data_to_send())
-            sock.close()
+            close_without_close_notify(sock, conn.data_to_send())
         else:
             conn.reset_stream(stream_id, error_code=0xd)
         return
