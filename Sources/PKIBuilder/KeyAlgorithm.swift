@@ -8,6 +8,8 @@ public enum KeyAlgorithm: String, Sendable, CaseIterable, Codable {
     case p256
     /// ECDSA over NIST P-384, signing with SHA-384.
     case p384
+    /// ECDSA over NIST P-521, signing with SHA-512.
+    case p521
     /// RSA with a 2048-bit modulus, signing with PKCS#1 v1.5 and SHA-256.
     case rsa2048
     /// Ed25519.
@@ -18,6 +20,7 @@ public enum KeyAlgorithm: String, Sendable, CaseIterable, Codable {
         switch self {
         case .p256: return .ecdsaWithSHA256
         case .p384: return .ecdsaWithSHA384
+        case .p521: return .ecdsaWithSHA512
         case .rsa2048: return .sha256WithRSAEncryption
         case .ed25519: return .ed25519
         }
@@ -42,6 +45,7 @@ public struct KeyPair: Sendable {
         switch algorithm {
         case .p256: self.privateKey = Certificate.PrivateKey(P256.Signing.PrivateKey())
         case .p384: self.privateKey = Certificate.PrivateKey(P384.Signing.PrivateKey())
+        case .p521: self.privateKey = Certificate.PrivateKey(P521.Signing.PrivateKey())
         case .rsa2048: self.privateKey = Certificate.PrivateKey(try _RSA.Signing.PrivateKey(keySize: .bits2048))
         case .ed25519: self.privateKey = Certificate.PrivateKey(Curve25519.Signing.PrivateKey())
         }

@@ -143,6 +143,7 @@ extension IssuedCertificate {
         switch keyPair.algorithm {
         case .p256: oid = [1, 2, 840, 10045, 4, 3, 2]
         case .p384: oid = [1, 2, 840, 10045, 4, 3, 3]
+        case .p521: oid = [1, 2, 840, 10045, 4, 3, 4]
         case .rsa2048: oid = [1, 2, 840, 113549, 1, 1, 11]
         case .ed25519: oid = [1, 3, 101, 112]
         }

@@ -31,7 +31,8 @@ public struct ClientIdentity: Sendable {
             throw ClientIdentityError(source: source, reason: .malformedCertificate("\(error)"))
         }
         let publicKey = Self.publicKey(of: privateKey)
-        guard publicKey == leaf.certificate.publicKey else {
+        let matches = publicKey.map { $0 == leaf.certificate.publicKey } ?? Self.boringSSLPairs(privateKey, with: first)
+        guard matches else {
             throw ClientIdentityError(source: source, reason: Self.mismatch(of: publicKey, in: certificateChain))
         }
         self.certificateChain = certificateChain
@@ -150,7 +151,6 @@ public struct ClientIdentity: Sendable {
         return .notPKCS12(text.isEmpty || text.hasSuffix("[])") ? "no detail from BoringSSL" : Self.describe(error))
     }
 
-    /// The public key of a private key, as swift-certificates sees it; `nil` if it cannot tell.
     /// Why a key that is not the leaf's does not fit: it is a later certificate's (the chain is
     /// out of order), or no certificate's.
     private static func mismatch(of publicKey: Certificate.PublicKey?, in chain: [NIOSSLCertificate]) -> ClientIdentityError.Reason {
@@ -163,6 +163,17 @@ public struct ClientIdentity: Sendable {
         return .keyDoesNotMatchCertificate
     }
 
+    /// Whether BoringSSL takes `key` as `certificate`'s (it refuses a TLS context whose key does
+    /// not match its certificate): for keys swift-nio-ssl cannot export (Ed25519: BoringSSL
+    /// writes only RSA, EC and DSA keys in their own DER forms).
+    private static func boringSSLPairs(_ key: NIOSSLPrivateKey, with certificate: NIOSSLCertificate) -> Bool {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        configuration.certificateChain = [.certificate(certificate)]
+        configuration.privateKey = .privateKey(key)
+        return (try? NIOSSLContext(configuration: configuration)) != nil
+    }
+
+    /// The public half of `key`, when swift-nio-ssl can export the key (RSA and EC).
     static func publicKey(of key: NIOSSLPrivateKey) -> Certificate.PublicKey? {
         guard let der = try? key.derBytes else { return nil }
         for type in ["PRIVATE KEY", "EC PRIVATE KEY", "RSA PRIVATE KEY"] {

@@ -31,12 +31,32 @@ extension TLSConfiguration {
         // Apache's `SSLVerifyClient` inside a `<Location>` asks for the client certificate by
         // renegotiating once the request is seen (swift-nio-ssl's default refuses: NO_RENEGOTIATION).
         configuration.renegotiationSupport = .once
+        configuration.verifySignatureAlgorithms = verifiedSignatureAlgorithms
+        configuration.curves = offeredGroups
         if let identity {
             configuration.certificateChain = identity.certificateChain.map { .certificate($0) }
             configuration.privateKey = .privateKey(identity.privateKey)
         }
         return configuration
     }
+
+    /// The handshake signatures accepted from a peer (a server's, or a client's certificate
+    /// proof): BoringSSL's defaults, then ECDSA with P-521 and Ed25519, which BoringSSL verifies
+    /// but does not offer (a server with such a key failed the handshake where curl connected);
+    /// the engine validates certificates of both kinds.
+    static let verifiedSignatureAlgorithms: [SignatureAlgorithm] = [
+        .ecdsaSecp256R1Sha256, .rsaPssRsaeSha256, .rsaPkcs1Sha256,
+        .ecdsaSecp384R1Sha384, .rsaPssRsaeSha384, .rsaPkcs1Sha384,
+        .rsaPssRsaeSha512, .rsaPkcs1Sha512,
+        .rsaPkcs1Sha1,
+        .ecdsaSecp521R1Sha512, .ed25519,
+    ]
+
+    /// The key-exchange groups a client offers: swift-nio-ssl's defaults (the post-quantum
+    /// X25519MLKEM768 first, its key share sent with X25519's), then P-521, only named: over TLS
+    /// 1.2 a server may use an ECDSA certificate only on a curve the client names, so a P-521
+    /// certificate failed the handshake there (`handshake_failure`) where curl connected.
+    static let offeredGroups: [NIOTLSCurve] = [.x25519_MLKEM768, .x25519, .secp256r1, .secp384r1, .secp521r1]
 
     /// A server configuration presenting `identity`, asking clients for certificates as
     /// `clientCertificates` says; a ``PeerTrustVerifier`` (usually with a
@@ -56,6 +76,7 @@ extension TLSConfiguration {
         )
         configuration.minimumTLSVersion = minimumTLSVersion
         configuration.certificateVerification = clientCertificates.certificateVerification
+        configuration.verifySignatureAlgorithms = verifiedSignatureAlgorithms
         return configuration
     }
 }
