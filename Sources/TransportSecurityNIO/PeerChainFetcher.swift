@@ -31,6 +31,10 @@ public enum PeerChainFetcher {
         configuration.certificateVerification = .noHostnameVerification
         configuration.trustRoots = .certificates([])
         configuration.shutdownTimeout = .milliseconds(100)
+        // The signatures and groups the session offers, so that any server it can reach (P-521,
+        // Ed25519 keys) shows its chain.
+        configuration.verifySignatureAlgorithms = TLSConfiguration.verifiedSignatureAlgorithms
+        configuration.curves = TLSConfiguration.offeredGroups
         let context = try NIOSSLContext(configuration: configuration)
         let sni = ServerHost(serverName ?? host)
         let serverName = sni.isIPAddress ? nil : sni.name

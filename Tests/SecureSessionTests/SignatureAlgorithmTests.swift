@@ -27,7 +27,7 @@ struct SignatureAlgorithmTests {
     }
 
     @Test(
-        "a server whose keys are all Ed25519, or all P-521, is trusted over TLS 1.3 (a SwiftNIO server) and TLS 1.2 (openssl s_server): BoringSSL offered neither signature, so the handshake failed where curl connected",
+        "a server whose keys are all Ed25519, or all P-521, is trusted over TLS 1.3 (a SwiftNIO server) and TLS 1.2 (openssl s_server), and its chain fetched: BoringSSL offered neither signature, so the handshake failed where curl connected",
         arguments: [KeyAlgorithm.ed25519, .p521]
     )
     func serverKeys(algorithm: KeyAlgorithm) async throws {
@@ -37,6 +37,7 @@ struct SignatureAlgorithmTests {
         let response = try await session.get(server.url("/hello"))
         #expect(response.text == "hello")
         #expect(response.trustDecision?.isTrusted == true)
+        #expect(try await PeerChainFetcher.fetch(host: "127.0.0.1", port: server.port).first == chain[0].der, "tsec fetch-chain too")
         await server.stop()
 
         let folder = NSTemporaryDirectory() + "signatures-\(UUID().uuidString)"
@@ -52,6 +53,7 @@ struct SignatureAlgorithmTests {
         let overTLS12 = try await session.get(URL(string: "https://127.0.0.1:\(openSSL.port)/")!)
         #expect(overTLS12.statusCode == 200)
         #expect(overTLS12.text.contains("TLSv1.2"))
+        #expect(try await PeerChainFetcher.fetch(host: "127.0.0.1", port: openSSL.port).first == chain[0].der)
         await session.shutdown()
     }
 
