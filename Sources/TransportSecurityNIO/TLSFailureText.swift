@@ -13,16 +13,15 @@ package enum TLSFailureText {
     ///     does) requires one.
     package static func describe(_ error: any Error, clientCertificatePresented: Bool? = nil) -> String {
         let text = String(describing: error)
-        // BoringSSL's own words when the connection ended without an alert (Java's HttpsServer
-        // closes so on a client it refuses).
-        if let nio = error as? NIOSSLError, case .uncleanShutdown = nio {
-            return closedDuringHandshake(clientCertificatePresented: clientCertificatePresented)
-        }
-        if text.contains("EOF during handshake") {
+        // The connection ended without an alert: swift-nio-ssl's unclean shutdown, or BoringSSL's
+        // "EOF during handshake" (Java's HttpsServer closes so on a client it refuses).
+        let isUncleanShutdown = (error as? NIOSSLError).map { if case .uncleanShutdown = $0 { true } else { false } } ?? false
+        if isUncleanShutdown || text.contains("EOF during handshake") {
             return closedDuringHandshake(clientCertificatePresented: clientCertificatePresented)
         }
         guard let reason = reasonCode(in: text) else { return text }
-        if clientCertificatePresented == false, rejectsClientCertificate(reason) {
+        // Access denied may be about anything else (an address, say).
+        if clientCertificatePresented == false, rejectsClientCertificate(reason), reason != "TLSV1_ALERT_ACCESS_DENIED" {
             return "the server requires a client certificate and none was presented [\(reason)]"
         }
         return "\(sentence(for: reason)) [\(reason)]"

@@ -33,6 +33,8 @@ struct TLSFailureTextTests {
         #expect(TLSFailureText.describe(badCertificate) == "the server rejected the client certificate presented [SSLV3_ALERT_BAD_CERTIFICATE]")
         let unknownCA = Dumped(description: "x OPENSSL_internal:TLSV1_ALERT_UNKNOWN_CA y")
         #expect(TLSFailureText.describe(unknownCA, clientCertificatePresented: false).hasPrefix("the server requires a client certificate and none was presented"))
+        let denied = Dumped(description: "x OPENSSL_internal:TLSV1_ALERT_ACCESS_DENIED y")
+        #expect(!TLSFailureText.describe(denied, clientCertificatePresented: false).contains("none was presented"), "access denied may be about anything")
         let handshake = Dumped(description: "x OPENSSL_internal:SSLV3_ALERT_HANDSHAKE_FAILURE y")
         #expect(TLSFailureText.describe(handshake, clientCertificatePresented: false).hasPrefix("the server refused the handshake (no cipher suite"))
     }
