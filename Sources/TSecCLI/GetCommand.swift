@@ -149,7 +149,7 @@ public struct GetCommand: TSecCommand {
     @Option(
         name: [.customShort("w"), .customLong("write-out")],
         help: ArgumentHelp(
-            "Print this once the transfer is over, failed or not (curl's -w): %{http_code}, %{http_version}, %{content_type}, %{url_effective}, %{num_redirects}, %{num_retries}, %{num_connects}, %{size_download}, %{speed_download}, %{time_connect}, %{time_appconnect}, %{time_pretransfer}, %{time_starttransfer}, %{time_total}, %{ssl_verify_result}, %{exitcode}, %{errormsg}, %header{NAME}; %{stderr} and %{stdout} choose where what follows goes; \\n, \\t, %%. @FILE reads the format from a file (@- from standard input). An unknown variable is refused.",
+            "Print this once the transfer is over, failed or not (curl's -w): %{http_code}, %{http_version}, %{content_type}, %{url_effective}, %{num_redirects}, %{num_retries}, %{num_connects}, %{size_download}, %{speed_download}, %{size_upload}, %{speed_upload}, %{time_connect}, %{time_appconnect}, %{time_pretransfer}, %{time_starttransfer}, %{time_total}, %{ssl_verify_result}, %{exitcode}, %{errormsg}, %header{NAME}; %{stderr} and %{stdout} choose where what follows goes; \\n, \\t, %%. @FILE reads the format from a file (@- from standard input). An unknown variable is refused.",
             valueName: "FORMAT"
         )
     )
@@ -327,6 +327,13 @@ public struct GetCommand: TSecCommand {
     private func fetch(_ request: SecureRequest, with session: SecureSession, writeOut: WriteOutFormat?, to terminal: CommandOutput) async -> Int32 {
         let printedBytes = PrintedBytes(limit: maxFilesize)
         var transfer = WriteOutFormat.Transfer(response: nil, bodyBytes: 0, trustRejected: false, exitStatus: ExitStatus.success, errorMessage: "")
+        // The bytes of the body sent, counted only when -w prints them (a body held in memory
+        // then goes part by part).
+        let uploaded = NIOLockedValueBox<Int64>(0)
+        var request = request
+        if writeOut?.reportsUploads == true, request.uploadProgress == nil {
+            request.uploadProgress = { progress in uploaded.withLockedValue { $0 = progress.bytesSent } }
+        }
         var failure: (any Error)?
         do {
             let response: SecureResponse
@@ -387,6 +394,7 @@ public struct GetCommand: TSecCommand {
         }
         if json, let failure { terminal.line(JSONOutput.encode(GetFailureReport(failure, exitStatus: transfer.exitStatus))) }
         if transfer.response == nil { transfer.bodyBytes = printedBytes.count }
+        transfer.uploadedBytes = uploaded.withLockedValue { $0 }
         writeOut?.write(transfer, to: terminal)
         return transfer.exitStatus
     }

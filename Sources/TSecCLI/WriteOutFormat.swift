@@ -20,6 +20,8 @@ struct WriteOutFormat {
         case numConnects = "num_connects"
         case sizeDownload = "size_download"
         case speedDownload = "speed_download"
+        case sizeUpload = "size_upload"
+        case speedUpload = "speed_upload"
         case timeConnect = "time_connect"
         case timeAppConnect = "time_appconnect"
         case timePreTransfer = "time_pretransfer"
@@ -96,12 +98,19 @@ struct WriteOutFormat {
         self.pieces = pieces
     }
 
+    /// Whether the format prints what was uploaded (`%{size_upload}`, `%{speed_upload}`).
+    var reportsUploads: Bool {
+        pieces.contains { $0 == .variable(.sizeUpload) || $0 == .variable(.speedUpload) }
+    }
+
     /// What the transfer did, for the variables.
     struct Transfer {
         /// The response, `nil` when none came.
         var response: SecureResponse?
         /// The body bytes received (printed, held or written to the file).
         var bodyBytes: Int64
+        /// The request body bytes the connection took (the last sending's, after a retry).
+        var uploadedBytes: Int64 = 0
         /// Whether the server's certificate was rejected.
         var trustRejected: Bool
         var exitStatus: Int32
@@ -153,9 +162,9 @@ struct WriteOutFormat {
         case .numRetries: return String(max(0, (response?.attempts ?? 1) - 1))
         case .numConnects: return timing.map { $0.reusedConnection ? "0" : "1" } ?? "0"
         case .sizeDownload: return String(transfer.bodyBytes)
-        case .speedDownload:
-            let total = Double(response?.duration.inMilliseconds ?? 0) / 1000
-            return total > 0 ? String(Int64(Double(transfer.bodyBytes) / total)) : "0"
+        case .speedDownload: return perSecond(transfer.bodyBytes, over: response)
+        case .sizeUpload: return String(transfer.uploadedBytes)
+        case .speedUpload: return perSecond(transfer.uploadedBytes, over: response)
         case .timeConnect: return seconds(response == nil ? nil : connected)
         case .timeAppConnect: return seconds(timing?.tlsHandshake == nil ? nil : secured)
         case .timePreTransfer: return seconds(response == nil ? nil : secured)
@@ -166,5 +175,11 @@ struct WriteOutFormat {
         case .errorMessage: return transfer.errorMessage
         case .stdout, .stderr: return ""
         }
+    }
+
+    /// `bytes` per second over the whole transfer, as curl's speeds are.
+    private static func perSecond(_ bytes: Int64, over response: SecureResponse?) -> String {
+        let total = Double(response?.duration.inMilliseconds ?? 0) / 1000
+        return total > 0 ? String(Int64(Double(bytes) / total)) : "0"
     }
 }

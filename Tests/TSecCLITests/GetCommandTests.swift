@@ -631,7 +631,7 @@ struct GetCommandTests {
         await server.stop()
     }
 
-    @Test("-w prints curl's variables once the transfer is over, failed or not: codes, sizes, redirects, times, headers, %{stderr}; an unknown variable is refused before anything is sent")
+    @Test("-w prints curl's variables once the transfer is over, failed or not: codes, sizes (downloaded and uploaded), redirects, times, headers, %{stderr}; an unknown variable is refused before anything is sent")
     func writeOut() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
         let redirected = await get(server.url("/redirect?to=/hello"), ["-w", #"|%{http_code} %{http_version} %{size_download} %{num_redirects} %{num_retries} %{url_effective} %{content_type}|%header{content-length}|100%%\t%{exitcode}\n"#])
@@ -640,6 +640,14 @@ struct GetCommandTests {
 
         let discarded = await get(server.url("/bytes/100000"), ["-o", "/dev/null", "-w", "%{http_code} %{size_download} %{num_connects} %{ssl_verify_result}"])
         #expect(discarded.output.stdout == "200 100000 1 0")
+
+        // What went up: the body's bytes (a 300 KB file, in parts), and none for a GET.
+        let upload = try files.write("upload.bin", String(repeating: "x", count: 300_000))
+        let uploaded = await get(server.url("/echo"), ["-T", upload, "-o", "/dev/null", "-w", "%{size_upload} %{speed_upload}"])
+        #expect(uploaded.output.stdout.split(separator: " ").first == "300000", "\(uploaded.output.stdout)")
+        #expect((Int(uploaded.output.stdout.split(separator: " ").last ?? "") ?? 0) > 0)
+        #expect(await get(server.url("/hello"), ["-o", "/dev/null", "-w", "%{size_upload}"]).output.stdout == "0")
+        #expect(await get(server.url("/echo"), ["-d", "hello", "-o", "/dev/null", "-w", "%{size_upload}"]).output.stdout == "5")
 
         let timed = await get(server.url("/hello"), ["-o", "/dev/null", "-w", "%{time_connect} %{time_appconnect} %{time_pretransfer} %{time_starttransfer} %{time_total} %{speed_download}"])
         let times = timed.output.stdout.split(separator: " ").compactMap { Double($0) }
