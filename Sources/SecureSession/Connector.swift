@@ -50,7 +50,7 @@ enum Connector {
         deadline: Deadline,
         reporter: PinFailureReporter?,
         instrumentation: SessionInstrumentation,
-        renegotiationAnswer: ClientCertificateChallenge.Answer? = nil
+        renegotiationAnswers: RenegotiationAnswers? = nil
     ) async throws -> any PooledConnection {
         let clock = ContinuousClock()
         let began = clock.now
@@ -59,7 +59,8 @@ enum Connector {
         // context of the connection's own.
         let certificateChallenge = key.isSecure ? key.handler.map {
             ClientCertificateChallenge(
-                handler: $0, host: key.host, port: key.port, sessionIdentity: configuration.clientIdentity, renegotiationAnswer: renegotiationAnswer
+                handler: $0, host: key.host, port: key.port, sessionIdentity: configuration.clientIdentity,
+                renegotiationAnswer: renegotiationAnswers?.answer(for: key), renegotiationAnswers: renegotiationAnswers, key: key
             )
         } : nil
         let sslContext: NIOSSLContext?
@@ -201,6 +202,7 @@ enum Connector {
             if let decision = decisions.last { instrumentation.decided(decision) }
             try throwHandshakeFailure(error, key: key, decisions: decisions, certificateChallenge: certificateChallenge, reporter: reporter)
         }
+        certificateChallenge?.handshakeCompleted()
         // A report-only pin set lets the connection through but its failure is reported.
         if let decision = decisions.last {
             reporter?.submitFailure(of: decision, under: key.rule, host: key.host, port: key.port)

@@ -39,7 +39,7 @@ public final class SecureSession: Sendable {
     /// The answers challenge handlers gave to servers that asked for a client certificate by
     /// renegotiating (``CertificateRequestedByRenegotiation``): presented by the connections of
     /// the same key without asking.
-    private let renegotiationAnswers = BoundedMemory<ConnectionKey, ClientCertificateChallenge.Answer>()
+    private let renegotiationAnswers = RenegotiationAnswers()
 
     /// Creates a session.
     /// - Parameters:
@@ -451,7 +451,6 @@ public final class SecureSession: Sendable {
             let (connection, reused): (any PooledConnection, Bool)
             deadline.enter(.waitingForConnection(key))
             do {
-                let renegotiationAnswer = key.handler == nil ? nil : renegotiationAnswers.value(for: key)
                 (connection, reused) = try await pool.lease(key, deadline: deadline) {
                     try await Connector.connect(
                         key: key,
@@ -462,7 +461,7 @@ public final class SecureSession: Sendable {
                         deadline: deadline,
                         reporter: reporter,
                         instrumentation: instrumentation,
-                        renegotiationAnswer: renegotiationAnswer
+                        renegotiationAnswers: renegotiationAnswers
                     )
                 }
             } catch SecureSessionError.connectionFailed(let detail) {
@@ -539,8 +538,8 @@ public final class SecureSession: Sendable {
                 guard firstPart.withLockedValue({ $0 }) == nil, !answeredRenegotiation,
                     let challenge = (connection as? HTTP1Connection)?.certificateChallenge
                 else { throw SecureSessionError.tlsFailure(requested.description) }
+                // Kept by `renegotiationAnswers` once given: the next connection presents it.
                 let answer = try await deadline.bound { try await challenge.answerGiven() }
-                renegotiationAnswers.remember(answer, for: key)
                 answeredRenegotiation = true
                 uncountedTries += 1
                 configuration.logger.debug("the server asked for a client certificate by renegotiating, sending again presenting the handler's answer", metadata: [

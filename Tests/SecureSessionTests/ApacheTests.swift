@@ -110,6 +110,26 @@ struct ApacheTests {
         #expect(Set(served.map(\.clientPort)).count == 2)
     }
 
+    @Test("a burst of requests to the location, each on a connection of its own that Apache renegotiates: the challenge handler is asked once, not once per connection")
+    func burstAskedOnce() async throws {
+        let server = try ApacheServer(chain: lab.loopbackChain(), clientCA: clientCA, http2: true)
+        defer { server.stop() }
+        let asked = RecordingHandler { _ in .useCredential(.clientIdentity(alice)) }
+        let session = lab.session { $0.challengeHandler = asked.handler }
+        let answers = await withTaskGroup(of: String.self) { group in
+            for n in 0..<12 {
+                group.addTask {
+                    let answer = await Result { try await session.post(server.url("/secure/\(n)"), body: Data("order \(n)".utf8)) }
+                    return (try? answer.get()).map { "\($0.header("X-Client") ?? "") \($0.text == "order \(n)")" } ?? "\(answer)"
+                }
+            }
+            return await group.reduce(into: [String]()) { $0.append($1) }
+        }
+        #expect(answers == Array(repeating: "alice true", count: 12), "\(answers)")
+        #expect(asked.challenges.count == 1, "asked \(asked.challenges.count) times")
+        await session.shutdown()
+    }
+
     @Test(
         "a challenge handler that cancels Apache's renegotiation ends the request as cancelled; one that rejects the protection space sends it again without a certificate, which Apache refuses",
         arguments: [true, false]

@@ -13,8 +13,9 @@ import TransportSecurityNIO
 /// requires a certificate) cannot wait for the handler there (swift-nio-ssl ends the connection
 /// with `wantX509Lookup`): the session takes the handler's answer once it comes
 /// (``answerGiven()``), sends the request again on a new connection that presents that answer
-/// without asking (``init(handler:host:port:sessionIdentity:renegotiationAnswer:)``), and keeps
-/// it for the server's later connections.
+/// without asking (``init(handler:host:port:sessionIdentity:renegotiationAnswer:renegotiationAnswers:key:)``),
+/// and keeps it for the server's later connections, whose renegotiations it answers too
+/// (``RenegotiationAnswers``: a burst of requests puts the question once).
 final class ClientCertificateChallenge: Sendable {
     /// The error that aborts a handshake whose challenge was cancelled.
     struct Cancelled: Error {}
@@ -32,15 +33,33 @@ final class ClientCertificateChallenge: Sendable {
     private let renegotiationAnswer: Answer?
     private let cancelled = LockedFlag()
     private let presented = LockedFlag()
+    /// Set once the connection's handshake is over: a later request comes by renegotiation.
+    private let handshakeOver = LockedFlag()
+    /// Where renegotiation questions for `key` are shared and their answers kept.
+    private let renegotiationAnswers: RenegotiationAnswers?
+    private let key: ConnectionKey?
     /// The handler's answer, once it has given it.
     private let answered = OnceAnswer<ClientIdentity?>()
 
-    init(handler: HandlerIdentity, host: String, port: Int, sessionIdentity: ClientIdentity?, renegotiationAnswer: Answer? = nil) {
+    init(
+        handler: HandlerIdentity,
+        host: String,
+        port: Int,
+        sessionIdentity: ClientIdentity?,
+        renegotiationAnswer: Answer? = nil,
+        renegotiationAnswers: RenegotiationAnswers? = nil,
+        key: ConnectionKey? = nil
+    ) {
         self.handler = handler
         self.space = ProtectionSpace(host: host, port: port, isSecure: true, realm: nil, method: .clientCertificate)
         self.sessionIdentity = sessionIdentity
         self.renegotiationAnswer = renegotiationAnswer
+        self.renegotiationAnswers = renegotiationAnswers
+        self.key = key
     }
+
+    /// Notes that the connection's handshake is over.
+    func handshakeCompleted() { handshakeOver.set() }
 
     /// Whether the handler cancelled the challenge.
     var wasCancelled: Bool { cancelled.isSet }
@@ -73,7 +92,12 @@ final class ClientCertificateChallenge: Sendable {
 
     private func identity() async throws -> ClientIdentity? {
         do {
-            let identity = try await ask()
+            let identity: ClientIdentity?
+            if handshakeOver.isSet, let renegotiationAnswers, let key {
+                identity = try await renegotiationAnswers.answer(for: key) { try await self.ask() }
+            } else {
+                identity = try await ask()
+            }
             if identity != nil { presented.set() }
             answered.give(.success(identity))
             return identity
