@@ -131,7 +131,7 @@ struct ApacheTests {
     }
 
     @Test(
-        "a challenge handler that cancels Apache's renegotiation ends the request as cancelled; one that rejects the protection space sends it again without a certificate, which Apache refuses",
+        "a challenge handler that cancels Apache's renegotiation ends the request as cancelled, and is asked again next time; one that rejects the protection space sends it again without a certificate, which Apache refuses, and is not asked again",
         arguments: [true, false]
     )
     func challengeHandlerRefusingRenegotiation(cancels: Bool) async throws {
@@ -151,6 +151,10 @@ struct ApacheTests {
             #expect(detail.contains("client certificate"), "\(detail)")
         }
         #expect(asked.challenges.count == 1)
+        // A cancellation is not kept (the next request asks again); an answer without a
+        // certificate is (the next request presents none without asking).
+        _ = try? await session.post(server.url("/secure/again"), body: Self.order)
+        #expect(asked.challenges.count == (cancels ? 2 : 1))
         await session.shutdown()
     }
 }
