@@ -60,7 +60,7 @@ enum Connector {
         let certificateChallenge = key.isSecure ? key.handler.map {
             ClientCertificateChallenge(
                 handler: $0, host: key.host, port: key.port, sessionIdentity: configuration.clientIdentity,
-                renegotiationAnswer: renegotiationAnswers?.answer(for: key), renegotiationAnswers: renegotiationAnswers, key: key
+                renegotiationAnswers: renegotiationAnswers, key: key
             )
         } : nil
         let sslContext: NIOSSLContext?

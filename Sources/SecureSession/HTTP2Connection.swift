@@ -157,11 +157,12 @@ final class HTTP2Connection: PooledConnection, Sendable {
             if probe.wentSilent {
                 throw SecureSessionError.connectionFailed("\(key): the server did not answer a PING within \(probeTimeout); the HTTP/2 connection was closed")
             }
-            if let violation = await violation(behind: error, serverReset: resets.serverReset) { throw violation }
-            // swift-nio-http2 closes the streams a GOAWAY drops before the frame reaches the
-            // connection's watcher, in the same turn of the event loop: the next turn has it
-            // noted, so that the request is known unprocessed.
+            // swift-nio-http2 closes a stream before what explains it reaches the connection's
+            // records, in the same turn of the event loop: its finding of a broken rule, or the
+            // GOAWAY that dropped the stream (the request is then known unprocessed). The next
+            // turn has them.
             _ = try? await channel.eventLoop.submit {}.get()
+            if let violation = violation(behind: error, serverReset: resets.serverReset) { throw violation }
             let failure = streamFailure(
                 error,
                 streamID: await Self.streamID(of: opened.futureResult),
@@ -177,14 +178,11 @@ final class HTTP2Connection: PooledConnection, Sendable {
     /// wrong in the server's frames, saying what; `nil` otherwise. A stream reset over its own
     /// response is an `invalidResponse`; a connection ended under it a `connectionFailed` (the
     /// request may have been sound, and an idempotent one goes again on a new connection).
-    private func violation(behind error: any Error, serverReset: HTTP2ErrorCode?) async -> SecureSessionError? {
+    private func violation(behind error: any Error, serverReset: HTTP2ErrorCode?) -> SecureSessionError? {
         let clientReset = (error as? NIOHTTP2Errors.StreamClosed).flatMap { closed in
             closed.errorCode != .cancel && serverReset == nil ? closed.errorCode : nil
         }
         guard clientReset != nil || goAway.isEndedByClient else { return nil }
-        // swift-nio-http2 reports its finding right after closing the stream, in the same turn
-        // of the event loop: the next turn has it.
-        _ = try? await channel.eventLoop.submit {}.get()
         let said = "\(key): the server broke HTTP/2's rules: "
         if let clientReset, let found = violations.takeStreamFinding() {
             return .invalidResponse("\(said)\(found); the client reset its stream (\(clientReset.rfcName))")

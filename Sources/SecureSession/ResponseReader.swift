@@ -68,16 +68,11 @@ enum ResponseReader {
     static func failure(_ error: any Error, on key: ConnectionKey, closingError: (any Error)?) -> any Error {
         if error is ConsumerError { return error }
         let goesAgain = error is RequestNotProcessed || error is HTTP1Required
-        if let closingError, isTLSError(closingError), !(goesAgain && isUncleanShutdown(closingError)) {
+        if let closingError, isTLSError(closingError), !(goesAgain && TLSFailureText.isUncleanShutdown(closingError)) {
             return failure(closingError, on: key)
         }
         if goesAgain || error is CertificateRequestedByRenegotiation { return error }
         return failure(error, on: key)
-    }
-
-    private static func isUncleanShutdown(_ error: any Error) -> Bool {
-        if case NIOSSLError.uncleanShutdown = error { return true }
-        return false
     }
 
     /// Whether `error` is TLS's own: an alert, a handshake failure.

@@ -15,8 +15,7 @@ package enum TLSFailureText {
         let text = String(describing: error)
         // The connection ended without an alert: swift-nio-ssl's unclean shutdown, or BoringSSL's
         // "EOF during handshake" (Java's HttpsServer closes so on a client it refuses).
-        let isUncleanShutdown = (error as? NIOSSLError).map { if case .uncleanShutdown = $0 { true } else { false } } ?? false
-        if isUncleanShutdown || text.contains("EOF during handshake") {
+        if isUncleanShutdown(error) || text.contains("EOF during handshake") {
             return closedDuringHandshake(clientCertificatePresented: clientCertificatePresented)
         }
         guard let reason = reasonCode(in: text) else { return text }
@@ -25,6 +24,13 @@ package enum TLSFailureText {
             return "the server requires a client certificate and none was presented [\(reason)]"
         }
         return "\(sentence(for: reason)) [\(reason)]"
+    }
+
+    /// Whether `error` is swift-nio-ssl's report of a connection ended without TLS's
+    /// close_notify.
+    package static func isUncleanShutdown(_ error: any Error) -> Bool {
+        if case NIOSSLError.uncleanShutdown = error { return true }
+        return false
     }
 
     /// A connection the server closed, without an alert, before the handshake ended.

@@ -1,7 +1,8 @@
 """The listener the fixture servers share: TLS on 127.0.0.1, one thread per connection.
 
 `listen(alpn, serve)` reads CHAIN KEY PORT from the command line and calls `serve(secured)` for
-each connection whose handshake succeeded; `serve_http2` runs an HTTP/2 connection over one.
+each connection whose handshake succeeded; `serve_http2` runs an HTTP/2 connection over one;
+`receive` reads what a client sends next.
 """
 import socket
 import ssl
@@ -27,6 +28,14 @@ def listen(alpn, serve):
         threading.Thread(target=serve, args=(secured,), daemon=True).start()
 
 
+def receive(sock):
+    """The next bytes from `sock`; empty once the client has gone (or the socket failed)."""
+    try:
+        return sock.recv(65535)
+    except OSError:
+        return b''
+
+
 def serve_http2(sock, conn, answer):
     """Runs `conn`, an `h2` server connection, over `sock` until the client goes, calling
     `answer(conn, sock, stream_id, path)` for each request (`path` as text)."""
@@ -35,10 +44,7 @@ def serve_http2(sock, conn, answer):
     conn.initiate_connection()
     sock.sendall(conn.data_to_send())
     while True:
-        try:
-            data = sock.recv(65535)
-        except OSError:
-            return
+        data = receive(sock)
         if not data:
             return
         try:

@@ -13,7 +13,7 @@ import TransportSecurityNIO
 /// requires a certificate) cannot wait for the handler there (swift-nio-ssl ends the connection
 /// with `wantX509Lookup`): the session takes the handler's answer once it comes
 /// (``answerGiven()``), sends the request again on a new connection that presents that answer
-/// without asking (``init(handler:host:port:sessionIdentity:renegotiationAnswer:renegotiationAnswers:key:)``),
+/// without asking (``init(handler:host:port:sessionIdentity:renegotiationAnswers:key:)``),
 /// and keeps it for the server's later connections, whose renegotiations it answers too
 /// (``RenegotiationAnswers``: a burst of requests puts the question once).
 final class ClientCertificateChallenge: Sendable {
@@ -46,14 +46,13 @@ final class ClientCertificateChallenge: Sendable {
         host: String,
         port: Int,
         sessionIdentity: ClientIdentity?,
-        renegotiationAnswer: Answer? = nil,
         renegotiationAnswers: RenegotiationAnswers? = nil,
         key: ConnectionKey? = nil
     ) {
         self.handler = handler
         self.space = ProtectionSpace(host: host, port: port, isSecure: true, realm: nil, method: .clientCertificate)
         self.sessionIdentity = sessionIdentity
-        self.renegotiationAnswer = renegotiationAnswer
+        self.renegotiationAnswer = key.flatMap { renegotiationAnswers?.answer(for: $0) }
         self.renegotiationAnswers = renegotiationAnswers
         self.key = key
     }

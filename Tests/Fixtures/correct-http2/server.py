@@ -33,7 +33,7 @@ import h2.config
 import h2.connection
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from tls_listener import listen, serve_http2  # noqa: E402
+from tls_listener import listen, receive, serve_http2  # noqa: E402
 
 
 open_connections = 0
@@ -112,10 +112,7 @@ def serve_http1(sock):
     received = b''
     while True:
         while b'\r\n\r\n' not in received:
-            try:
-                data = sock.recv(65535)
-            except OSError:
-                return
+            data = receive(sock)
             if not data:
                 return
             received += data
