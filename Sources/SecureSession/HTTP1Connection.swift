@@ -32,7 +32,21 @@ final class HTTP1Connection: PooledConnection, Sendable {
     private struct IdleState {
         /// Since when the connection has waited in the pool; `nil` while in use.
         var idleSince: NIODeadline?
-        var timerArmed = false
+        /// When the idle timer armed last fires; `nil` when none is armed.
+        var timerFiresAt: NIODeadline?
+        /// Which timer is the armed one: an earlier timer finding another number here leaves
+        /// the decision to that one.
+        var timerNumber: UInt64 = 0
+        /// How long the server keeps the connection idle, less a margin: from its last
+        /// `Keep-Alive: timeout=N` (``KeepAliveHint``); `nil` when it said nothing.
+        var serverIdleLimit: Duration?
+
+        /// Notes a new timer firing `delay` after `now`, replacing any other: its number and delay.
+        mutating func arm(at now: NIODeadline, in delay: TimeAmount) -> (number: UInt64, delay: TimeAmount) {
+            timerNumber &+= 1
+            timerFiresAt = now + delay
+            return (timerNumber, delay)
+        }
     }
 
     private init(
@@ -111,7 +125,10 @@ final class HTTP1Connection: PooledConnection, Sendable {
         }
         do {
             let (response, bodySent) = try await exchanger.exchange(head: head, body: body, mayWaitToContinue: mayWaitToContinue, into: sink)
-            let reusable = response.isKeepAlive && bodySent
+            let hint = KeepAliveHint(response.headers)
+            if let hint { idleState.withLockedValue { $0.serverIdleLimit = hint.clientIdleLimit } }
+            // A server that keeps idle connections no longer than the margin gets no reuse.
+            let reusable = response.isKeepAlive && bodySent && hint.map { $0.clientIdleLimit != nil } ?? true
             if !reusable { close() }
             return ExchangedResponse(head: response, reusable: reusable)
         } catch let refused as ExpectationRefused {
@@ -123,16 +140,20 @@ final class HTTP1Connection: PooledConnection, Sendable {
         }
     }
 
-    /// Marks the connection idle: `expire` runs once it has been idle for `timeout`. One timer
-    /// per connection, armed at its first idle period and re-armed from its own event loop, so
-    /// that returning a connection to the pool and leasing it again only take a lock.
+    /// Marks the connection idle: `expire` runs once it has been idle for `timeout`, or for the
+    /// shorter limit the server's `Keep-Alive` hint allows. One timer per connection, armed at
+    /// its first idle period and re-armed from its own event loop, so that returning a connection
+    /// to the pool and leasing it again only take a lock (another timer is armed only when a
+    /// hint shortened the limit since).
     func markIdle(expiringAfter timeout: Duration, _ expire: @escaping @Sendable () -> Void) {
-        let needsTimer: Bool = idleState.withLockedValue { state in
-            state.idleSince = .now()
-            defer { state.timerArmed = true }
-            return !state.timerArmed
+        let timer: (number: UInt64, delay: TimeAmount)? = idleState.withLockedValue { state in
+            let now = NIODeadline.now()
+            state.idleSince = now
+            let limit = Self.idleLimit(timeout, state)
+            if let firesAt = state.timerFiresAt, firesAt <= now + limit { return nil }
+            return state.arm(at: now, in: limit)
         }
-        if needsTimer { armIdleTimer(in: .nanoseconds(timeout.nanoseconds), timeout: timeout, expire) }
+        if let timer { armIdleTimer(timer.number, in: timer.delay, timeout: timeout, expire) }
     }
 
     /// Marks the connection in use.
@@ -140,22 +161,46 @@ final class HTTP1Connection: PooledConnection, Sendable {
         idleState.withLockedValue { $0.idleSince = nil }
     }
 
-    private func armIdleTimer(in delay: TimeAmount, timeout: Duration, _ expire: @escaping @Sendable () -> Void) {
+    /// The pool's idle limit, or the server's when it is shorter.
+    private static func idleLimit(_ timeout: Duration, _ state: IdleState) -> TimeAmount {
+        let limit = min(timeout, state.serverIdleLimit ?? timeout)
+        return .nanoseconds(limit.nanoseconds)
+    }
+
+    /// What an idle timer found when it fired.
+    private enum IdleTimerOutcome {
+        /// A later timer replaced it.
+        case replaced
+        /// The connection has not been idle for the whole limit (or is leased): look again then.
+        case rearm(UInt64, TimeAmount)
+        /// Idle for the whole limit.
+        case expired
+    }
+
+    private func armIdleTimer(_ number: UInt64, in delay: TimeAmount, timeout: Duration, _ expire: @escaping @Sendable () -> Void) {
         channel.eventLoop.scheduleTask(in: delay) { [weak self] in
             guard let self, self.isUsable else { return }
-            let limit = TimeAmount.nanoseconds(timeout.nanoseconds)
-            let next: TimeAmount? = self.idleState.withLockedValue { state in
-                guard let since = state.idleSince else { return limit }
-                let idleFor = NIODeadline.now() - since
-                if idleFor < limit { return limit - idleFor }
+            let outcome: IdleTimerOutcome = self.idleState.withLockedValue { state in
+                guard state.timerNumber == number, state.timerFiresAt != nil else { return .replaced }
+                let now = NIODeadline.now()
+                let limit = Self.idleLimit(timeout, state)
+                guard let since = state.idleSince else {
+                    let (number, delay) = state.arm(at: now, in: limit)
+                    return .rearm(number, delay)
+                }
+                let idleFor = now - since
+                if idleFor < limit {
+                    let (number, delay) = state.arm(at: now, in: limit - idleFor)
+                    return .rearm(number, delay)
+                }
                 // The next idle period arms a new timer should this one find the connection leased.
-                state.timerArmed = false
-                return nil
+                state.timerFiresAt = nil
+                return .expired
             }
-            if let next {
-                self.armIdleTimer(in: next, timeout: timeout, expire)
-            } else {
-                expire()
+            switch outcome {
+            case .replaced: return
+            case .rearm(let number, let delay): self.armIdleTimer(number, in: delay, timeout: timeout, expire)
+            case .expired: expire()
             }
         }
     }

@@ -550,9 +550,16 @@ public final class SecureSession: Sendable {
                 // The session closed the connection under the request.
                 if pool.hasShutDown { throw SecureSessionError.sessionShutDown }
                 let error = (error as? ClosedWithoutCloseNotify)?.failure(answerBegun: firstPart.withLockedValue { $0 } != nil) ?? error
-                guard case SecureSessionError.connectionFailed = error, reused, attempt == 1, firstPart.withLockedValue({ $0 }) == nil,
-                    request.method.isIdempotent, !Task.isCancelled
+                guard case SecureSessionError.connectionFailed(let detail) = error, reused, attempt == 1, firstPart.withLockedValue({ $0 }) == nil,
+                    !Task.isCancelled
                 else { throw error }
+                guard request.method.isIdempotent else {
+                    // (An HTTP/2 server closing an idle connection says so with a GOAWAY first.)
+                    guard connection is HTTP1Connection else { throw error }
+                    throw SecureSessionError.connectionFailed(
+                        "\(detail) (on a connection kept from an earlier request, before any answer: the server may have closed it as idle just as the request went; a \(request.method.rawValue) is not sent again by itself, as it may have been processed)"
+                    )
+                }
                 configuration.logger.debug("retrying on a new connection", metadata: ["url": "\(request.url.redacted)"])
             }
         }
@@ -670,6 +677,10 @@ public final class SecureSession: Sendable {
             headers.add(name: "Content-Length", value: "0")
         }
         if !headers.contains(name: "User-Agent") { headers.add(name: "User-Agent", value: "TransportSecurity/1") }
+        // Said although HTTP/1.1 keeps connections alive anyway: Apache then tells how long it
+        // keeps them idle (`Keep-Alive: timeout=N`, ``KeepAliveHint``), which it says only to
+        // clients that ask. HTTP/2 drops the field.
+        if !headers.contains(name: "Connection") { headers.add(name: "Connection", value: "keep-alive") }
         return HTTPRequestHead(version: .http1_1, method: NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue), uri: target, headers: headers)
     }
 

@@ -1059,16 +1059,19 @@ struct SecureSessionTests {
         await server.stop()
     }
 
-    @Test("an idempotent request that meets a connection the server dropped is retried on a new one; a POST is not")
+    @Test("an idempotent request that meets a connection the server dropped is retried on a new one; a POST is not, and its error says why")
     func staleConnectionRetry() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
         let session = session()
         #expect(try await session.get(server.url("/once")).text == "once")
         #expect(try await session.get(server.url("/once")).text == "once")
         #expect(server.connections.total == 2)
-        // A POST on a dropped connection is not repeated: the caller decides.
-        await #expect(throws: SecureSessionError.self) {
+        // A POST on a dropped connection is not repeated: the caller decides, told why.
+        await #expect {
             _ = try await session.post(server.url("/once"), body: Data("x".utf8))
+        } throws: { error in
+            guard case SecureSessionError.connectionFailed(let detail) = error else { return false }
+            return detail.contains("on a connection kept from an earlier request, before any answer") && detail.contains("a POST is not sent again by itself")
         }
         await session.shutdown()
         await server.stop()

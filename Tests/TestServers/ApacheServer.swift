@@ -25,7 +25,9 @@ public final class ApacheServer: @unchecked Sendable {
     ///   - clientCA: The CA whose client certificates `/secure` accepts. Apache checks them
     ///     against the real clock: issue them from a `PKI` on today's date.
     ///   - http2: Whether ALPN offers `h2` besides `http/1.1` (`Protocols h2 http/1.1`).
-    public init(chain: [IssuedCertificate], clientCA: IssuedCertificate, http2: Bool) throws {
+    ///   - keepAliveTimeout: Apache's `KeepAliveTimeout` in seconds (5 unless given), which it
+    ///     announces in `Keep-Alive: timeout=N`.
+    public init(chain: [IssuedCertificate], clientCA: IssuedCertificate, http2: Bool, keepAliveTimeout: Int = 5) throws {
         let folder = NSTemporaryDirectory() + "apache-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder + "/logs", withIntermediateDirectories: true)
         self.folder = folder
@@ -42,6 +44,7 @@ public final class ApacheServer: @unchecked Sendable {
                 DefaultRuntimeDir \(folder)
                 PidFile \(folder)/httpd.pid
                 ServerName localhost
+                KeepAliveTimeout \(keepAliveTimeout)
                 Listen 127.0.0.1:\(port)
                 LoadModule mpm_event_module \(modules)/mod_mpm_event.so
                 LoadModule authz_core_module \(modules)/mod_authz_core.so
