@@ -5,7 +5,9 @@ import TransportSecurity
 public struct SecureResponse: Sendable {
     /// The status code.
     public let statusCode: Int
-    /// The reason phrase.
+    /// The reason phrase: swift-nio's standard one for the code (`OK` for 200), not the one the
+    /// server wrote (swift-nio's parser keeps no other); empty for a code it does not name. HTTP/2
+    /// has none: the standard one too.
     public let reasonPhrase: String
     /// The protocol version of the response: `HTTP/2`, `HTTP/1.1` or `HTTP/1.0`.
     public let httpVersion: String

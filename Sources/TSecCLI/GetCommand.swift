@@ -554,9 +554,12 @@ public struct GetCommand: TSecCommand {
         if output == nil, !bodyPrinted { terminal.bytes(response.body) }
     }
 
-    /// `-i`: the status line, the header fields and an empty line.
+    /// `-i`: the status line, the header fields and an empty line. HTTP/2 has no reason phrase:
+    /// its status line is the version and the code, as curl prints it (so is one whose phrase is
+    /// empty).
     private static func print(_ head: ResponseHead, to terminal: CommandOutput) {
-        terminal.line("\(head.httpVersion) \(head.statusCode) \(head.reasonPhrase)")
+        let phrase = head.httpVersion == "HTTP/2" || head.reasonPhrase.isEmpty ? "" : " \(head.reasonPhrase)"
+        terminal.line("\(head.httpVersion) \(head.statusCode)\(phrase)")
         for field in head.headers { terminal.line("\(field.name): \(field.value)") }
         terminal.line("")
     }
