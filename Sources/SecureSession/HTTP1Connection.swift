@@ -127,8 +127,9 @@ final class HTTP1Connection: PooledConnection, Sendable {
             let (response, bodySent) = try await exchanger.exchange(head: head, body: body, mayWaitToContinue: mayWaitToContinue, into: sink)
             let hint = KeepAliveHint(response.headers)
             if let hint { idleState.withLockedValue { $0.serverIdleLimit = hint.clientIdleLimit } }
-            // A server that keeps idle connections no longer than the margin gets no reuse.
-            let reusable = response.isKeepAlive && bodySent && hint.map { $0.clientIdleLimit != nil } ?? true
+            // A server that keeps idle connections no longer than the margin gets no reuse; nor
+            // does a request that said `Connection: close` (the server will close it).
+            let reusable = head.isKeepAlive && response.isKeepAlive && bodySent && hint.map { $0.clientIdleLimit != nil } ?? true
             if !reusable { close() }
             return ExchangedResponse(head: response, reusable: reusable)
         } catch let refused as ExpectationRefused {

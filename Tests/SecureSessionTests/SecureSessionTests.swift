@@ -1077,6 +1077,19 @@ struct SecureSessionTests {
         await server.stop()
     }
 
+    @Test("a request that says Connection: close does not leave its connection in the pool for the next one, which the server is closing")
+    func requestConnectionClose() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let session = session { $0.httpVersions = .http1Only }
+        let closing = try await session.send(SecureRequest(url: server.url("/hello"), headers: [("Connection", "close")]))
+        #expect(closing.text == "hello")
+        #expect(session.poolStatus().first?.idle ?? 0 == 0)
+        #expect(try await session.get(server.url("/hello")).timing.reusedConnection == false)
+        #expect(try await session.get(server.url("/hello")).timing.reusedConnection, "the session's own requests keep theirs")
+        await session.shutdown()
+        await server.stop()
+    }
+
     @Test("idle keep-alive connections expire")
     func idleExpiry() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
