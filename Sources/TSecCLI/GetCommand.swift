@@ -53,10 +53,30 @@ public struct GetCommand: TSecCommand {
     var method: String = "GET"
 
     @Option(
-        name: [.customShort("d"), .long],
-        help: "The request body; @FILE reads it from a file, @- from standard input. Repeated, the parts are joined with '&' (as curl joins them). Sent as application/x-www-form-urlencoded unless -H sets a Content-Type."
+        name: [.customShort("d"), .long, .customLong("data-ascii")],
+        help: "The request body, as curl's -d: @FILE reads it from a file without its line breaks (CR and LF), @- from standard input. The parts of every data option are joined with '&' in command-line order. Sent as application/x-www-form-urlencoded unless -H sets a Content-Type."
     )
-    var data: [String] = []
+    var data: [DataOption<ASCIIData>] = []
+
+    @Option(name: .customLong("data-binary"), help: "A body part as -d, but @FILE's content as it is, line breaks kept (curl's --data-binary).")
+    var dataBinary: [DataOption<BinaryData>] = []
+
+    @Option(name: .customLong("data-raw"), help: "A body part as -d, but a leading @ is text, not a file (curl's --data-raw).")
+    var dataRaw: [DataOption<RawData>] = []
+
+    @Option(
+        name: .customLong("data-urlencode"),
+        help: "A body part percent-encoded, as curl's --data-urlencode: CONTENT, =CONTENT, NAME=CONTENT (the name as it is), @FILE or NAME@FILE (the file's content)."
+    )
+    var dataURLEncode: [DataOption<URLEncodedData>] = []
+
+    @Flag(name: [.customShort("G"), .customLong("get")], help: "Send the data options' parts in the URL's query, in a GET (a HEAD with -I), as curl's -G.")
+    var dataInQuery = false
+
+    /// The parts of every data option, in command-line order.
+    private var dataParts: [DataArgument] {
+        (data.map(\.part) + dataBinary.map(\.part) + dataRaw.map(\.part) + dataURLEncode.map(\.part)).sorted { $0.position < $1.position }
+    }
 
     @Option(
         name: [.customShort("F"), .long],
@@ -194,8 +214,10 @@ public struct GetCommand: TSecCommand {
         try TimeLimit.validate(connectTimeout, option: "--connect-timeout")
         if expect100Timeout != 0 { try TimeLimit.validate(expect100Timeout, option: "--expect100-timeout") }
         if let maxFilesize, maxFilesize < 0 { throw ValidationError("--max-filesize must not be negative") }
-        if !form.isEmpty, !data.isEmpty { throw ValidationError("-F (a multipart form) and -d (a body of its own) cannot go together") }
-        if uploadFile != nil, !form.isEmpty || !data.isEmpty { throw ValidationError("-T (a file as the body) goes with neither -d nor -F") }
+        let hasData = !dataParts.isEmpty
+        if !form.isEmpty, hasData { throw ValidationError("-F (a multipart form) and -d (a body of its own) cannot go together") }
+        if uploadFile != nil, !form.isEmpty || hasData { throw ValidationError("-T (a file as the body) goes with neither -d nor -F") }
+        if dataInQuery, !form.isEmpty || uploadFile != nil { throw ValidationError("-G/--get puts the data options' parts in the URL: it goes with neither -F nor -T") }
         if let malformed = form.first(where: { !$0.contains("=") || $0.hasPrefix("=") }) {
             throw ValidationError("-F '\(malformed)' is not NAME=VALUE, NAME=@FILE or NAME=<FILE")
         }
@@ -203,8 +225,8 @@ public struct GetCommand: TSecCommand {
             throw ValidationError("-H '\(malformed)' is not 'Name: value'")
         }
         if cacert != nil, policy.systemRoots != nil { throw ValidationError("--cacert is curl's name for --system-roots: give one of them") }
-        if headOnly, !data.isEmpty || !form.isEmpty || uploadFile != nil || method != "GET" {
-            throw ValidationError("-I/--head sends a HEAD request: it goes with none of -X, -d, -F or -T")
+        if headOnly, (hasData && !dataInQuery) || !form.isEmpty || uploadFile != nil || method != "GET" {
+            throw ValidationError("-I/--head sends a HEAD request: it goes with none of -X, -d (but with -G), -F or -T")
         }
         guard (0...100).contains(maxRedirs) else { throw ValidationError("--max-redirs must be from 0 to 100, not \(maxRedirs)") }
         if let continueAt {
@@ -414,10 +436,15 @@ public struct GetCommand: TSecCommand {
     }
 
     private func makeRequest() throws -> SecureRequest {
-        guard let target = URL(string: url), target.host != nil else {
+        guard var target = URL(string: url), target.host != nil else {
             throw ValidationError("'\(url)' is not a URL with a host")
         }
-        var body = data.isEmpty ? nil : Data(try data.map(Self.bodyPart).joined(separator: [UInt8(ascii: "&")]))
+        let parts = dataParts
+        var body = parts.isEmpty ? nil : try DataArgument.body(of: parts)
+        if dataInQuery, let query = body {
+            target = try Self.url(target, appendingQuery: query)
+            body = nil
+        }
         var contentType = FormURLEncoding.contentType
         if !form.isEmpty {
             (contentType, body) = try MultipartFormArgument.form(form).encoded()
@@ -451,11 +478,18 @@ public struct GetCommand: TSecCommand {
         return request
     }
 
-    /// One `-d` argument's bytes: the text itself, or with `@` a file's content (`@-`:
-    /// standard input).
-    private static func bodyPart(_ argument: String) throws -> Data {
-        guard argument.hasPrefix("@") else { return Data(argument.utf8) }
-        return try ArgumentFile.readArgument(String(argument.dropFirst()), as: "the request body file")
+    /// `-G`: `url` with `query` after a `?`, or after an `&` when it has a query already (its
+    /// fragment dropped, as curl drops it from what it sends). What a URL cannot hold as it is,
+    /// a space, is percent-encoded (Foundation's `URL(string:)`).
+    private static func url(_ url: URL, appendingQuery query: Data) throws -> URL {
+        let text = url.absoluteString
+        let withoutFragment = text.firstIndex(of: "#").map { String(text[..<$0]) } ?? text
+        let separator = url.query(percentEncoded: true) == nil ? "?" : (withoutFragment.hasSuffix("?") || withoutFragment.hasSuffix("&") ? "" : "&")
+        let joined = withoutFragment + separator + String(decoding: query, as: UTF8.self)
+        guard let appended = URL(string: joined) else {
+            throw ValidationError("-G: the data options' parts do not make a URL query (percent-encode them, or use --data-urlencode)")
+        }
+        return appended
     }
 
     /// The rules of `--config`; every issue found in them goes to stderr.
