@@ -14,10 +14,10 @@ public struct GetCommand: TSecCommand {
         abstract: "Make an HTTPS request with a security policy, pins and an optional client identity.",
         discussion: """
             The body goes to stdout (or to --output). Exit status: 0 a response was received (any \
-            status, unless -f), 1 the server's trust was rejected, 2 usage or unreadable input (bad \
+            status, unless -f or --fail-with-body), 1 the server's trust was rejected, 2 usage or unreadable input (bad \
             file, wrong passphrase), 3 connection, TLS, timeout or redirect failure, or a body longer \
-            than --max-filesize, 4 refused by the transport rules of --config, 22 with -f an HTTP \
-            status of 400 or more.
+            than --max-filesize, 4 refused by the transport rules of --config, 22 with -f or \
+            --fail-with-body an HTTP status of 400 or more.
             """
     )
 
@@ -73,6 +73,18 @@ public struct GetCommand: TSecCommand {
     @Flag(name: [.customShort("G"), .customLong("get")], help: "Send the data options' parts in the URL's query, in a GET (a HEAD with -I), as curl's -G.")
     var dataInQuery = false
 
+    /// Where the body goes: `-o`'s file, `-O`'s, or `nil` (standard output).
+    private var output: String? { outputFile ?? (remoteName ? Self.remoteFileName(of: url) : nil) }
+
+    /// `-O`'s file name: the URL's last path segment as the URL writes it (not percent-decoded,
+    /// as curl has it); `nil` when there is none, or it is `.` or `..`.
+    public static func remoteFileName(of url: String) -> String? {
+        guard let path = URL(string: url)?.path(percentEncoded: true), let last = path.split(separator: "/", omittingEmptySubsequences: false).last else {
+            return nil
+        }
+        return last.isEmpty || last == "." || last == ".." ? nil : String(last)
+    }
+
     /// The parts of every data option, in command-line order.
     private var dataParts: [DataArgument] {
         (data.map(\.part) + dataBinary.map(\.part) + dataRaw.map(\.part) + dataURLEncode.map(\.part)).sorted { $0.position < $1.position }
@@ -90,8 +102,20 @@ public struct GetCommand: TSecCommand {
     )
     var uploadFile: String?
 
-    @Option(name: [.customShort("o"), .long], help: "Write the body to this file instead of stdout.")
-    var output: String?
+    @Option(name: [.customShort("o"), .customLong("output")], help: "Write the body to this file instead of stdout.")
+    var outputFile: String?
+
+    @Flag(name: [.customShort("O"), .customLong("remote-name")], help: "Write the body to a file of the current directory named as the URL's last path segment (curl's -O). Not with -o.")
+    var remoteName = false
+
+    @Option(
+        name: [.customShort("D"), .customLong("dump-header")],
+        help: ArgumentHelp("Write the status line and header fields of the response to this file, '-' standard output (curl's -D).", valueName: "FILE")
+    )
+    var dumpHeader: String?
+
+    @Flag(name: [.customShort("N"), .customLong("no-buffer")], help: "Accepted for curl's scripts: a body for standard output is written as it arrives anyway.")
+    var noBuffer = false
 
     @Option(
         name: [.customShort("C"), .customLong("continue-at")],
@@ -129,13 +153,16 @@ public struct GetCommand: TSecCommand {
     @Flag(name: [.customShort("f"), .customLong("fail")], help: "An HTTP status of 400 or more prints no body (nor writes --output) and exits 22, as curl's -f.")
     var fail = false
 
+    @Flag(help: "An HTTP status of 400 or more exits 22 after the body is printed or written, as curl's --fail-with-body. Not with -f.")
+    var failWithBody = false
+
     @Flag(name: [.customShort("s"), .long], help: "Print no error message (curl's -s); the exit status still tells what happened.")
     var silent = false
 
     @Flag(name: [.customShort("S"), .customLong("show-error")], help: "With -s, print error messages after all (curl's -sS).")
     var showError = false
 
-    @Option(help: "The most seconds the whole request may take (each attempt, with --retry).")
+    @Option(name: [.customShort("m"), .long], help: "The most seconds the whole request may take (each attempt, with --retry).")
     var maxTime: Double = 60
 
     @Option(help: ArgumentHelp("The most seconds making a connection may take (TCP, a proxy, TLS), within --max-time.", valueName: "SECONDS"))
@@ -158,6 +185,12 @@ public struct GetCommand: TSecCommand {
         )
     )
     var user: String?
+
+    @Option(
+        name: .customLong("oauth2-bearer"),
+        help: ArgumentHelp("Send Authorization: Bearer TOKEN (curl's --oauth2-bearer); not to another host a redirect leads to. Not with -u.", valueName: "TOKEN")
+    )
+    var bearerToken: String?
 
     @OptionGroup var retrying: RetryOptions
 
@@ -215,6 +248,14 @@ public struct GetCommand: TSecCommand {
         if expect100Timeout != 0 { try TimeLimit.validate(expect100Timeout, option: "--expect100-timeout") }
         if let maxFilesize, maxFilesize < 0 { throw ValidationError("--max-filesize must not be negative") }
         let hasData = !dataParts.isEmpty
+        if remoteName, outputFile != nil { throw ValidationError("-O names the output file after the URL, -o names it: give one of them") }
+        if remoteName, Self.remoteFileName(of: url) == nil {
+            throw ValidationError("-O: the URL '\(url)' has no file name at the end of its path (use -o FILE)")
+        }
+        if fail, failWithBody { throw ValidationError("-f prints no body for a status of 400 or more, --fail-with-body prints it: give one of them") }
+        if dumpHeader == "-", json { throw ValidationError("-D - writes the header fields to standard output, where --json writes its report: give -D a file") }
+        if bearerToken != nil, user != nil { throw ValidationError("--oauth2-bearer and -u both answer for the user: give one of them") }
+        if bearerToken?.contains(where: { $0.isNewline }) == true { throw ValidationError("--oauth2-bearer: the token holds a line break") }
         if !form.isEmpty, hasData { throw ValidationError("-F (a multipart form) and -d (a body of its own) cannot go together") }
         if uploadFile != nil, !form.isEmpty || hasData { throw ValidationError("-T (a file as the body) goes with neither -d nor -F") }
         if dataInQuery, !form.isEmpty || uploadFile != nil { throw ValidationError("-G/--get puts the data options' parts in the URL: it goes with neither -F nor -T") }
@@ -258,7 +299,7 @@ public struct GetCommand: TSecCommand {
             configuration.expectContinue = expect100Timeout == 0 ? nil : ExpectContinue(timeout: TimeLimit.duration(expect100Timeout))
             // The files written at the end are checked first: a request is not sent for what
             // could not be kept.
-            for file in [cookieJar, hsts].compactMap({ $0 }) where !file.isEmpty { try FileWriting.checkReplaceable(file) }
+            for file in [cookieJar, hsts, dumpHeader == "-" ? nil : dumpHeader].compactMap({ $0 }) where !file.isEmpty { try FileWriting.checkReplaceable(file) }
             // Last, so that a password is asked for only when everything else is in order.
             try user.map { try UserArgument($0) }?.store(in: configuration.credentialStore, for: request.url)
         } catch {
@@ -373,7 +414,7 @@ public struct GetCommand: TSecCommand {
             } else if !json {
                 // Printed as it arrives (after the status line and headers with -i), never held
                 // whole; --max-filesize, when given, still ends it.
-                let include = include || headOnly
+                let include = include || headOnly || dumpHeader == "-"
                 response = try await session.stream(request) { head in
                     if include { Self.print(head, to: terminal) }
                 } into: { part in
@@ -388,6 +429,20 @@ public struct GetCommand: TSecCommand {
             }
             report(response, bodyPrinted: printed, to: terminal)
             transfer.response = response
+            if let dumpHeader, dumpHeader != "-" {
+                do {
+                    try FileWriting.replaceOwnerOnly(dumpHeader, contents: Data(Self.headText(ResponseHead(response)).utf8))
+                } catch {
+                    complain("tsec get: -D: \(error)", to: terminal)
+                    transfer.exitStatus = ExitStatus.usageOrInput
+                }
+            }
+            if failWithBody, response.statusCode >= 400 {
+                let refusal = SecureSessionError.unacceptableStatus(code: response.statusCode, body: Data())
+                complain("tsec get: \(refusal)", to: terminal)
+                transfer.errorMessage = refusal.description
+                transfer.exitStatus = ExitStatus.httpError
+            }
         } catch let error as SecureSessionError {
             failure = error
             complain("tsec get: \(error)", to: terminal)
@@ -465,6 +520,8 @@ public struct GetCommand: TSecCommand {
             headers.append(("Content-Type", contentType))
         }
         if let userAgent { headers.append(("User-Agent", userAgent)) }
+        // A -H of its own wins, as curl has it.
+        if let bearerToken, !headers.contains(where: { $0.0.lowercased() == "authorization" }) { headers.append(("Authorization", "Bearer \(bearerToken)")) }
         var request = SecureRequest(HTTPMethod(rawValue: headOnly ? "HEAD" : method), url: target, headers: headers, body: body)
         if let uploadFile, StreamedUpload.isStreamed(uploadFile) {
             request.bodyStream = try StreamedUpload.stream(uploadFile)
@@ -584,7 +641,7 @@ public struct GetCommand: TSecCommand {
             terminal.line(JSONOutput.encode(GetReport(response, bodyIncluded: output == nil)))
             return
         }
-        if include || headOnly, !bodyPrinted { Self.print(ResponseHead(response), to: terminal) }
+        if include || headOnly || dumpHeader == "-", !bodyPrinted { Self.print(ResponseHead(response), to: terminal) }
         if output == nil, !bodyPrinted { terminal.bytes(response.body) }
     }
 
@@ -592,10 +649,14 @@ public struct GetCommand: TSecCommand {
     /// its status line is the version and the code, as curl prints it (so is one whose phrase is
     /// empty).
     private static func print(_ head: ResponseHead, to terminal: CommandOutput) {
+        terminal.bytes(Data(headText(head).utf8))
+    }
+
+    /// The lines `-i` prints and `-D` writes, each ending in a line feed, the last one empty.
+    private static func headText(_ head: ResponseHead) -> String {
         let phrase = head.httpVersion == "HTTP/2" || head.reasonPhrase.isEmpty ? "" : " \(head.reasonPhrase)"
-        terminal.line("\(head.httpVersion) \(head.statusCode)\(phrase)")
-        for field in head.headers { terminal.line("\(field.name): \(field.value)") }
-        terminal.line("")
+        let lines = ["\(head.httpVersion) \(head.statusCode)\(phrase)"] + head.headers.map { "\($0.name): \($0.value)" } + [""]
+        return lines.map { $0 + "\n" }.joined()
     }
 }
 

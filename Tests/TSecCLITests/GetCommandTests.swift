@@ -326,6 +326,83 @@ struct GetCommandTests {
         await server.stop()
     }
 
+    @Test("-O writes the body to a file of the current directory named as the URL's last path segment, as the URL writes it; a URL without one, or with -o, is refused")
+    func remoteName() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let folder = files.path("remote-name-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let binary = Bundle.main.executableURL!.deletingLastPathComponent().appendingPathComponent("tsec").path
+        let command = "cd '\(folder)' && '\(binary)' get --system-roots '\(files.path("system.pem"))' --at \(files.at)"
+        let saved = try shell("\(command) -O '\(server.url("/files/some%20report.txt?version=2"))'; echo \"exit $?\"")
+        #expect(saved == "exit 0\n", "nothing on standard output: \(saved)")
+        #expect(try String(contentsOfFile: folder + "/some%20report.txt", encoding: .utf8) == "no such file")
+        #expect(GetCommand.remoteFileName(of: "https://example.com/dir/file.tar.gz") == "file.tar.gz")
+        for unnamed in ["https://example.com", "https://example.com/", "https://example.com/dir/", "https://example.com/..", "https://example.com/a/."] {
+            #expect(GetCommand.remoteFileName(of: unnamed) == nil, "\(unnamed)")
+        }
+        let noName = await get(server.url("/"), ["-O"])
+        #expect(noName.status == 2)
+        #expect(noName.output.stderr.contains("has no file name at the end of its path"), "\(noName.output.stderr)")
+        #expect(await get(server.url("/hello"), ["-O", "-o", files.path("x")]).status == 2)
+        await server.stop()
+    }
+
+    @Test("-D writes the response's status line and header fields to a file (owner only) or, with '-', to standard output before the body; -D - with --json is refused")
+    func dumpHeader() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let file = files.path("headers-\(UUID().uuidString).txt")
+        let toFile = await get(server.url("/hello"), ["-D", file])
+        #expect(toFile.output.stdout == "hello")
+        let written = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(written.hasPrefix("HTTP/1.1 200 OK\n"))
+        #expect(written.contains("Content-Type: text/plain\n"))
+        #expect(written.hasSuffix("\n\n"))
+        let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        let toStandardOutput = await get(server.url("/hello"), ["-D", "-"])
+        #expect(toStandardOutput.output.stdout.hasPrefix("HTTP/1.1 200 OK\n"))
+        #expect(toStandardOutput.output.stdout.hasSuffix("\n\nhello"))
+        let withOutput = await get(server.url("/hello"), ["-D", "-", "-o", files.path("body-\(UUID().uuidString)")])
+        #expect(withOutput.output.stdout.hasPrefix("HTTP/1.1 200 OK\n") && withOutput.output.stdout.hasSuffix("\n\n"))
+        #expect(await get(server.url("/hello"), ["-D", "-", "--json"]).status == 2)
+        #expect(await get(server.url("/hello"), ["-D", files.path("no/such/folder/headers.txt")]).status == 2)
+        await server.stop()
+    }
+
+    @Test("--fail-with-body prints the body of a status of 400 or more and exits 22; -f with it is refused; -m is --max-time")
+    func failWithBody() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let failing = await get(server.url("/status/404"), ["--fail-with-body"])
+        #expect(failing.status == 22)
+        #expect(failing.output.stdout == "status 404")
+        #expect(failing.output.stderr == "tsec get: unacceptable HTTP status 404\n")
+        let saved = files.path("failed-body-\(UUID().uuidString)")
+        #expect(await get(server.url("/status/500"), ["--fail-with-body", "-o", saved]).status == 22)
+        #expect(try String(contentsOfFile: saved, encoding: .utf8) == "status 500")
+        #expect(await get(server.url("/hello"), ["--fail-with-body"]).status == 0)
+        #expect(await get(server.url("/hello"), ["--fail-with-body", "-f"]).status == 2)
+        let clock = ContinuousClock()
+        let started = clock.now
+        #expect(await get(server.url("/never"), ["-m", "0.3"]).status == 3)
+        #expect(clock.now - started < .seconds(5))
+        await server.stop()
+    }
+
+    @Test("--oauth2-bearer sends Authorization: Bearer, to the URL's server only (a redirect to another drops it); a -H of its own wins; not with -u")
+    func bearerToken() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let sent = await get(server.url("/headers"), ["--oauth2-bearer", "t0ken"])
+        #expect(sent.output.stdout.contains(#""authorization":"Bearer t0ken""#), "\(sent.output.stdout)")
+        let own = await get(server.url("/headers"), ["--oauth2-bearer", "t0ken", "-H", "Authorization: Custom x"])
+        #expect(own.output.stdout.contains(#""authorization":"Custom x""#), "\(own.output.stdout)")
+        let elsewhere = server.url("/headers", host: "localhost").absoluteString.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let redirected = await get(server.url("/redirect?to=\(elsewhere)"), ["--oauth2-bearer", "t0ken"])
+        #expect(redirected.status == 0, "\(redirected.output.stderr)")
+        #expect(redirected.output.stdout.contains("user-agent") && !redirected.output.stdout.contains("authorization"), "\(redirected.output.stdout)")
+        #expect(await get(server.url("/headers"), ["--oauth2-bearer", "t0ken", "-u", "a:b"]).status == 2)
+        await server.stop()
+    }
+
     @Test("--compressed asks for a compressed body and prints it decoded; without it the bytes come as sent")
     func compressed() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
