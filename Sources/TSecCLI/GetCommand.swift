@@ -294,7 +294,7 @@ public struct GetCommand: TSecCommand {
             configuration.logger = logger(to: terminal)
             configuration.decompression = compressed ? .enabled() : .disabled
             configuration.cookieJar = try makeCookieJar(logger: configuration.logger)
-            configuration.interceptor = retrying.makePolicy()
+            configuration.interceptor = retrying.makePolicy(method: request.method.rawValue, failsOnHTTPErrors: fail || failWithBody)
             configuration.hsts = try loadHSTS(logger: configuration.logger)
             configuration.expectContinue = expect100Timeout == 0 ? nil : ExpectContinue(timeout: TimeLimit.duration(expect100Timeout))
             // The files written at the end are checked first: a request is not sent for what

@@ -1,8 +1,8 @@
 import ArgumentParser
 import SecureSession
 
-/// `tsec get`'s `--retry`, `--retry-delay` and `--retry-max-time`, as curl's, made into a
-/// ``RetryPolicy``.
+/// `tsec get`'s `--retry`, `--retry-delay`, `--retry-max-time`, `--retry-all-errors` and
+/// `--retry-connrefused`, as curl's, made into a ``RetryPolicy``.
 struct RetryOptions: ParsableArguments {
     /// The longest wait between attempts, as curl's backoff.
     static let longestWait: Duration = .seconds(600)
@@ -19,6 +19,12 @@ struct RetryOptions: ParsableArguments {
     @Option(name: .customLong("retry-max-time"), help: ArgumentHelp("Begin no retry whose wait would end later than this many seconds after the first attempt began.", valueName: "SECONDS"))
     var maximumTime: Double?
 
+    @Flag(name: .customLong("retry-all-errors"), help: "With --retry, try again after any failure a retry can change, whatever the method (a POST too, although it may have been processed), and, with -f or --fail-with-body, after any HTTP status of 400 or more (curl's --retry-all-errors). A rejected server certificate or a TLS failure is still never tried again.")
+    var allErrors = false
+
+    @Flag(name: .customLong("retry-connrefused"), help: "Accepted for curl's scripts: --retry tries a refused connection again anyway.")
+    var connectionRefused = false
+
     /// Refuses counts and times that cannot be meant.
     func validate() throws {
         guard (0...1_000).contains(retries) else { throw ValidationError("--retry must be a count from 0 to 1000, not \(retries)") }
@@ -28,16 +34,18 @@ struct RetryOptions: ParsableArguments {
             }
         }
         if let maximumTime { try TimeLimit.validate(maximumTime, option: "--retry-max-time") }
-        if retries == 0, delay != nil || maximumTime != nil {
-            throw ValidationError("--retry-delay and --retry-max-time need --retry N")
+        if retries == 0, delay != nil || maximumTime != nil || allErrors || connectionRefused {
+            throw ValidationError("--retry-delay, --retry-max-time, --retry-all-errors and --retry-connrefused need --retry N")
         }
     }
 
-    /// The policy, or `nil` without `--retry`.
-    func makePolicy() -> RetryPolicy? {
+    /// The policy, or `nil` without `--retry`. With `--retry-all-errors`, requests of `method`
+    /// are repeated whatever it is, and when `failsOnHTTPErrors` (`-f`, `--fail-with-body`) so
+    /// are answers of 400 and above.
+    func makePolicy(method: String, failsOnHTTPErrors: Bool) -> RetryPolicy? {
         guard retries > 0 else { return nil }
         let fixed = delay.map(TimeLimit.duration)
-        return RetryPolicy(
+        var policy = RetryPolicy(
             maximumRetries: retries,
             initialDelay: fixed ?? .seconds(1),
             multiplier: fixed == nil ? 2 : 1,
@@ -45,5 +53,10 @@ struct RetryOptions: ParsableArguments {
             jitter: 0,
             maximumElapsed: maximumTime.map(TimeLimit.duration)
         )
+        if allErrors {
+            policy.retryableMethods.insert(HTTPMethod(rawValue: method))
+            if failsOnHTTPErrors { policy.retryableStatusCodes.formUnion(400..<600) }
+        }
+        return policy
     }
 }

@@ -942,7 +942,7 @@ struct GetCommandTests {
         await server.stop()
     }
 
-    @Test("--retry tries transient failures again (--retry-delay, --retry-max-time as curl's); --json counts the attempts; -v tells why")
+    @Test("--retry tries transient failures again (--retry-delay, --retry-max-time, --retry-all-errors, --retry-connrefused as curl's); --json counts the attempts; -v tells why")
     func retries() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
         defer { Task { await server.stop() } }
@@ -965,7 +965,17 @@ struct GetCommandTests {
         // A POST that reached the server is not sent twice.
         let posted = await get(flaky("failures=1"), ["--retry", "3", "--retry-delay", "0", "-d", "x=1"])
         #expect(posted.output.stdout == "failure on request 1")
-        for bad in [["--retry", "-1"], ["--retry-delay", "1"], ["--retry", "2", "--retry-delay", "nan"], ["--retry", "2", "--retry-max-time", "0"]] {
+        // --retry-all-errors: the POST goes again; with -f, so does a 404 (without it, a 404 is an answer).
+        let postedAgain = await get(flaky("failures=1"), ["--retry", "3", "--retry-delay", "0", "--retry-all-errors", "-d", "x=1"])
+        #expect(postedAgain.output.stdout == "recovered on request 2, X-Attempt none")
+        let notFound = await get(flaky("failures=1&status=404"), ["--retry", "3", "--retry-delay", "0", "--retry-all-errors", "-f"])
+        #expect(notFound.status == 0)
+        #expect(notFound.output.stdout == "recovered on request 2, X-Attempt none")
+        let answered = await get(flaky("failures=1&status=404"), ["--retry", "3", "--retry-delay", "0", "--retry-all-errors"])
+        #expect(answered.output.stdout == "failure on request 1")
+        let dropped = await get(flaky("failures=1&drop=1"), ["--retry", "2", "--retry-delay", "0", "--retry-all-errors", "--retry-connrefused", "-X", "PATCH", "-d", "x"])
+        #expect(dropped.output.stdout == "recovered on request 2, X-Attempt none", "\(dropped.output.stderr)")
+        for bad in [["--retry", "-1"], ["--retry-delay", "1"], ["--retry", "2", "--retry-delay", "nan"], ["--retry", "2", "--retry-max-time", "0"], ["--retry-all-errors"], ["--retry-connrefused"]] {
             let refused = await get(server.url("/hello"), bad)
             #expect(refused.status == 2, "\(bad)")
             #expect(refused.output.stderr.contains("--retry"), "\(bad): \(refused.output.stderr)")
