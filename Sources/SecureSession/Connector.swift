@@ -50,7 +50,8 @@ enum Connector {
         deadline: Deadline,
         reporter: PinFailureReporter?,
         instrumentation: SessionInstrumentation,
-        renegotiationAnswers: RenegotiationAnswers? = nil
+        renegotiationAnswers: RenegotiationAnswers? = nil,
+        idleLimits: ObservedIdleLimits? = nil
     ) async throws -> any PooledConnection {
         let clock = ContinuousClock()
         let began = clock.now
@@ -227,7 +228,8 @@ enum Connector {
                 establishment: establishment,
                 expectContinue: configuration.expectContinue,
                 certificateChallenge: certificateChallenge,
-                closingError: { firstError.withLockedValue { $0 } }
+                closingError: { firstError.withLockedValue { $0 } },
+                idleLimits: idleLimits
             )
         case .http2(let http2):
             return HTTP2Connection(

@@ -28,6 +28,8 @@ final class HTTP1Connection: PooledConnection, Sendable {
     private let idleState = NIOLockedValueBox(IdleState())
     /// The first error the channel met: why it closed, when it closed on its own.
     private let closingError: @Sendable () -> (any Error)?
+    /// Where the server's closing of an idle connection is noted, and its limit read.
+    private let idleLimits: ObservedIdleLimits?
 
     private struct IdleState {
         /// Since when the connection has waited in the pool; `nil` while in use.
@@ -38,7 +40,8 @@ final class HTTP1Connection: PooledConnection, Sendable {
         /// the decision to that one.
         var timerNumber: UInt64 = 0
         /// How long the server keeps the connection idle, less a margin: from its last
-        /// `Keep-Alive: timeout=N` (``KeepAliveHint``); `nil` when it said nothing.
+        /// `Keep-Alive: timeout=N` (``KeepAliveHint``) or from what the session saw of it
+        /// (``ObservedIdleLimits``), the shorter; `nil` when neither tells.
         var serverIdleLimit: Duration?
 
         /// Notes a new timer firing `delay` after `now`, replacing any other: its number and delay.
@@ -56,6 +59,7 @@ final class HTTP1Connection: PooledConnection, Sendable {
         establishment: ConnectionEstablishment,
         certificateChallenge: ClientCertificateChallenge?,
         closingError: @escaping @Sendable () -> (any Error)?,
+        idleLimits: ObservedIdleLimits?,
         outbound: NIOAsyncChannelOutboundWriter<HTTPClientRequestPart>,
         inbound: NIOAsyncChannelInboundStream<HTTPClientResponsePart>,
         expectContinue: ExpectContinue?,
@@ -67,6 +71,7 @@ final class HTTP1Connection: PooledConnection, Sendable {
         self.establishment = establishment
         self.certificateChallenge = certificateChallenge
         self.closingError = closingError
+        self.idleLimits = idleLimits
         self.exchanger = Exchanger(inbound: inbound, outbound: outbound, channel: channel, expectContinue: expectContinue, watcher: watcher)
     }
 
@@ -84,7 +89,8 @@ final class HTTP1Connection: PooledConnection, Sendable {
         establishment: ConnectionEstablishment,
         expectContinue: ExpectContinue?,
         certificateChallenge: ClientCertificateChallenge?,
-        closingError: @escaping @Sendable () -> (any Error)?
+        closingError: @escaping @Sendable () -> (any Error)?,
+        idleLimits: ObservedIdleLimits? = nil
     ) async throws -> HTTP1Connection {
         let handover = OnceAnswer<(NIOAsyncChannelInboundStream<HTTPClientResponsePart>, NIOAsyncChannelOutboundWriter<HTTPClientRequestPart>)>()
         let channel = asyncChannel.channel
@@ -99,18 +105,29 @@ final class HTTP1Connection: PooledConnection, Sendable {
             }
         }
         let (inbound, outbound) = try await handover.value
-        return HTTP1Connection(
+        let connection = HTTP1Connection(
             key: key,
             channel: channel,
             trustDecision: trustDecision,
             establishment: establishment,
             certificateChallenge: certificateChallenge,
             closingError: closingError,
+            idleLimits: idleLimits,
             outbound: outbound,
             inbound: inbound,
             expectContinue: expectContinue,
             watcher: watcher
         )
+        channel.closeFuture.whenComplete { [weak connection] _ in connection?.noteClosed() }
+        return connection
+    }
+
+    /// Notes, when the server closed the connection while it waited in the pool, how long it had
+    /// been idle (a connection the session closed, or one in use, teaches nothing).
+    private func noteClosed() {
+        guard !closed.isSet, let idleLimits, let since = idleState.withLockedValue({ $0.idleSince }) else { return }
+        let idleFor = NIODeadline.now() - since
+        idleLimits.noteClosedWhileIdle(HostAndPort(host: key.host, port: key.port), after: .nanoseconds(idleFor.nanoseconds))
     }
 
     /// Sends a request and reads its response; the body goes to `sink` before this returns.
@@ -125,11 +142,13 @@ final class HTTP1Connection: PooledConnection, Sendable {
         }
         do {
             let (response, bodySent) = try await exchanger.exchange(head: head, body: body, mayWaitToContinue: mayWaitToContinue, into: sink)
-            let hint = KeepAliveHint(response.headers)
-            if let hint { idleState.withLockedValue { $0.serverIdleLimit = hint.clientIdleLimit } }
+            let said = KeepAliveHint(response.headers)?.clientIdleLimit
+            let seen = idleLimits?.clientIdleLimit(for: HostAndPort(host: key.host, port: key.port))
+            let serverIdleLimit = [said, seen].compactMap { $0 }.min()
+            idleState.withLockedValue { $0.serverIdleLimit = serverIdleLimit }
             // A server that keeps idle connections no longer than the margin gets no reuse; nor
             // does a request that said `Connection: close` (the server will close it).
-            let reusable = head.isKeepAlive && response.isKeepAlive && bodySent && hint.map { $0.clientIdleLimit != nil } ?? true
+            let reusable = head.isKeepAlive && response.isKeepAlive && bodySent && serverIdleLimit.map { $0 > .zero } ?? true
             if !reusable { close() }
             return ExchangedResponse(head: response, reusable: reusable)
         } catch let refused as ExpectationRefused {

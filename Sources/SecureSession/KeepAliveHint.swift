@@ -31,10 +31,9 @@ struct KeepAliveHint: Equatable, Sendable {
     }
 
     /// How long the client may keep the connection idle for reuse: ``safetyMargin`` less than
-    /// the server's limit; `nil` when that leaves no time (the connection is not reused).
-    var clientIdleLimit: Duration? {
-        let limit = Duration.seconds(serverTimeoutSeconds) - Self.safetyMargin
-        return limit > .zero ? limit : nil
+    /// the server's limit, zero or less meaning not at all.
+    var clientIdleLimit: Duration {
+        .seconds(serverTimeoutSeconds) - Self.safetyMargin
     }
 
     /// The seconds of a `timeout=N` parameter (`N` a decimal integer, quoted or not).

@@ -36,6 +36,8 @@ public final class SecureSession: Sendable {
     /// The servers that asked for HTTP/1.1 over HTTP/2 (``HTTP1Required``): their connections
     /// offer `http/1.1` alone through ALPN.
     private let http1OnlyServers = BoundedMemory<HostAndPort, Void>()
+    /// How long servers that do not say so keep idle HTTP/1.1 connections, as seen here.
+    private let idleLimits = ObservedIdleLimits()
     /// The answers challenge handlers gave to servers that asked for a client certificate by
     /// renegotiating (``CertificateRequestedByRenegotiation``): presented by the connections of
     /// the same key without asking.
@@ -461,7 +463,8 @@ public final class SecureSession: Sendable {
                         deadline: deadline,
                         reporter: reporter,
                         instrumentation: instrumentation,
-                        renegotiationAnswers: renegotiationAnswers
+                        renegotiationAnswers: renegotiationAnswers,
+                        idleLimits: idleLimits
                     )
                 }
             } catch SecureSessionError.connectionFailed(let detail) {

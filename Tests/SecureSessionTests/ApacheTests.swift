@@ -180,17 +180,8 @@ struct ApacheTests {
         let server = try ApacheServer(chain: lab.loopbackChain(), clientCA: clientCA, http2: false, keepAliveTimeout: 1)
         defer { server.stop() }
         let session = lab.session()
-        var failures: [String] = []
-        for step in 0..<6 {
-            _ = try await session.post(server.url("/before"), body: Data("before".utf8))
-            try await Task.sleep(for: .microseconds(999_500 + step * 500))
-            do {
-                let response = try await session.post(server.url("/after"), body: Data("after".utf8))
-                #expect(!response.timing.reusedConnection, "a second or less leaves no time for reuse")
-            } catch {
-                failures.append("\(step): \(error)")
-            }
-        }
+        let (failures, reused) = try await postsAtOneSecondIdleLimit(session, to: server.url("/after"), steps: 6)
+        #expect(reused == 0, "a second or less leaves no time for reuse")
         #expect(failures.isEmpty, "\(failures)")
         await session.shutdown()
     }

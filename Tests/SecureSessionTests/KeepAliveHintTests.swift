@@ -38,8 +38,8 @@ struct KeepAliveHintTests {
     func clientLimit() {
         #expect(hint("timeout=5")?.clientIdleLimit == .seconds(4))
         #expect(hint("timeout=2")?.clientIdleLimit == .seconds(1))
-        #expect(hint("timeout=1")?.clientIdleLimit == nil)
-        #expect(hint("timeout=0")?.clientIdleLimit == nil)
+        #expect(hint("timeout=1")?.clientIdleLimit == .zero)
+        #expect(hint("timeout=0")?.clientIdleLimit == .seconds(-1))
     }
 
     private static func keepAliveURL(_ server: HTTPTestServer, _ value: String) -> URL {

@@ -70,7 +70,15 @@ public final class HTTPTestServer: Sendable {
     ///   - clientVerifier: Require client certificates, decided by this verifier.
     ///   - bindHost: The address to listen on (`0.0.0.0` for every local address).
     ///   - http2: Offer HTTP/2 through ALPN (TLS only); every stream is routed as a request.
-    public init(chain: [IssuedCertificate]?, clientVerifier: PeerTrustVerifier? = nil, bindHost: String = "127.0.0.1", http2: Bool = false) async throws {
+    ///   - idleTimeout: Close a connection on which nothing was read or written for this long,
+    ///     without saying so beforehand (no `Keep-Alive: timeout=N`), as uvicorn and HAProxy do.
+    public init(
+        chain: [IssuedCertificate]?,
+        clientVerifier: PeerTrustVerifier? = nil,
+        bindHost: String = "127.0.0.1",
+        http2: Bool = false,
+        idleTimeout: TimeAmount? = nil
+    ) async throws {
         let clientCertificates: ClientCertificateRequirement = clientVerifier == nil ? .none : .required
         self.clientCertificates = clientCertificates
         offersHTTP2 = http2 && chain != nil
@@ -102,6 +110,9 @@ public final class HTTPTestServer: Sendable {
                                 NIOSSLServerHandler(context: context, customVerificationCallback: $0.makeVerificationCallback())
                             } ?? NIOSSLServerHandler(context: context)
                         try channel.pipeline.syncOperations.addHandler(handler)
+                    }
+                    if let idleTimeout {
+                        try channel.pipeline.syncOperations.addHandlers(IdleStateHandler(allTimeout: idleTimeout), IdleConnectionCloser())
                     }
                 }.flatMap {
                     channel.configureLabHTTPServer(http2: offersHTTP2) { forHTTP2Stream in
@@ -634,4 +645,14 @@ final class SSLContextBox: @unchecked Sendable {
 
     func get() -> NIOSSLContext? { lock.withLock { context } }
     func set(_ context: NIOSSLContext) { lock.withLock { self.context = context } }
+}
+
+/// Closes a connection once `IdleStateHandler` says it has been idle.
+private final class IdleConnectionCloser: ChannelInboundHandler, Sendable {
+    typealias InboundIn = NIOAny
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard event is IdleStateHandler.IdleStateEvent else { return context.fireUserInboundEventTriggered(event) }
+        context.close(promise: nil)
+    }
 }
