@@ -144,7 +144,7 @@ final class HTTP1Connection: PooledConnection, Sendable {
             let (response, bodySent) = try await exchanger.exchange(head: head, body: body, mayWaitToContinue: mayWaitToContinue, into: sink)
             let said = KeepAliveHint(response.headers)?.clientIdleLimit
             let seen = idleLimits?.clientIdleLimit(for: HostAndPort(host: key.host, port: key.port))
-            let serverIdleLimit = [said, seen].compactMap { $0 }.min()
+            let serverIdleLimit = said.map { limit in seen.map { min(limit, $0) } ?? limit } ?? seen
             idleState.withLockedValue { $0.serverIdleLimit = serverIdleLimit }
             // A server that keeps idle connections no longer than the margin gets no reuse; nor
             // does a request that said `Connection: close` (the server will close it).
