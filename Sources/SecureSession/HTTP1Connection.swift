@@ -148,7 +148,7 @@ final class HTTP1Connection: PooledConnection, Sendable {
             idleState.withLockedValue { $0.serverIdleLimit = serverIdleLimit }
             // A server that keeps idle connections no longer than the margin gets no reuse; nor
             // does a request that said `Connection: close` (the server will close it).
-            let reusable = head.isKeepAlive && response.isKeepAlive && bodySent && serverIdleLimit.map { $0 > .zero } ?? true
+            let reusable = !head.headers.namesConnectionClose && response.isKeepAlive && bodySent && serverIdleLimit.map { $0 > .zero } ?? true
             if !reusable { close() }
             return ExchangedResponse(head: response, reusable: reusable)
         } catch let refused as ExpectationRefused {

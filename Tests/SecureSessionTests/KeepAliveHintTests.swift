@@ -42,6 +42,18 @@ struct KeepAliveHintTests {
         #expect(hint("timeout=0")?.clientIdleLimit == .seconds(-1))
     }
 
+    @Test("a request's Connection field naming close, in any case, among other options; not keep-alive, closed or another field")
+    func connectionClose() {
+        for value in ["close", "Close", " keep-alive, CLOSE ", "upgrade,close", "\tclose\t"] {
+            #expect(HTTPHeaders([("Connection", value)]).namesConnectionClose, "\(value)")
+        }
+        for value in ["keep-alive", "closed", "", ",", "clo se", "keep-alive, upgrade"] {
+            #expect(!HTTPHeaders([("Connection", value)]).namesConnectionClose, "\(value)")
+        }
+        #expect(HTTPHeaders([("Connection", "keep-alive"), ("connection", "close")]).namesConnectionClose)
+        #expect(!HTTPHeaders([("Proxy-Connection", "close")]).namesConnectionClose)
+    }
+
     private static func keepAliveURL(_ server: HTTPTestServer, _ value: String) -> URL {
         URL(string: "https://127.0.0.1:\(server.port)/header?name=Keep-Alive&value=\(value.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)")!
     }
