@@ -67,7 +67,11 @@ enum Connector {
         let sslContext: NIOSSLContext?
         do {
             sslContext = key.isSecure
-                ? try certificateChallenge?.makeTLSContext(rule: key.rule, httpVersions: key.isHTTP1Only ? .http1Only : configuration.httpVersions) ?? tlsContext : nil
+                ? try certificateChallenge?.makeTLSContext(
+                    rule: key.rule, httpVersions: key.isHTTP1Only ? .http1Only : configuration.httpVersions, versions: TLSVersionBounds(configuration)
+                ) ?? tlsContext : nil
+        } catch let error as SecureSessionError {
+            throw error
         } catch {
             throw SecureSessionError.tlsFailure("cannot create the TLS context: \(error)")
         }
@@ -201,7 +205,7 @@ enum Connector {
             // established is the proxy's failure.
             if !(error is SecureSessionError), let failure = proxyTLS?.failure(error) { throw failure }
             if let decision = decisions.last { instrumentation.decided(decision) }
-            try throwHandshakeFailure(error, key: key, decisions: decisions, certificateChallenge: certificateChallenge, reporter: reporter)
+            try throwHandshakeFailure(error, key: key, decisions: decisions, certificateChallenge: certificateChallenge, reporter: reporter, versions: TLSVersionBounds(configuration))
         }
         certificateChallenge?.handshakeCompleted()
         // A report-only pin set lets the connection through but its failure is reported.
@@ -389,7 +393,8 @@ enum Connector {
         key: ConnectionKey,
         decisions: DecisionBox,
         certificateChallenge: ClientCertificateChallenge?,
-        reporter: PinFailureReporter?
+        reporter: PinFailureReporter?,
+        versions: TLSVersionBounds
     ) throws -> Never {
         if let decision = decisions.last { reporter?.submitFailure(of: decision, under: key.rule, host: key.host, port: key.port) }
         if let error = error as? SecureSessionError { throw error }
@@ -414,7 +419,9 @@ enum Connector {
             )
         }
         let presented = certificateChallenge?.presentedCertificate ?? (key.identity != nil)
-        throw SecureSessionError.tlsFailure("\(key): \(TLSFailureText.describe(error, clientCertificatePresented: presented))")
+        // A session that narrowed its TLS versions says so when none was agreed.
+        let narrowed = !versions.isDefault && isNegotiationFailure(error) ? " (the session allows \(versions.allowedDescription): minimumTLSVersion, maximumTLSVersion)" : ""
+        throw SecureSessionError.tlsFailure("\(key): \(TLSFailureText.describe(error, clientCertificatePresented: presented))\(narrowed)")
     }
 
     /// Whether a handshake error says that client and server share no protocol version or

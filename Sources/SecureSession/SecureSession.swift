@@ -63,7 +63,7 @@ public final class SecureSession: Sendable {
             multiplexes: configuration.httpVersions == .automatic
         )
         // One TLS context per kind of transport rule (one in all without rules).
-        self.tlsContexts = TLSContextCache(identity: configuration.clientIdentity, httpVersions: configuration.httpVersions)
+        self.tlsContexts = TLSContextCache(identity: configuration.clientIdentity, httpVersions: configuration.httpVersions, versions: TLSVersionBounds(configuration))
     }
 
     /// Sends `request` and returns the whole response, validated.

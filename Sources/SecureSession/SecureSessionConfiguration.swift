@@ -93,6 +93,18 @@ public struct SecureSessionConfiguration: Sendable {
     /// `Expect: 100-continue` waits too); `nil` (the default): bodies follow their heads at
     /// once, and the connections' pipelines are swift-nio's plain ones.
     public var expectContinue: ExpectContinue?
+    /// The lowest TLS version of the session's connections (URLSession's
+    /// `tlsMinimumSupportedProtocolVersion`); `nil` (the default): TLS 1.2, or, for a host under a
+    /// transport rule, the rule's minimum (`NSExceptionMinimumTLSVersion`). Set, it raises a
+    /// rule's minimum, never lowers it. Proxies' TLS connections follow it too.
+    public var minimumTLSVersion: TLSProtocolVersion?
+    /// The highest TLS version of the session's connections (URLSession's
+    /// `tlsMaximumSupportedProtocolVersion`); `nil` (the default): the newest (TLS 1.3). TLS 1.2
+    /// lets a server that asks for a client certificate after the handshake do so by
+    /// renegotiation, which BoringSSL answers, instead of TLS 1.3's post-handshake
+    /// authentication, which it does not (Apache's per-location `SSLVerifyClient`). A minimum
+    /// above it fails each request, naming both.
+    public var maximumTLSVersion: TLSProtocolVersion?
     /// Where the session's counters and timers go (swift-metrics: requests by status or error,
     /// their durations, trust decisions by rule, connections by protocol); `nil` (the default):
     /// the process's `MetricsSystem`, which counts nothing until it is bootstrapped.

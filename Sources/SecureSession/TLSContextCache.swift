@@ -22,6 +22,7 @@ final class TLSContextCache: @unchecked Sendable {
 
     private let identity: ClientIdentity?
     private let httpVersions: HTTPVersionPolicy
+    private let versions: TLSVersionBounds
     private let lock = NSLock()
     private var contexts: [ContextKey: NIOSSLContext] = [:]
 
@@ -34,9 +35,10 @@ final class TLSContextCache: @unchecked Sendable {
     /// The context of TLS with HTTPS proxies, made when first needed.
     private var proxyContextMade: NIOSSLContext?
 
-    init(identity: ClientIdentity?, httpVersions: HTTPVersionPolicy) {
+    init(identity: ClientIdentity?, httpVersions: HTTPVersionPolicy, versions: TLSVersionBounds) {
         self.identity = identity
         self.httpVersions = httpVersions
+        self.versions = versions
     }
 
     /// The context for connections under `rule` (`nil`: no rules), offering HTTP/1.1 alone when
@@ -48,6 +50,7 @@ final class TLSContextCache: @unchecked Sendable {
             var configuration = TLSConfiguration.transportSecurityClient(identity: identity)
             configuration.applicationProtocols = (isHTTP1Only ? .http1Only : httpVersions).applicationProtocols
             if let rule { configuration.apply(rule) }
+            try versions.apply(to: &configuration, ruleMinimum: rule?.minimumTLSVersion)
             do {
                 let context = try NIOSSLContext(configuration: configuration)
                 contexts[key] = context
@@ -65,6 +68,7 @@ final class TLSContextCache: @unchecked Sendable {
             if let proxyContextMade { return proxyContextMade }
             var configuration = TLSConfiguration.transportSecurityClient(identity: nil)
             configuration.applicationProtocols = ["http/1.1"]
+            try versions.apply(to: &configuration, ruleMinimum: nil)
             do {
                 let context = try NIOSSLContext(configuration: configuration)
                 proxyContextMade = context

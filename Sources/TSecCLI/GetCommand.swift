@@ -135,6 +135,21 @@ public struct GetCommand: TSecCommand {
     @Flag(name: .customLong("http1.1"), help: "Offer HTTP/1.1 only (by default HTTP/2 is offered through ALPN and used when the server agrees).")
     var http1Only = false
 
+    @Flag(name: .customLong("tlsv1.2"), help: "Use TLS 1.2 or later (curl's --tlsv1.2; the default).")
+    var tls12OrLater = false
+
+    @Flag(name: .customLong("tlsv1.3"), help: "Use TLS 1.3 or later (curl's --tlsv1.3).")
+    var tls13OrLater = false
+
+    @Option(
+        name: .customLong("tls-max"),
+        help: ArgumentHelp(
+            "The newest TLS version used: 1.2, 1.3 or default (curl's --tls-max). 1.2 lets a server that asks for a client certificate after the handshake (Apache's per-location SSLVerifyClient) ask by renegotiation.",
+            valueName: "VERSION"
+        )
+    )
+    var tlsMax: String?
+
     @Flag(name: [.customShort("i"), .long], help: "Print the status line and headers before the body.")
     var include = false
 
@@ -253,6 +268,11 @@ public struct GetCommand: TSecCommand {
             throw ValidationError("-O: the URL '\(url)' has no file name at the end of its path (use -o FILE)")
         }
         if fail, failWithBody { throw ValidationError("-f prints no body for a status of 400 or more, --fail-with-body prints it: give one of them") }
+        if tls12OrLater, tls13OrLater { throw ValidationError("--tlsv1.2 and --tlsv1.3 each set the lowest TLS version: give one of them") }
+        if let tlsMax, !["1.2", "1.3", "default"].contains(tlsMax) {
+            throw ValidationError("--tls-max takes 1.2, 1.3 or default, not '\(tlsMax)' (TLS 1.0 and 1.1 only through a transport rule's NSExceptionMinimumTLSVersion)")
+        }
+        if tls13OrLater, tlsMax == "1.2" { throw ValidationError("--tlsv1.3 and --tls-max 1.2 leave no TLS version") }
         if dumpHeader == "-", json { throw ValidationError("-D - writes the header fields to standard output, where --json writes its report: give -D a file") }
         if bearerToken != nil, user != nil { throw ValidationError("--oauth2-bearer and -u both answer for the user: give one of them") }
         if bearerToken?.contains(where: { $0.isNewline }) == true { throw ValidationError("--oauth2-bearer: the token holds a line break") }
@@ -575,7 +595,7 @@ public struct GetCommand: TSecCommand {
             evaluators.count == 1
             ? evaluators[0]
             : (policy.mode == .none ? evaluators[1] : CompositeTrustEvaluator(evaluators))
-        return SecureSessionConfiguration(
+        var configuration = SecureSessionConfiguration(
             trustEvaluator: evaluator,
             clientIdentity: try identity.load(),
             systemStore: try policy.makeSystemStore(replacement: cacert),
@@ -588,6 +608,9 @@ public struct GetCommand: TSecCommand {
             addressOverrides: ResolveOption.overrides(resolve),
             transportRules: try loadRules(reportingTo: terminal)
         )
+        configuration.minimumTLSVersion = tls13OrLater ? .tls13 : tls12OrLater ? .tls12 : nil
+        configuration.maximumTLSVersion = tlsMax == "1.2" ? .tls12 : tlsMax == "1.3" ? .tls13 : nil
+        return configuration
     }
 
     /// For a server refused for a missing issuer whose certificates say where their issuers

@@ -185,4 +185,26 @@ struct ApacheTests {
         #expect(failures.isEmpty, "\(failures)")
         await session.shutdown()
     }
+
+    @Test("Apache offering TLS 1.3 asks for the location's certificate by post-handshake authentication, which BoringSSL does not offer: refused (403); with maximumTLSVersion .tls12 it renegotiates and the identity is presented")
+    func tls13LocationNeedsTLS12() async throws {
+        let server = try ApacheServer(chain: lab.loopbackChain(), clientCA: clientCA, http2: false, tls13: true)
+        defer { server.stop() }
+        let newest = lab.session { $0.clientIdentity = alice }
+        await #expect {
+            _ = try await newest.post(server.url("/secure/orders"), body: Self.order)
+        } throws: { error in
+            guard case SecureSessionError.unacceptableStatus(let code, _) = error else { return false }
+            return code == 403
+        }
+        await newest.shutdown()
+        let capped = lab.session {
+            $0.clientIdentity = alice
+            $0.maximumTLSVersion = .tls12
+        }
+        let order = try await capped.post(server.url("/secure/orders"), body: Self.order)
+        #expect(order.statusCode == 200)
+        #expect(order.header("X-Client") == "alice")
+        await capped.shutdown()
+    }
 }

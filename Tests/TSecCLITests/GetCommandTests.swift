@@ -1108,6 +1108,26 @@ struct GetCommandTests {
         }
     }
 
+    @Test("--tlsv1.3 against a server of TLS 1.2 only exits 3 saying what is allowed; --tls-max 1.2 connects over TLS 1.2; other versions and contradictions are refused")
+    func tlsVersions() async throws {
+        let chain = try lab.loopbackChain()
+        let tls12Only = try OpenSSLServer(chain: chain, options: ["-tls1_2"])
+        defer { tls12Only.stop() }
+        let pinned = ["--mode", "certificate", "--pin", files.path("root.pem")]
+        let refused = await get(tls12Only.url, pinned + ["--tlsv1.3"])
+        #expect(refused.status == 3)
+        #expect(refused.output.stderr.contains("no TLS version in common") && refused.output.stderr.contains("the session allows TLS 1.3 and later"), "\(refused.output.stderr)")
+        #expect(await get(tls12Only.url, pinned + ["--tlsv1.2"]).output.stdout.contains("Protocol  : TLSv1.2"))
+        let newest = try OpenSSLServer(chain: chain)
+        defer { newest.stop() }
+        #expect(await get(newest.url, pinned + ["--tls-max", "1.2"]).output.stdout.contains("Protocol  : TLSv1.2"))
+        #expect(await get(newest.url, pinned + ["--tls-max", "default"]).output.stdout.contains("Protocol  : TLSv1.3"))
+        for bad in [["--tls-max", "1.1"], ["--tlsv1.3", "--tls-max", "1.2"], ["--tlsv1.2", "--tlsv1.3"]] {
+            let outcome = await get(newest.url, pinned + bad)
+            #expect(outcome.status == 2, "\(bad)")
+        }
+    }
+
     @Test("openssl s_server as an independent peer: plain TLS, and -Verify mutual TLS")
     func openSSLPeer() async throws {
         let chain = try lab.loopbackChain()

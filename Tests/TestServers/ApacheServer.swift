@@ -27,7 +27,9 @@ public final class ApacheServer: @unchecked Sendable {
     ///   - http2: Whether ALPN offers `h2` besides `http/1.1` (`Protocols h2 http/1.1`).
     ///   - keepAliveTimeout: Apache's `KeepAliveTimeout` in seconds (5 unless given), which it
     ///     announces in `Keep-Alive: timeout=N`.
-    public init(chain: [IssuedCertificate], clientCA: IssuedCertificate, http2: Bool, keepAliveTimeout: Int = 5) throws {
+    ///   - tls13: Whether TLS 1.3 is offered besides TLS 1.2: `/secure` then asks a TLS 1.3 client
+    ///     for its certificate by post-handshake authentication, not by renegotiation.
+    public init(chain: [IssuedCertificate], clientCA: IssuedCertificate, http2: Bool, keepAliveTimeout: Int = 5, tls13: Bool = false) throws {
         let folder = NSTemporaryDirectory() + "apache-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder + "/logs", withIntermediateDirectories: true)
         self.folder = folder
@@ -64,7 +66,7 @@ public final class ApacheServer: @unchecked Sendable {
                 <VirtualHost 127.0.0.1:\(port)>
                     SSLEngine on
                     Protocols \(http2 ? "h2 " : "")http/1.1
-                    SSLProtocol TLSv1.2
+                    SSLProtocol TLSv1.2\(tls13 ? " +TLSv1.3" : "")
                     SSLCertificateFile \(folder)/leaf.pem
                     SSLCertificateChainFile \(folder)/chain.pem
                     SSLCertificateKeyFile \(folder)/key.pem

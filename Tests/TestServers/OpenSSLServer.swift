@@ -1,4 +1,5 @@
 import Foundation
+import PKIBuilder
 
 /// `openssl s_server -www` on 127.0.0.1: an independent TLS peer. It answers `GET /` with a status
 /// page over HTTP/1.0. With `verifyClientsWith`, it requires a client certificate from that CA
@@ -30,6 +31,20 @@ public final class OpenSSLServer: @unchecked Sendable {
             return arguments + options
         }
     }
+
+    /// Starts the server presenting `chain` (leaf first, its key with it), its files written to a
+    /// temporary folder.
+    public convenience init(chain: [IssuedCertificate], options: [String] = []) throws {
+        let folder = NSTemporaryDirectory() + "s_server-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try chain[0].pemString.write(toFile: folder + "/leaf.pem", atomically: true, encoding: .utf8)
+        try chain[0].privateKeyPEM.write(toFile: folder + "/leaf.key", atomically: true, encoding: .utf8)
+        try chain.dropFirst().map { $0 }.pemBundle.write(toFile: folder + "/chain.pem", atomically: true, encoding: .utf8)
+        try self.init(certificateFile: folder + "/leaf.pem", keyFile: folder + "/leaf.key", chainFile: folder + "/chain.pem", options: options)
+    }
+
+    /// `https://127.0.0.1:PORT/`: the status page.
+    public var url: URL { URL(string: "https://127.0.0.1:\(port)/")! }
 
     /// Stops the server.
     public func stop() { server.stop() }

@@ -69,12 +69,13 @@ final class ClientCertificateChallenge: Sendable {
 
     /// A TLS context for one connection whose certificate requests go to the handler (or get
     /// the renegotiation answer, when there is one), with the TLS settings of the host's
-    /// transport rule, if any.
-    func makeTLSContext(rule: TransportRule?, httpVersions: HTTPVersionPolicy) throws -> NIOSSLContext {
+    /// transport rule, if any, and the session's TLS versions.
+    func makeTLSContext(rule: TransportRule?, httpVersions: HTTPVersionPolicy, versions: TLSVersionBounds) throws -> NIOSSLContext {
         var configuration = renegotiationAnswer.map { TLSConfiguration.transportSecurityClient(identity: $0.identity) }
             ?? TLSConfiguration.transportSecurityClient(identityProvider: { _ in try await self.identity() })
         configuration.applicationProtocols = httpVersions.applicationProtocols
         if let rule { configuration.apply(rule) }
+        try versions.apply(to: &configuration, ruleMinimum: rule?.minimumTLSVersion)
         return try NIOSSLContext(configuration: configuration)
     }
 
