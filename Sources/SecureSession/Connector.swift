@@ -102,6 +102,8 @@ enum Connector {
         // The first error the channel meets, to explain a connection that closes right after
         // its handshake (a TLS alert from the server).
         let firstError = NIOLockedValueBox<(any Error)?>(nil)
+        // The TLS version the server's handshake agreed.
+        let negotiatedVersion = NIOLockedValueBox<TLSVersion?>(nil)
         let decompression = configuration.decompression
         let waitsToContinue = configuration.expectContinue != nil
         if let proxy, let user = proxy.user, !proxy.speaksHTTP {
@@ -151,7 +153,7 @@ enum Connector {
                         context: sslContext,
                         verifier: verifier,
                         decisions: decisions,
-                        watcher: HandshakeWatcher(promise: handshake, firstError: firstError)
+                        watcher: HandshakeWatcher(promise: handshake, firstError: firstError, negotiatedVersion: negotiatedVersion)
                     )
                 }.flatMap {
                     channel.configureHTTP2AsyncSecureUpgrade(
@@ -215,13 +217,15 @@ enum Connector {
         }
         instrumentation.connected(http2: negotiated.isHTTP2)
         // Built only when debug logging is on (the metadata is an autoclosure).
+        let tlsVersion = negotiatedVersion.withLockedValue { $0 }.map(TLSProtocolVersion.init(nioVersion:))
         configuration.logger.debug("connected", metadata: {
             var connected: Logger.Metadata = ["to": "\(key)", "protocol": "\(negotiated.isHTTP2 ? "HTTP/2" : "HTTP/1.1")"]
+            if let tlsVersion { connected["tls"] = "\(tlsVersion.displayName)" }
             if address != key.host { connected["address"] = "\(address)" }
             if let proxy { connected["proxy"] = "\(proxy)" }
             return connected
         }())
-        let establishment = ConnectionEstablishment(connect: connected - began, tlsHandshake: key.isSecure ? secured - connected : nil)
+        let establishment = ConnectionEstablishment(connect: connected - began, tlsHandshake: key.isSecure ? secured - connected : nil, tlsVersion: tlsVersion)
         switch negotiated {
         case .http1_1(let http1):
             return try await HTTP1Connection.start(

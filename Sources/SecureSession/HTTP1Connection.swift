@@ -161,10 +161,10 @@ final class HTTP1Connection: PooledConnection, Sendable {
     }
 
     /// Marks the connection idle: `expire` runs once it has been idle for `timeout`, or for the
-    /// shorter limit the server's `Keep-Alive` hint allows. One timer per connection, armed at
-    /// its first idle period and re-armed from its own event loop, so that returning a connection
-    /// to the pool and leasing it again only take a lock (another timer is armed only when a
-    /// hint shortened the limit since).
+    /// server's shorter limit (its `Keep-Alive` hint, or what the session saw of it). One timer
+    /// per connection, armed at its first idle period and re-armed from its own event loop, so
+    /// that returning a connection to the pool and leasing it again only take a lock (another
+    /// timer is armed only when the server's limit shortened since).
     func markIdle(expiringAfter timeout: Duration, _ expire: @escaping @Sendable () -> Void) {
         let timer: (number: UInt64, delay: TimeAmount)? = idleState.withLockedValue { state in
             let now = NIODeadline.now()

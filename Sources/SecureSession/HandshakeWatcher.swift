@@ -13,6 +13,10 @@ final class HandshakeWatcher: ChannelInboundHandler, RemovableChannelHandler, Se
     private let promise: EventLoopPromise<Void>
     private let firstError: NIOLockedValueBox<(any Error)?>
     private let passesCompletionOn: Bool
+    /// Where the version the handshake agreed is kept, if anywhere.
+    private let negotiatedVersion: NIOLockedValueBox<TLSVersion?>?
+    /// The TLS handler whose handshake is watched, to read the version from.
+    private let tls = NIOLockedValueBox<NIOLoopBound<NIOSSLClientHandler>?>(nil)
 
     /// - Parameters:
     ///   - promise: Completed by the handshake.
@@ -20,14 +24,29 @@ final class HandshakeWatcher: ChannelInboundHandler, RemovableChannelHandler, Se
     ///   - passesCompletionOn: Whether the handshake's completion goes on down the pipeline
     ///     (`false` for an HTTPS proxy's TLS, whose completion is nobody else's: the server's
     ///     ALPN handler must see its own).
-    init(promise: EventLoopPromise<Void>, firstError: NIOLockedValueBox<(any Error)?>, passesCompletionOn: Bool = true) {
+    ///   - negotiatedVersion: Where to keep the TLS version the handshake agreed.
+    init(
+        promise: EventLoopPromise<Void>,
+        firstError: NIOLockedValueBox<(any Error)?>,
+        passesCompletionOn: Bool = true,
+        negotiatedVersion: NIOLockedValueBox<TLSVersion?>? = nil
+    ) {
         self.promise = promise
         self.firstError = firstError
         self.passesCompletionOn = passesCompletionOn
+        self.negotiatedVersion = negotiatedVersion
+    }
+
+    /// Watches `handler`'s handshake, on its channel's event loop.
+    func watch(_ handler: NIOSSLClientHandler, on eventLoop: any EventLoop) {
+        tls.withLockedValue { $0 = NIOLoopBound(handler, eventLoop: eventLoop) }
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if case TLSUserEvent.handshakeCompleted = event {
+            if let negotiatedVersion, let version = tls.withLockedValue({ $0 })?.value.tlsVersion {
+                negotiatedVersion.withLockedValue { $0 = version }
+            }
             promise.succeed()
             if !passesCompletionOn { return }
         }
@@ -67,6 +86,7 @@ extension HandshakeWatcher {
             serverHostname: verifier.serverNameIndication,
             customVerificationCallback: verifier.makeVerificationCallback(onDecision: decisions.record)
         )
+        watcher.watch(tls, on: channel.eventLoop)
         try channel.pipeline.syncOperations.addHandler(tls)
         try channel.pipeline.syncOperations.addHandler(watcher)
     }

@@ -1,3 +1,4 @@
+import TransportSecurity
 /// How long the phases of a response took, for the exchange that answered (after redirects,
 /// challenges and retries, which ``SecureResponse/duration`` covers as well), as browsers'
 /// timing views and curl's `--write-out` show them: whether a pooled connection saved the
@@ -48,8 +49,10 @@ extension ResponseTiming {
     }
 }
 
-/// What opening a connection took: TCP, then TLS (with any proxy tunnel).
+/// What opening a connection took: TCP, then TLS (with any proxy tunnel); and the TLS version
+/// agreed.
 struct ConnectionEstablishment: Sendable, Hashable {
     let connect: Duration
     let tlsHandshake: Duration?
+    var tlsVersion: TLSProtocolVersion? = nil
 }

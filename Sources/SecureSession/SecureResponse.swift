@@ -19,6 +19,9 @@ public struct SecureResponse: Sendable {
     public let url: URL
     /// The trust decision of the connection that answered (`nil` for cleartext).
     public let trustDecision: TrustDecision?
+    /// The TLS version of the connection that answered (URLSession's
+    /// `negotiatedTLSProtocolVersion`); `nil` for cleartext.
+    public internal(set) var tlsVersion: TLSProtocolVersion? = nil
     /// The redirects followed, in order.
     public let redirects: [URL]
     /// How long the request took, from the first connection attempt to the end of the body

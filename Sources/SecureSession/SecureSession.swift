@@ -376,6 +376,7 @@ public final class SecureSession: Sendable {
                     body: Data(),
                     url: current.url,
                     trustDecision: exchanged.connection.trustDecision,
+                    tlsVersion: exchanged.connection.establishment.tlsVersion,
                     redirects: redirects,
                     duration: clock.now - started,
                     timing: exchanged.timing

@@ -31,6 +31,8 @@ struct GetReport: Encodable {
 
     let status: Int
     let httpVersion: String
+    /// `TLSv1.3`, `TLSv1.2`; absent in cleartext.
+    let tlsVersion: String?
     let url: String
     let redirects: [String]
     let headers: [Field]
@@ -44,6 +46,7 @@ struct GetReport: Encodable {
     init(_ response: SecureResponse, bodyIncluded: Bool) {
         status = response.statusCode
         httpVersion = response.httpVersion
+        tlsVersion = response.tlsVersion?.rawValue
         url = response.url.redacted
         redirects = response.redirects.map(\.redacted)
         headers = response.headers.map { Field(name: $0.name, value: $0.value) }

@@ -42,3 +42,15 @@ extension TLSProtocolVersion {
         }
     }
 }
+
+extension TLSProtocolVersion {
+    /// The version of swift-nio-ssl's `version`.
+    public init(nioVersion version: TLSVersion) {
+        switch version {
+        case .tlsv1: self = .tls10
+        case .tlsv11: self = .tls11
+        case .tlsv12: self = .tls12
+        case .tlsv13: self = .tls13
+        }
+    }
+}

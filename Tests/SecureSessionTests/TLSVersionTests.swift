@@ -26,18 +26,32 @@ struct TLSVersionTests {
         #expect(raised.allowedDescription == "TLS 1.3 and later")
     }
 
-    @Test("maximumTLSVersion .tls12 makes TLS 1.2 connections to a server that speaks TLS 1.3; by default TLS 1.3 is used")
+    @Test("maximumTLSVersion .tls12 makes TLS 1.2 connections to a server that speaks TLS 1.3; by default TLS 1.3 is used; the response's tlsVersion says which, on a reused connection too, and nothing in cleartext")
     func maximum() async throws {
         let server = try OpenSSLServer(chain: lab.loopbackChain())
         defer { server.stop() }
         let newest = lab.session()
-        #expect(try await newest.get(server.url).text.contains("Protocol  : TLSv1.3"))
+        let overTLS13 = try await newest.get(server.url)
+        #expect(overTLS13.text.contains("Protocol  : TLSv1.3"))
+        #expect(overTLS13.tlsVersion == .tls13, "the response says which version its connection agreed")
         await newest.shutdown()
         let capped = lab.session { $0.maximumTLSVersion = .tls12 }
-        let page = try await capped.get(server.url).text
+        let overTLS12 = try await capped.get(server.url)
         // The status page lists the server's suites of every version, then the connection's.
-        #expect(page.contains("Protocol  : TLSv1.2"), "\(page.suffix(400))")
+        #expect(overTLS12.text.contains("Protocol  : TLSv1.2"), "\(overTLS12.text.suffix(400))")
+        #expect(overTLS12.tlsVersion == .tls12)
         await capped.shutdown()
+        // A kept-alive connection's later responses say it too; cleartext says nothing.
+        let keeping = try await HTTPTestServer(chain: lab.loopbackChain())
+        let session = lab.session { $0.httpVersions = .http1Only }
+        _ = try await session.get(keeping.url("/hello"))
+        let again = try await session.get(keeping.url("/hello"))
+        #expect(again.timing.reusedConnection && again.tlsVersion == .tls13)
+        let cleartext = try await HTTPTestServer(chain: nil)
+        #expect(try await session.get(cleartext.url("/hello")).tlsVersion == nil)
+        await session.shutdown()
+        await keeping.stop()
+        await cleartext.stop()
     }
 
     @Test("minimumTLSVersion .tls13 against a server of TLS 1.2 only fails saying no version is shared and what the session allows")

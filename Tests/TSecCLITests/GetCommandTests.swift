@@ -421,7 +421,7 @@ struct GetCommandTests {
         let lines = told.output.stderr.split(separator: "\n").map(String.init)
         #expect(lines.allSatisfy { $0.hasPrefix("* ") }, "\(lines)")
         #expect(lines.contains { $0.hasPrefix("* debug peer trusted decidedBy=SecurityPolicy rule 3") }, "\(lines)")
-        #expect(lines.contains("* debug connected protocol=HTTP/2 to=https://127.0.0.1:\(server.port)"), "\(lines)")
+        #expect(lines.contains("* debug connected protocol=HTTP/2 tls=TLS 1.3 to=https://127.0.0.1:\(server.port)"), "\(lines)")
         // Each response with its timing: the first on a new connection, the redirect's target on it again.
         #expect(lines.contains { $0.hasPrefix("* debug response request=GET https://127.0.0.1:\(server.port)/redirect?to=/hello status=302 Found timing=new connection: connect ") }, "\(lines)")
         #expect(lines.contains { $0.hasPrefix("* debug redirect to=https://127.0.0.1:\(server.port)/hello") }, "\(lines)")
@@ -1122,6 +1122,10 @@ struct GetCommandTests {
         defer { newest.stop() }
         #expect(await get(newest.url, pinned + ["--tls-max", "1.2"]).output.stdout.contains("Protocol  : TLSv1.2"))
         #expect(await get(newest.url, pinned + ["--tls-max", "default"]).output.stdout.contains("Protocol  : TLSv1.3"))
+        let report = await get(newest.url, pinned + ["--tls-max", "1.2", "--json"])
+        #expect(report.output.stdout.contains(#""tlsVersion" : "TLSv1.2""#), "\(report.output.stdout.prefix(300))")
+        let verbose = await get(newest.url, pinned + ["-v"])
+        #expect(verbose.output.stderr.contains("tls=TLS 1.3"), "\(verbose.output.stderr)")
         for bad in [["--tls-max", "1.1"], ["--tlsv1.3", "--tls-max", "1.2"], ["--tlsv1.2", "--tlsv1.3"]] {
             let outcome = await get(newest.url, pinned + bad)
             #expect(outcome.status == 2, "\(bad)")
