@@ -427,6 +427,7 @@ public struct GetCommand: TSecCommand {
                 response = try await session.download(request, to: output, continuingPartialFile: continueAt != nil) { progress in
                     held.withLockedValue { $0 = progress.bytesReceived }
                 }
+                if verbose { Self.tell(ResponseHead(response), to: terminal) }
                 // What this run put in the file (or device): a continued file's own bytes are
                 // not counted.
                 let after = held.withLockedValue { $0 }
@@ -435,7 +436,9 @@ public struct GetCommand: TSecCommand {
                 // Printed as it arrives (after the status line and headers with -i), never held
                 // whole; --max-filesize, when given, still ends it.
                 let include = include || headOnly || dumpHeader == "-"
+                let verbose = verbose
                 response = try await session.stream(request) { head in
+                    if verbose { Self.tell(head, to: terminal) }
                     if include { Self.print(head, to: terminal) }
                 } into: { part in
                     try printedBytes.add(part.count)
@@ -445,6 +448,7 @@ public struct GetCommand: TSecCommand {
                 transfer.bodyBytes = printedBytes.count
             } else {
                 response = try await session.send(request)
+                if verbose { Self.tell(ResponseHead(response), to: terminal) }
                 transfer.bodyBytes = Int64(response.body.count)
             }
             report(response, bodyPrinted: printed, to: terminal)
@@ -673,6 +677,12 @@ public struct GetCommand: TSecCommand {
     /// empty).
     private static func print(_ head: ResponseHead, to terminal: CommandOutput) {
         terminal.bytes(Data(headText(head).utf8))
+    }
+
+    /// `-v`: the response's status line and header fields on standard error, each after `< `, as
+    /// curl's `-v` shows them.
+    private static func tell(_ head: ResponseHead, to terminal: CommandOutput) {
+        terminal.errorText(headText(head).split(separator: "\n", omittingEmptySubsequences: false).dropLast().map { "< \($0)\n" }.joined())
     }
 
     /// The lines `-i` prints and `-D` writes, each ending in a line feed, the last one empty.

@@ -413,13 +413,15 @@ struct GetCommandTests {
         await server.stop()
     }
 
-    @Test("-v tells on stderr what the session did: the trust decision, the connection, each response, redirects; without it nothing but the outcome")
+    @Test("-v tells on stderr what the session did: the trust decision, the connection, each response, redirects, the final response's head after '< '; without it nothing but the outcome")
     func verbose() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)
         let told = await get(server.url("/redirect?to=/hello"), ["-v"])
         #expect(told.status == 0 && told.output.stdout == "hello")
         let lines = told.output.stderr.split(separator: "\n").map(String.init)
-        #expect(lines.allSatisfy { $0.hasPrefix("* ") }, "\(lines)")
+        #expect(lines.allSatisfy { $0.hasPrefix("* ") || $0.hasPrefix("< ") }, "\(lines)")
+        // The final response's head, as curl's -v shows it.
+        #expect(told.output.stderr.contains("< HTTP/2 200\n< content-type: text/plain\n< content-length: 5\n< \n"), "\(told.output.stderr)")
         #expect(lines.contains { $0.hasPrefix("* debug peer trusted decidedBy=SecurityPolicy rule 3") }, "\(lines)")
         #expect(lines.contains("* debug connected protocol=HTTP/2 tls=TLS 1.3 to=https://127.0.0.1:\(server.port)"), "\(lines)")
         // Each response with its timing: the first on a new connection, the redirect's target on it again.
