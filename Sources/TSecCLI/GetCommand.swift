@@ -58,15 +58,18 @@ public struct GetCommand: TSecCommand {
     )
     var data: [DataOption<ASCIIData>] = []
 
-    @Option(name: .customLong("data-binary"), help: "A body part as -d, but @FILE's content as it is, line breaks kept (curl's --data-binary).")
+    @Option(name: .customLong("data-binary"), help: ArgumentHelp("A body part as -d, but @FILE's content as it is, line breaks kept (curl's --data-binary).", valueName: "DATA"))
     var dataBinary: [DataOption<BinaryData>] = []
 
-    @Option(name: .customLong("data-raw"), help: "A body part as -d, but a leading @ is text, not a file (curl's --data-raw).")
+    @Option(name: .customLong("data-raw"), help: ArgumentHelp("A body part as -d, but a leading @ is text, not a file (curl's --data-raw).", valueName: "DATA"))
     var dataRaw: [DataOption<RawData>] = []
 
     @Option(
         name: .customLong("data-urlencode"),
-        help: "A body part percent-encoded, as curl's --data-urlencode: CONTENT, =CONTENT, NAME=CONTENT (the name as it is), @FILE or NAME@FILE (the file's content)."
+        help: ArgumentHelp(
+            "A body part percent-encoded, as curl's --data-urlencode: CONTENT, =CONTENT, NAME=CONTENT (the name as it is), @FILE or NAME@FILE (the file's content).",
+            valueName: "DATA"
+        )
     )
     var dataURLEncode: [DataOption<URLEncodedData>] = []
 
