@@ -91,4 +91,7 @@ struct ConnectionKey: Sendable, Hashable, CustomStringConvertible {
     func hash(into hasher: inout Hasher) { hasher.combine(precomputedHash) }
 
     var description: String { "\(isSecure ? "https" : "http")://\(host.inAuthorityForm):\(port)" }
+
+    /// The server, as the session remembers what it learnt of it.
+    var server: HostAndPort { HostAndPort(host: host, port: port) }
 }

@@ -56,6 +56,7 @@ enum Connector {
         let clock = ContinuousClock()
         let began = clock.now
         let decisions = DecisionBox()
+        let versions = TLSVersionBounds(configuration)
         // With a challenge handler, the server's certificate request goes to it, through a
         // context of the connection's own.
         let certificateChallenge = key.isSecure ? key.handler.map {
@@ -68,7 +69,7 @@ enum Connector {
         do {
             sslContext = key.isSecure
                 ? try certificateChallenge?.makeTLSContext(
-                    rule: key.rule, httpVersions: key.isHTTP1Only ? .http1Only : configuration.httpVersions, versions: TLSVersionBounds(configuration)
+                    rule: key.rule, httpVersions: key.isHTTP1Only ? .http1Only : configuration.httpVersions, versions: versions
                 ) ?? tlsContext : nil
         } catch let error as SecureSessionError {
             throw error
@@ -207,7 +208,7 @@ enum Connector {
             // established is the proxy's failure.
             if !(error is SecureSessionError), let failure = proxyTLS?.failure(error) { throw failure }
             if let decision = decisions.last { instrumentation.decided(decision) }
-            try throwHandshakeFailure(error, key: key, decisions: decisions, certificateChallenge: certificateChallenge, reporter: reporter, versions: TLSVersionBounds(configuration))
+            try throwHandshakeFailure(error, key: key, decisions: decisions, certificateChallenge: certificateChallenge, reporter: reporter, versions: versions)
         }
         certificateChallenge?.handshakeCompleted()
         // A report-only pin set lets the connection through but its failure is reported.

@@ -127,7 +127,7 @@ final class HTTP1Connection: PooledConnection, Sendable {
     private func noteClosed() {
         guard !closed.isSet, let idleLimits, let since = idleState.withLockedValue({ $0.idleSince }) else { return }
         let idleFor = NIODeadline.now() - since
-        idleLimits.noteClosedWhileIdle(HostAndPort(host: key.host, port: key.port), after: .nanoseconds(idleFor.nanoseconds))
+        idleLimits.noteClosedWhileIdle(key.server, after: .nanoseconds(idleFor.nanoseconds))
     }
 
     /// Sends a request and reads its response; the body goes to `sink` before this returns.
@@ -143,7 +143,7 @@ final class HTTP1Connection: PooledConnection, Sendable {
         do {
             let (response, bodySent) = try await exchanger.exchange(head: head, body: body, mayWaitToContinue: mayWaitToContinue, into: sink)
             let said = KeepAliveHint(response.headers)?.clientIdleLimit
-            let seen = idleLimits?.clientIdleLimit(for: HostAndPort(host: key.host, port: key.port))
+            let seen = idleLimits?.clientIdleLimit(for: key.server)
             let serverIdleLimit = said.map { limit in seen.map { min(limit, $0) } ?? limit } ?? seen
             idleState.withLockedValue { $0.serverIdleLimit = serverIdleLimit }
             // A server that keeps idle connections no longer than the margin gets no reuse; nor

@@ -29,8 +29,7 @@ extension HTTPHeaders {
 
     /// Whether `option`, less the spaces and tabs around it, is `close` in any case.
     private static func isClose(_ option: Substring.UTF8View) -> Bool {
-        let isWhitespace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
-        guard let first = option.firstIndex(where: { !isWhitespace($0) }), let last = option.lastIndex(where: { !isWhitespace($0) }) else { return false }
+        guard let first = option.firstIndex(where: { !$0.isHTTPWhitespace }), let last = option.lastIndex(where: { !$0.isHTTPWhitespace }) else { return false }
         return option[first...last].elementsEqual("close".utf8) { ($0 | 0x20) == $1 }
     }
 }

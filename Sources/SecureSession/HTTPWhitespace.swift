@@ -4,7 +4,7 @@ extension StringProtocol {
     /// holds the no-break space, the other Unicode space separators and, on Linux, U+200B ZERO
     /// WIDTH SPACE, which a peer could put around a cookie's name to have it taken for another.
     var trimmingHTTPWhitespace: String {
-        let isWhitespace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        let isWhitespace = { (byte: UInt8) in byte.isHTTPWhitespace }
         let text = String(self)
         // Nothing at either end to trim (the usual case): no second copy. Spaces and tabs are
         // single bytes that never occur inside a longer UTF-8 sequence, so bytes can be trimmed.
@@ -15,4 +15,9 @@ extension StringProtocol {
         }
         return String(decoding: bytes[start...end], as: UTF8.self)
     }
+}
+
+extension UInt8 {
+    /// Whether the byte is HTTP's optional white space: a space or a horizontal tab.
+    var isHTTPWhitespace: Bool { self == UInt8(ascii: " ") || self == UInt8(ascii: "\t") }
 }

@@ -39,7 +39,7 @@ struct KeepAliveHint: Equatable, Sendable {
     /// The seconds of a `timeout=N` parameter (`N` a decimal integer, quoted or not).
     private static func timeout(in parameter: Substring) -> Int? {
         let parts = parameter.split(separator: "=", maxSplits: 1)
-        guard parts.count == 2, parts[0].trimmingHTTPWhitespace.lowercased() == "timeout" else { return nil }
+        guard parts.count == 2, parts[0].trimmingHTTPWhitespace.equalsIgnoringASCIICase("timeout") else { return nil }
         var value = parts[1].trimmingHTTPWhitespace
         if value.count >= 2, value.first == "\"", value.last == "\"" { value = String(value.dropFirst().dropLast()) }
         // Digits only: no sign, no fraction; a number too long for Int is no hint.

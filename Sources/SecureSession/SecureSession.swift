@@ -527,7 +527,7 @@ public final class SecureSession: Sendable {
                 guard !key.isHTTP1Only, firstPart.withLockedValue({ $0 }) == nil else {
                     throw SecureSessionError.connectionFailed(required.description)
                 }
-                http1OnlyServers.remember((), for: HostAndPort(host: key.host, port: key.port))
+                http1OnlyServers.remember((), for: key.server)
                 keyOfTry = key.offeringHTTP1Only()
                 tlsContextOfTry = try tlsContexts.context(for: key.rule, isHTTP1Only: true)
                 uncountedTries += 1

@@ -685,14 +685,18 @@ public struct GetCommand: TSecCommand {
     /// `-v`: the response's status line and header fields on standard error, each after `< `, as
     /// curl's `-v` shows them.
     private static func tell(_ head: ResponseHead, to terminal: CommandOutput) {
-        terminal.errorText(headText(head).split(separator: "\n", omittingEmptySubsequences: false).dropLast().map { "< \($0)\n" }.joined())
+        terminal.errorText(headLines(head).map { "< \($0)\n" }.joined())
     }
 
     /// The lines `-i` prints and `-D` writes, each ending in a line feed, the last one empty.
     private static func headText(_ head: ResponseHead) -> String {
+        headLines(head).map { $0 + "\n" }.joined()
+    }
+
+    /// The status line, the header fields and an empty line.
+    private static func headLines(_ head: ResponseHead) -> [String] {
         let phrase = head.httpVersion == "HTTP/2" || head.reasonPhrase.isEmpty ? "" : " \(head.reasonPhrase)"
-        let lines = ["\(head.httpVersion) \(head.statusCode)\(phrase)"] + head.headers.map { "\($0.name): \($0.value)" } + [""]
-        return lines.map { $0 + "\n" }.joined()
+        return ["\(head.httpVersion) \(head.statusCode)\(phrase)"] + head.headers.map { "\($0.name): \($0.value)" } + [""]
     }
 }
 

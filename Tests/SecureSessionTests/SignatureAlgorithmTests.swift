@@ -40,17 +40,9 @@ struct SignatureAlgorithmTests {
         #expect(try await PeerChainFetcher.fetch(host: "127.0.0.1", port: server.port).first == chain[0].der, "tsec fetch-chain too")
         await server.stop()
 
-        let folder = NSTemporaryDirectory() + "signatures-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        try chain[0].pemString.write(toFile: folder + "/leaf.pem", atomically: true, encoding: .utf8)
-        try chain[0].privateKeyPEM.write(toFile: folder + "/leaf.key", atomically: true, encoding: .utf8)
-        try chain[1].pemString.write(toFile: folder + "/chain.pem", atomically: true, encoding: .utf8)
-        let openSSL = try OpenSSLServer(
-            certificateFile: folder + "/leaf.pem", keyFile: folder + "/leaf.key", chainFile: folder + "/chain.pem", options: ["-tls1_2"]
-        )
+        let openSSL = try OpenSSLServer(chain: chain, options: ["-tls1_2"])
         defer { openSSL.stop() }
-        let overTLS12 = try await session.get(URL(string: "https://127.0.0.1:\(openSSL.port)/")!)
+        let overTLS12 = try await session.get(openSSL.url)
         #expect(overTLS12.statusCode == 200)
         #expect(overTLS12.text.contains("TLSv1.2"))
         #expect(try await PeerChainFetcher.fetch(host: "127.0.0.1", port: openSSL.port).first == chain[0].der)

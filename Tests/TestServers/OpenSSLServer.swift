@@ -6,6 +6,8 @@ import PKIBuilder
 /// (`-Verify`).
 public final class OpenSSLServer: @unchecked Sendable {
     private let server: ServerProcess
+    /// The folder ``init(chain:options:)`` wrote the files to, removed by ``stop()``.
+    private var folder: String?
 
     public var port: Int { server.port }
 
@@ -33,7 +35,7 @@ public final class OpenSSLServer: @unchecked Sendable {
     }
 
     /// Starts the server presenting `chain` (leaf first, its key with it), its files written to a
-    /// temporary folder.
+    /// temporary folder that ``stop()`` removes.
     public convenience init(chain: [IssuedCertificate], options: [String] = []) throws {
         let folder = NSTemporaryDirectory() + "s_server-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -41,11 +43,15 @@ public final class OpenSSLServer: @unchecked Sendable {
         try chain[0].privateKeyPEM.write(toFile: folder + "/leaf.key", atomically: true, encoding: .utf8)
         try chain.dropFirst().map { $0 }.pemBundle.write(toFile: folder + "/chain.pem", atomically: true, encoding: .utf8)
         try self.init(certificateFile: folder + "/leaf.pem", keyFile: folder + "/leaf.key", chainFile: folder + "/chain.pem", options: options)
+        self.folder = folder
     }
 
     /// `https://127.0.0.1:PORT/`: the status page.
     public var url: URL { URL(string: "https://127.0.0.1:\(port)/")! }
 
-    /// Stops the server.
-    public func stop() { server.stop() }
+    /// Stops the server (and removes the files it was given by ``init(chain:options:)``).
+    public func stop() {
+        server.stop()
+        if let folder { try? FileManager.default.removeItem(atPath: folder) }
+    }
 }
