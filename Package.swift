@@ -144,6 +144,7 @@ let package = Package(
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 "LabServers",
                 "SecureSession",
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/TestServers"
         ),

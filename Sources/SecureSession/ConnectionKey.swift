@@ -1,4 +1,5 @@
 import TransportSecurity
+import TransportSecurityNIO
 
 /// What makes two requests able to share a connection: scheme, host, port, the client identity
 /// offered, the evaluator that trusted the server, the challenge handler consulted, the proxy, and
@@ -10,8 +11,9 @@ struct ConnectionKey: Sendable, Hashable, CustomStringConvertible {
     let isSecure: Bool
     let host: String
     let port: Int
-    /// SHA-256 of the client identity's leaf, if one is offered.
-    let identity: [UInt8]?
+    /// The client identity offered, if any; keys differ by its certificates
+    /// (``ClientIdentity/chainFingerprint``), so a renewed identity gets connections of its own.
+    let identity: ClientIdentity?
     let evaluator: AnyServerTrustEvaluator
     /// The challenge handler that answers the server-trust and client-certificate challenges of
     /// the connection, if any.
@@ -33,7 +35,7 @@ struct ConnectionKey: Sendable, Hashable, CustomStringConvertible {
         isSecure: Bool,
         host: String,
         port: Int,
-        identity: [UInt8]?,
+        identity: ClientIdentity?,
         evaluator: AnyServerTrustEvaluator,
         handler: HandlerIdentity?,
         isSingleUse: Bool,
@@ -55,7 +57,7 @@ struct ConnectionKey: Sendable, Hashable, CustomStringConvertible {
         hasher.combine(isSecure)
         hasher.combine(host)
         hasher.combine(port)
-        hasher.combine(identity)
+        hasher.combine(identity?.chainFingerprint)
         hasher.combine(evaluator)
         hasher.combine(handler)
         hasher.combine(isSingleUse)
@@ -67,7 +69,7 @@ struct ConnectionKey: Sendable, Hashable, CustomStringConvertible {
 
     static func == (lhs: ConnectionKey, rhs: ConnectionKey) -> Bool {
         lhs.precomputedHash == rhs.precomputedHash && lhs.isSecure == rhs.isSecure && lhs.host == rhs.host && lhs.port == rhs.port
-            && lhs.identity == rhs.identity && lhs.handler == rhs.handler && lhs.isSingleUse == rhs.isSingleUse
+            && lhs.identity?.chainFingerprint == rhs.identity?.chainFingerprint && lhs.handler == rhs.handler && lhs.isSingleUse == rhs.isSingleUse
             && lhs.rule == rhs.rule && lhs.proxy == rhs.proxy && lhs.isHTTP1Only == rhs.isHTTP1Only
             && lhs.evaluator == rhs.evaluator
     }

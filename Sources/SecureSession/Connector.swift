@@ -61,7 +61,7 @@ enum Connector {
         // context of the connection's own.
         let certificateChallenge = key.isSecure ? key.handler.map {
             ClientCertificateChallenge(
-                handler: $0, host: key.host, port: key.port, sessionIdentity: configuration.clientIdentity,
+                handler: $0, host: key.host, port: key.port, sessionIdentity: key.identity,
                 renegotiationAnswers: renegotiationAnswers, key: key
             )
         } : nil

@@ -7,6 +7,7 @@ import NIOPosix
 import NIOSSL
 import Reachability
 import TransportSecurity
+import TransportSecurityNIO
 
 /// An async HTTP session whose every TLS connection is judged by a TransportSecurity policy:
 /// the `AFHTTPSessionManager` of this library.
@@ -63,7 +64,7 @@ public final class SecureSession: Sendable {
             multiplexes: configuration.httpVersions == .automatic
         )
         // One TLS context per kind of transport rule (one in all without rules).
-        self.tlsContexts = TLSContextCache(identity: configuration.clientIdentity, httpVersions: configuration.httpVersions, versions: TLSVersionBounds(configuration))
+        self.tlsContexts = TLSContextCache(httpVersions: configuration.httpVersions, versions: TLSVersionBounds(configuration))
     }
 
     /// Sends `request` and returns the whole response, validated.
@@ -429,7 +430,7 @@ public final class SecureSession: Sendable {
         if let malformation = request.malformation() { throw SecureSessionError.invalidRequest(malformation) }
         // What HTTP_1_1_REQUIRED changes for the next try.
         var keyOfTry = try connectionKey(for: request)
-        var tlsContextOfTry = try tlsContexts.context(for: keyOfTry.rule, isHTTP1Only: keyOfTry.isHTTP1Only)
+        var tlsContextOfTry = try tlsContexts.context(for: keyOfTry.rule, identity: keyOfTry.identity, isHTTP1Only: keyOfTry.isHTTP1Only)
         let configuration = configuration
         let group = group
         let reporter = reporter
@@ -529,7 +530,7 @@ public final class SecureSession: Sendable {
                 }
                 http1OnlyServers.remember((), for: key.server)
                 keyOfTry = key.offeringHTTP1Only()
-                tlsContextOfTry = try tlsContexts.context(for: key.rule, isHTTP1Only: true)
+                tlsContextOfTry = try tlsContexts.context(for: key.rule, identity: key.identity, isHTTP1Only: true)
                 uncountedTries += 1
                 configuration.logger.debug("the server requires HTTP/1.1, sending again over HTTP/1.1", metadata: [
                     "url": "\(request.url.redacted)", "reason": "\(required)",
@@ -639,7 +640,7 @@ public final class SecureSession: Sendable {
             isSecure: isSecure,
             host: name,
             port: port,
-            identity: configuration.clientIdentity?.leaf.sha256Fingerprint,
+            identity: try presentedIdentity(),
             evaluator: rule.map {
                 AnyServerTrustEvaluator(TransportRuleEvaluator(
                     evaluator, rule: $0, certificateTransparency: configuration.certificateTransparencyLogs.map(CertificateTransparencyPolicy.init(logList:))
@@ -651,6 +652,18 @@ public final class SecureSession: Sendable {
             proxy: proxy,
             isHTTP1Only: isSecure && configuration.httpVersions == .automatic && http1OnlyServers.value(for: HostAndPort(host: name, port: port)) != nil
         )
+    }
+
+    /// The client identity a new connection presents now: the session's `clientIdentityFile`'s
+    /// current one, else its `clientIdentity`.
+    private func presentedIdentity() throws -> ClientIdentity? {
+        guard let file = configuration.clientIdentityFile else { return configuration.clientIdentity }
+        guard configuration.clientIdentity == nil else {
+            throw SecureSessionError.invalidRequest(
+                "the session has both a clientIdentity and a clientIdentityFile (\(file.paths.joined(separator: ", "))): set one"
+            )
+        }
+        return file.identity
     }
 
     private func requestHead(_ request: SecureRequest, key: ConnectionKey, body: RequestBodySource?) -> HTTPRequestHead {

@@ -15,6 +15,11 @@ public struct SecureSessionConfiguration: Sendable {
     public var baseURL: URL?
     /// The certificate and key offered when a server asks for one.
     public var clientIdentity: ClientIdentity?
+    /// Files the certificate and key offered are read from, and read again when they change
+    /// (a renewed certificate): new connections present the identity they hold at the time, and
+    /// connections that presented an earlier one are not reused. Instead of ``clientIdentity``:
+    /// with both set, requests fail with ``SecureSessionError/invalidRequest(_:)`` naming both.
+    public var clientIdentityFile: ClientIdentityFile?
     /// The store standing for the system's; `nil` reads the machine's.
     public var systemStore: TrustStore?
     /// A fixed evaluation time for certificates (tests); `nil` is the time of each handshake.

@@ -20,13 +20,16 @@ final class TLSContextCache: @unchecked Sendable {
         }
     }
 
-    private let identity: ClientIdentity?
     private let httpVersions: HTTPVersionPolicy
     private let versions: TLSVersionBounds
     private let lock = NSLock()
     private var contexts: [ContextKey: NIOSSLContext] = [:]
+    /// The identity the kept contexts present (``ClientIdentity/chainFingerprint``): when a
+    /// renewed one is asked for, the contexts of the one before are dropped.
+    private var identityOfContexts: [UInt8]?
 
-    /// What makes two contexts differ: the rule's settings and the HTTP versions offered.
+    /// What makes two contexts of one identity differ: the rule's settings and the HTTP
+    /// versions offered.
     private struct ContextKey: Hashable {
         let settings: Settings?
         let isHTTP1Only: Bool
@@ -35,17 +38,21 @@ final class TLSContextCache: @unchecked Sendable {
     /// The context of TLS with HTTPS proxies, made when first needed.
     private var proxyContextMade: NIOSSLContext?
 
-    init(identity: ClientIdentity?, httpVersions: HTTPVersionPolicy, versions: TLSVersionBounds) {
-        self.identity = identity
+    init(httpVersions: HTTPVersionPolicy, versions: TLSVersionBounds) {
         self.httpVersions = httpVersions
         self.versions = versions
     }
 
-    /// The context for connections under `rule` (`nil`: no rules), offering HTTP/1.1 alone when
-    /// `isHTTP1Only`, else the session's HTTP versions.
-    func context(for rule: TransportRule?, isHTTP1Only: Bool = false) throws -> NIOSSLContext {
+    /// The context for connections under `rule` (`nil`: no rules) presenting `identity` when a
+    /// server asks for a certificate, offering HTTP/1.1 alone when `isHTTP1Only`, else the
+    /// session's HTTP versions.
+    func context(for rule: TransportRule?, identity: ClientIdentity?, isHTTP1Only: Bool = false) throws -> NIOSSLContext {
         let key = ContextKey(settings: rule.map(Settings.init), isHTTP1Only: isHTTP1Only)
         return try lock.withLock {
+            if identity?.chainFingerprint != identityOfContexts {
+                contexts.removeAll()
+                identityOfContexts = identity?.chainFingerprint
+            }
             if let context = contexts[key] { return context }
             var configuration = TLSConfiguration.transportSecurityClient(identity: identity)
             configuration.applicationProtocols = (isHTTP1Only ? .http1Only : httpVersions).applicationProtocols

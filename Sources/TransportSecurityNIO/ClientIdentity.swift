@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import NIOSSL
 import SwiftASN1
@@ -17,6 +18,10 @@ public struct ClientIdentity: Sendable {
     public let privateKey: NIOSSLPrivateKey
     /// The leaf as the engine sees it (subject, pins).
     public let leaf: DERCertificate
+    /// SHA-256 over the presented certificates (each one's SHA-256, in order): what tells two
+    /// identities apart where connections and TLS contexts are kept per identity, a renewed
+    /// intermediate under the same leaf included.
+    package let chainFingerprint: [UInt8]
 
     /// Creates an identity from parts already loaded, checking that the key is the leaf's.
     /// - Throws: ``ClientIdentityError``.
@@ -38,6 +43,12 @@ public struct ClientIdentity: Sendable {
         self.certificateChain = certificateChain
         self.privateKey = privateKey
         self.leaf = leaf
+        var hasher = SHA256()
+        hasher.update(data: leaf.sha256Fingerprint)
+        for certificate in certificateChain.dropFirst() {
+            hasher.update(data: Array(SHA256.hash(data: (try? certificate.toDERBytes()) ?? [])))
+        }
+        self.chainFingerprint = Array(hasher.finalize())
     }
 
     /// Loads PEM text: a certificate chain (leaf first) and a private key, optionally encrypted.

@@ -19,7 +19,8 @@ import TransportSecurityNIO
 /// on the connection, then an answer),
 /// `/never` (never answers), `/collect` (keeps posted bodies in ``collected``), `/loop` (redirects to itself), `/basic` and
 /// `/digest?algorithm=MD5|SHA-256[&first=ALGORITHM][&stale=1]` (user alice, password wonderland, realm lab), `/once` (closes a connection
-/// on its second request), `/connection` (an id of the TCP connection), `/set-cookie[?to=URL]` (each
+/// on its second request), `/connection` (an id of the TCP connection), `/client-certificate` (the
+/// subject of the certificate the client presented, or `none`), `/set-cookie[?to=URL]` (each
 /// `X-Set-Cookie` request field as a `Set-Cookie` field; with `to`, a 302 there),
 /// `/refuse-upload` (a 413 as soon as the head arrives, then the connection or stream closed),
 /// `/gzipped`, `/gzipped-truncated` and `/gzipped-corrupt` (a gzip body: whole, cut short, or with bytes that are no deflate data), `/headers` (the
@@ -328,6 +329,14 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
             send(context, .ok, String(buffer: body), type: head.headers.first(name: "Content-Type") ?? "application/octet-stream", extra: [("X-Method", head.method.rawValue)])
         case "/connection":
             send(context, .ok, String(connection), type: "text/plain")
+        case "/client-certificate":
+            // Over HTTP/2 the stream's parent holds the connection's TLS (over HTTP/1.1 the
+            // parent is the listening channel, maybe of another event loop).
+            let parent = context.channel.parent.flatMap { $0.eventLoop.inEventLoop ? $0 : nil }
+            let tls = (try? context.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self))
+                ?? (try? parent?.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self))
+            let presented = (tls?.peerCertificate).flatMap { try? DERCertificate(derBytes: $0.toDERBytes()) }
+            send(context, .ok, presented?.subjectSummary ?? "none", type: "text/plain")
         case "/headers":
             let fields = Dictionary(head.headers.map { ($0.name.lowercased(), $0.value) }, uniquingKeysWith: { a, _ in a })
             let json = (try? JSONSerialization.data(withJSONObject: fields, options: .sortedKeys)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
