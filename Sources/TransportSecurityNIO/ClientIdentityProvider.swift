@@ -28,15 +28,21 @@ extension TLSConfiguration {
                     guard let identity = try await identityProvider(values.serverHostname) else {
                         return promise.succeed(.noChanges)
                     }
-                    var override = NIOSSLContextConfigurationOverride()
-                    override.certificateChain = identity.certificateChain.map { .certificate($0) }
-                    override.privateKey = .privateKey(identity.privateKey)
-                    promise.succeed(override)
+                    promise.succeed(NIOSSLContextConfigurationOverride(presenting: identity))
                 } catch {
                     promise.fail(error)
                 }
             }
         }
         return configuration
+    }
+}
+
+extension NIOSSLContextConfigurationOverride {
+    /// The change that makes a handshake present `identity`.
+    init(presenting identity: ClientIdentity) {
+        self.init()
+        certificateChain = identity.certificateChain.map { .certificate($0) }
+        privateKey = .privateKey(identity.privateKey)
     }
 }

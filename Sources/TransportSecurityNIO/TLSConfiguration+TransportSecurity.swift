@@ -79,4 +79,32 @@ extension TLSConfiguration {
         configuration.verifySignatureAlgorithms = verifiedSignatureAlgorithms
         return configuration
     }
+
+    /// A server configuration like ``transportSecurityServer(identity:clientCertificates:minimumTLSVersion:)``
+    /// presenting the identity `identityFile` holds at each handshake: a certificate renewed on
+    /// disk is presented from the next handshake on, without a new context or a restart.
+    ///
+    /// The files are looked at (and, when changed, read, on the event loop of the handshake)
+    /// once per `identityFile.checkInterval` at most; a renewal that does not load leaves the
+    /// previous identity in use (``ClientIdentityFile``).
+    /// - Parameters:
+    ///   - identityFile: The files of the server's certificate chain and key.
+    ///   - clientCertificates: Whether clients are asked for a certificate and must present one.
+    ///   - minimumTLSVersion: The lowest TLS version accepted.
+    public static func transportSecurityServer(
+        identityFile: ClientIdentityFile,
+        clientCertificates: ClientCertificateRequirement = .none,
+        minimumTLSVersion: TLSVersion = .tlsv12
+    ) -> TLSConfiguration {
+        let initial = identityFile.identity
+        var configuration = transportSecurityServer(identity: initial, clientCertificates: clientCertificates, minimumTLSVersion: minimumTLSVersion)
+        // BoringSSL's certificate callback runs on every server handshake, after the client's
+        // hello: the identity of the moment replaces the configuration's.
+        configuration.sslContextCallback = { _, promise in
+            let current = identityFile.identity
+            guard current.chainFingerprint != initial.chainFingerprint else { return promise.succeed(.noChanges) }
+            promise.succeed(NIOSSLContextConfigurationOverride(presenting: current))
+        }
+        return configuration
+    }
 }

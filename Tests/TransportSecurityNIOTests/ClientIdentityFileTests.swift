@@ -138,3 +138,34 @@ struct ClientIdentityFileTests {
         #expect(recording.entries.isEmpty, "\(recording.text)")
     }
 }
+
+/// A SwiftNIO server presenting the identity its files hold.
+@Suite("Server identity files read again when they change")
+struct ServerIdentityFileTests {
+    let files = try! ClientRenewalLab()
+
+    /// Writes `chain` (leaf first) and its leaf's key as `server.crt` and `server.key`.
+    func install(_ chain: [IssuedCertificate], certificate: Bool = true, key: Bool = true) throws {
+        if certificate { try files.replace("server.crt", with: Data(chain.pemBundle.utf8)) }
+        if key { try files.replace("server.key", with: Data(chain[0].privateKeyPEM.utf8)) }
+    }
+
+    @Test("transportSecurityServer(identityFile:) presents a renewed certificate from the next handshake on, and the previous one while a renewal is half done")
+    func serverRenewal() async throws {
+        let first = try files.lab.loopbackChain()
+        let renewed = try files.lab.loopbackChain()
+        try install(first)
+        let identityFile = try ClientIdentityFile(certificateFile: files.path("server.crt"), privateKeyFile: files.path("server.key"), checkInterval: .zero)
+        let server = try await TLSTestServer(configuration: .transportSecurityServer(identityFile: identityFile))
+        func presented() async throws -> [DERCertificate] { try await PeerChainFetcher.fetch(host: "127.0.0.1", port: server.port) }
+        #expect(try await presented() == first.map(\.der))
+        try install(renewed, key: false)
+        #expect(try await presented() == first.map(\.der), "a certificate without its key is not presented")
+        try install(renewed, certificate: false)
+        #expect(try await presented() == renewed.map(\.der))
+        // Back to the identity the configuration was made with.
+        try install(first)
+        #expect(try await presented() == first.map(\.der))
+        await server.stop()
+    }
+}

@@ -47,16 +47,20 @@ final class TLSTestServer: Sendable {
     let channel: any Channel
     var port: Int { channel.localAddress?.port ?? 0 }
 
-    init(
+    convenience init(
         chain: [IssuedCertificate],
         clientVerifier: PeerTrustVerifier? = nil,
         clientCertificates: ClientCertificateRequirement = .required
     ) async throws {
         let identity = try ClientIdentity(certificateChainPEM: chain.pemBundle, privateKeyPEM: chain[0].privateKeyPEM)
-        let configuration = TLSConfiguration.transportSecurityServer(
-            identity: identity,
-            clientCertificates: clientVerifier == nil ? .none : clientCertificates
+        try await self.init(
+            configuration: .transportSecurityServer(identity: identity, clientCertificates: clientVerifier == nil ? .none : clientCertificates),
+            clientVerifier: clientVerifier
         )
+    }
+
+    /// A server made from its TLS configuration.
+    init(configuration: TLSConfiguration, clientVerifier: PeerTrustVerifier? = nil) async throws {
         let context = try NIOSSLContext(configuration: configuration)
         channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
