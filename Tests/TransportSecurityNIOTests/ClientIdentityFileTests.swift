@@ -113,6 +113,35 @@ struct ClientIdentityFileTests {
         #expect(identities.identity.leaf == bob.der)
     }
 
+    @Test("read from many tasks while renewals come and go: always one of the identities the files held, whole")
+    func concurrentReaders() async throws {
+        let certificate = try replace("busy.crt", with: Data(alice.pemString.utf8))
+        let key = try replace("busy.key", with: Data(alice.privateKeyPEM.utf8))
+        let identities = try ClientIdentityFile(certificateFile: certificate, privateKeyFile: key, checkInterval: .zero, logger: LogRecording().logger)
+        let expected = [alice.der, bob.der]
+        let seen = try await withThrowingTaskGroup(of: Set<DERCertificate>.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    var leaves = Set<DERCertificate>()
+                    for _ in 0..<200 {
+                        let identity = identities.identity
+                        leaves.insert(identity.leaf)
+                        #expect(identity.chainFingerprint.count == 32)
+                    }
+                    return leaves
+                }
+            }
+            for round in 0..<20 {
+                let holder = round.isMultiple(of: 2) ? bob : alice
+                try replace("busy.crt", with: Data(holder.pemString.utf8))
+                try replace("busy.key", with: Data(holder.privateKeyPEM.utf8))
+            }
+            return try await group.reduce(into: Set<DERCertificate>()) { $0.formUnion($1) }
+        }
+        #expect(seen.isSubset(of: Set(expected)))
+        #expect(identities.reloadIfChanged().leaf == alice.der, "the last renewal installed alice")
+    }
+
     @Test("files that do not load at first are an error naming them")
     func firstLoadFails() throws {
         let missing = try #require(throws: ClientIdentityError.self) {
