@@ -24,22 +24,40 @@ public struct ClientIdentity: Sendable {
     package let chainFingerprint: [UInt8]
 
     /// Creates an identity from parts already loaded, checking that the key is the leaf's.
+    ///
+    /// A key held outside the process (`NIOSSLPrivateKey(customPrivateKey:)`: an HSM's, a
+    /// cloud KMS's) is refused here, its pairing with the certificate being beyond checking:
+    /// give it to ``init(certificateChain:externalKey:source:)`` instead.
     /// - Throws: ``ClientIdentityError``.
     public init(certificateChain: [NIOSSLCertificate], privateKey: NIOSSLPrivateKey, source: String = "identity") throws {
-        guard let first = certificateChain.first else {
-            throw ClientIdentityError(source: source, reason: .noCertificate)
-        }
-        let leaf: DERCertificate
-        do {
-            leaf = try DERCertificate(derBytes: first.toDERBytes())
-        } catch {
-            throw ClientIdentityError(source: source, reason: .malformedCertificate("\(error)"))
-        }
+        let leaf = try Self.leaf(of: certificateChain, source: source)
         let publicKey = Self.publicKey(of: privateKey)
-        let matches = publicKey.map { $0 == leaf.certificate.publicKey } ?? Self.boringSSLPairs(privateKey, with: first)
+        // A key whose DER swift-nio-ssl gives but which does not parse is a custom key (an
+        // HSM's): BoringSSL would pair it with any certificate.
+        if publicKey == nil, (try? privateKey.derBytes) != nil {
+            throw ClientIdentityError(source: source, reason: .externalKeyNotCheckable)
+        }
+        let matches = publicKey.map { $0 == leaf.certificate.publicKey } ?? Self.boringSSLPairs(privateKey, with: certificateChain[0])
         guard matches else {
             throw ClientIdentityError(source: source, reason: Self.mismatch(of: publicKey, in: certificateChain))
         }
+        self.init(checkedChain: certificateChain, privateKey: privateKey, leaf: leaf)
+    }
+
+    /// The first certificate of `chain`, parsed.
+    static func leaf(of chain: [NIOSSLCertificate], source: String) throws(ClientIdentityError) -> DERCertificate {
+        guard let first = chain.first else {
+            throw ClientIdentityError(source: source, reason: .noCertificate)
+        }
+        do {
+            return try DERCertificate(derBytes: first.toDERBytes())
+        } catch {
+            throw ClientIdentityError(source: source, reason: .malformedCertificate("\(error)"))
+        }
+    }
+
+    /// An identity from a chain whose leaf is `leaf` and a key already checked against it.
+    init(checkedChain certificateChain: [NIOSSLCertificate], privateKey: NIOSSLPrivateKey, leaf: DERCertificate) {
         self.certificateChain = certificateChain
         self.privateKey = privateKey
         self.leaf = leaf

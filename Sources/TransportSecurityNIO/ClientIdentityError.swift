@@ -33,6 +33,15 @@ public struct ClientIdentityError: Error, Sendable, Equatable, CustomStringConve
         case malformedCertificate(String)
         /// The private key PEM does not parse.
         case malformedPrivateKey(String)
+        /// The private key is held outside the process (a custom key, an HSM's), so it cannot be
+        /// checked against the certificate where it was given.
+        case externalKeyNotCheckable
+        /// The external key signs with none of the algorithms the certificate's public key
+        /// verifies. Carries the algorithms it offers and the certificate's kind of key.
+        case externalKeyAlgorithms(offered: [String], certificateKey: String)
+        /// The external key's signature does not verify with the certificate's public key: the
+        /// key does not belong to the certificate. Carries the algorithm of the signature.
+        case externalKeySignatureInvalid(algorithm: String)
     }
 
     /// The file, or a description of the data.
@@ -65,6 +74,15 @@ public struct ClientIdentityError: Error, Sendable, Equatable, CustomStringConve
                 + "which must come first (the leaf, then the certificates that issued it)"
         case .malformedCertificate(let detail): why = "has a certificate that does not parse: \(detail)"
         case .malformedPrivateKey(let detail): why = "has a private key that does not parse: \(detail)"
+        case .externalKeyNotCheckable:
+            why = "has a private key whose public half cannot be read (a key held outside this process, NIOSSLPrivateKey(customPrivateKey:)), "
+                + "so it cannot be checked against the certificate: give such a key as ClientIdentity(certificateChain:externalKey:)"
+        case .externalKeyAlgorithms(let offered, let certificateKey):
+            why = "has an external key that signs with \(offered.isEmpty ? "no algorithm" : offered.joined(separator: ", ")), "
+                + "none of which the certificate's \(certificateKey) key verifies: the key does not belong to the certificate"
+        case .externalKeySignatureInvalid(let algorithm):
+            why = "has an external key whose signature (\(algorithm)) does not verify with the certificate's public key: "
+                + "the key does not belong to the certificate"
         }
         return "client identity \(source) \(why)"
     }

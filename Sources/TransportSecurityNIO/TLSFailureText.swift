@@ -23,6 +23,10 @@ package enum TLSFailureText {
         if clientCertificatePresented == false, rejectsClientCertificate(reason), reason != "TLSV1_ALERT_ACCESS_DENIED" {
             return "the server requires a client certificate and none was presented [\(reason)]"
         }
+        if reason == "TLSV1_ALERT_DECRYPT_ERROR", clientCertificatePresented == true {
+            return "the server could not verify the client's handshake signature, the proof that it holds its certificate's key: "
+                + "most likely the private key that signed is not the client certificate's [\(reason)]"
+        }
         return "\(sentence(for: reason)) [\(reason)]"
     }
 
@@ -77,6 +81,8 @@ package enum TLSFailureText {
             return "the server asked to renegotiate TLS again on this connection (one renegotiation per connection is allowed, for a client certificate asked for late)"
         case "SERVER_CERT_CHANGED":
             return "the server presented another certificate when renegotiating TLS, which is refused (the certificate trusted at the handshake may not change)"
+        case "TLSV1_ALERT_DECRYPT_ERROR":
+            return "the server could not verify a signature or a message of the handshake"
         case "CERTIFICATE_VERIFY_FAILED":
             return "the server's certificate was not accepted"
         default:

@@ -10,7 +10,7 @@ import TransportSecurityNIO
 /// answers each connection with the subject of the certificate its client presented.
 @Suite("Client identities renewed while a session runs (clientIdentityFile)")
 struct ClientIdentityRenewalTests {
-    let files = try! ClientRenewalLab()
+    let files = try! ClientCertificateLab()
     var lab: TrustLab { files.lab }
     var clientCA: IssuedCertificate { files.clientCA }
     var alice: IssuedCertificate { files.alice }

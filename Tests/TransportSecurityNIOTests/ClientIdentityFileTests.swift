@@ -9,7 +9,7 @@ import TransportSecurityNIO
 /// `openssl pkcs12 -export`, PEM pairs written as a renewal would write them.
 @Suite("Client identity files read again when they change")
 struct ClientIdentityFileTests {
-    let files = try! ClientRenewalLab()
+    let files = try! ClientCertificateLab()
     var alice: IssuedCertificate { files.alice }
     var bob: IssuedCertificate { files.bob }
 
@@ -171,7 +171,7 @@ struct ClientIdentityFileTests {
 /// A SwiftNIO server presenting the identity its files hold.
 @Suite("Server identity files read again when they change")
 struct ServerIdentityFileTests {
-    let files = try! ClientRenewalLab()
+    let files = try! ClientCertificateLab()
 
     /// Writes `chain` (leaf first) and its leaf's key as `server.crt` and `server.key`.
     func install(_ chain: [IssuedCertificate], certificate: Bool = true, key: Bool = true) throws {

@@ -35,6 +35,9 @@ struct TLSFailureTextTests {
         #expect(TLSFailureText.describe(unknownCA, clientCertificatePresented: false).hasPrefix("the server requires a client certificate and none was presented"))
         let denied = Dumped(description: "x OPENSSL_internal:TLSV1_ALERT_ACCESS_DENIED y")
         #expect(!TLSFailureText.describe(denied, clientCertificatePresented: false).contains("none was presented"), "access denied may be about anything")
+        let decryptError = Dumped(description: "x OPENSSL_internal:TLSV1_ALERT_DECRYPT_ERROR y")
+        #expect(TLSFailureText.describe(decryptError, clientCertificatePresented: true).contains("most likely the private key that signed is not the client certificate's"))
+        #expect(TLSFailureText.describe(decryptError) == "the server could not verify a signature or a message of the handshake [TLSV1_ALERT_DECRYPT_ERROR]")
         let handshake = Dumped(description: "x OPENSSL_internal:SSLV3_ALERT_HANDSHAKE_FAILURE y")
         #expect(TLSFailureText.describe(handshake, clientCertificatePresented: false).hasPrefix("the server refused the handshake (no cipher suite"))
     }

@@ -2,8 +2,9 @@ import Foundation
 import PKIBuilder
 
 /// Two client certificates from one client CA, and a folder of their own to write their files
-/// in as a renewal writes them: for the tests of identities read again from files.
-public struct ClientRenewalLab: Sendable {
+/// in as a renewal writes them: for the tests of client identities (renewed files, external
+/// keys).
+public struct ClientCertificateLab: Sendable {
     public let lab: TrustLab
     /// The CA the servers accept client certificates from.
     public let clientCA: IssuedCertificate
@@ -19,7 +20,7 @@ public struct ClientRenewalLab: Sendable {
         clientCA = try lab.pki.issueRoot(.certificateAuthority("Client CA"))
         alice = try lab.pki.issue(.client("alice"), by: clientCA)
         bob = try lab.pki.issue(.client("bob"), by: clientCA)
-        directory = (NSTemporaryDirectory() as NSString).appendingPathComponent("tsec-renewal-\(UUID().uuidString)")
+        directory = (NSTemporaryDirectory() as NSString).appendingPathComponent("tsec-client-lab-\(UUID().uuidString)")
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     }
 
