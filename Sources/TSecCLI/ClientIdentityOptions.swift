@@ -10,11 +10,7 @@ struct ClientIdentityOptions: ParsableArguments {
     @Option(help: "A PKCS#12 client identity (.p12/.pfx).")
     var clientIdentity: String?
 
-    @Option(help: "The environment variable holding the passphrase of the client identity or of its encrypted key.")
-    var passphraseEnv: String?
-
-    @Option(help: "A file whose first line is the passphrase of the client identity or of its encrypted key.")
-    var passphraseFile: String?
+    @OptionGroup var passphraseOptions: PassphraseOptions
 
     @Option(help: "A PEM client certificate (chain), with --client-key.")
     var clientCert: String?
@@ -66,7 +62,7 @@ struct ClientIdentityOptions: ParsableArguments {
         if certificate?.isPKCS12(type: curlCertificateType) == true, curlKey != nil {
             throw ValidationError("--key goes with a PEM -E/--cert: a PKCS#12 file holds its own key")
         }
-        let passphrases = [passphraseEnv != nil, passphraseFile != nil, curlPassphrase != nil, certificate?.password != nil].filter { $0 }.count
+        let passphrases = [passphraseOptions.passphraseEnv != nil, passphraseOptions.passphraseFile != nil, curlPassphrase != nil, certificate?.password != nil].filter { $0 }.count
         if passphrases > 1 {
             throw ValidationError("give the passphrase once: -E CERT:PASSWORD, --pass, --passphrase-env or --passphrase-file")
         }
@@ -96,6 +92,24 @@ struct ClientIdentityOptions: ParsableArguments {
     private func passphrase() throws -> String? {
         if let password = curlCertificate.flatMap({ CurlCertificateArgument($0).password }) { return password }
         if let curlPassphrase { return curlPassphrase }
+        return try passphraseOptions.read()
+    }
+}
+
+/// `--passphrase-env VAR` or `--passphrase-file FILE`: a passphrase given by the name of an
+/// environment variable or of a file (its first line), so that it shows in no process list.
+struct PassphraseOptions: ParsableArguments {
+    @Option(help: "The environment variable holding the passphrase of a PKCS#12 file or of an encrypted key.")
+    var passphraseEnv: String?
+
+    @Option(help: "A file whose first line is the passphrase of a PKCS#12 file or of an encrypted key.")
+    var passphraseFile: String?
+
+    /// Whether either was given.
+    var isGiven: Bool { passphraseEnv != nil || passphraseFile != nil }
+
+    /// The passphrase from wherever it was given; `nil` with neither.
+    func read() throws -> String? {
         if let passphraseEnv {
             guard let value = ProcessInfo.processInfo.environment[passphraseEnv] else {
                 throw ValidationError("the environment variable \(passphraseEnv) is not set")

@@ -76,7 +76,10 @@ public struct ClientIdentity: Sendable {
         guard certificateChainPEM.contains("CERTIFICATE-----") else {
             throw ClientIdentityError(source: source, reason: .noCertificate)
         }
-        guard !privateKeyPEM.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+        // Empty, or PEM without a key block (the certificate file given twice): no key at all.
+        guard !privateKeyPEM.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty,
+            !privateKeyPEM.contains("-----BEGIN") || privateKeyPEM.contains("PRIVATE KEY-----")
+        else {
             throw ClientIdentityError(source: source, reason: .noPrivateKey)
         }
         let certificates: [NIOSSLCertificate]

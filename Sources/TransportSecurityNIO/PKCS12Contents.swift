@@ -8,7 +8,7 @@ import SwiftASN1
 /// ContentInfo (data | encryptedData | envelopedData) → SafeContents → SafeBag`. Key bags sit,
 /// in every common export (OpenSSL, Windows, macOS, Java), in a plain `data` container as a
 /// shrouded (encrypted) key bag, which is visible without the passphrase.
-enum PKCS12Contents {
+package enum PKCS12Contents {
     enum KeyPresence: Equatable {
         /// A key bag is visible.
         case present
@@ -28,6 +28,12 @@ enum PKCS12Contents {
 
     private struct Malformed: Error, CustomStringConvertible {
         let description: String
+    }
+
+    /// Whether `bytes` are PKCS#12 data (a PFX), whatever they hold.
+    package static func isPKCS12(_ bytes: [UInt8]) -> Bool {
+        if case .notPKCS12 = privateKeyPresence(in: bytes) { return false }
+        return true
     }
 
     static func privateKeyPresence(in bytes: [UInt8]) -> KeyPresence {

@@ -131,6 +131,10 @@ struct ClientIdentityTests {
 
         let empty = try write("empty.key", "")
         #expect(throws: ClientIdentityError.self) { try ClientIdentity(certificateFile: certificate, privateKeyFile: empty) }
+        // The certificate file given as the key too: no key, not a key that does not parse.
+        #expect(throws: ClientIdentityError(source: "\(certificate) + \(certificate)", reason: .noPrivateKey)) {
+            try ClientIdentity(certificateFile: certificate, privateKeyFile: certificate)
+        }
         let garbage = try write("garbage.key", garbagePEMBlock("PRIVATE KEY"))
         let malformed = try #require(throws: ClientIdentityError.self) {
             try ClientIdentity(certificateFile: certificate, privateKeyFile: garbage)
