@@ -1,3 +1,4 @@
+import Foundation
 import TransportSecurity
 import TransportSecurityNIO
 
@@ -29,6 +30,10 @@ struct ConnectionKey: Sendable, Hashable, CustomStringConvertible {
     /// Whether TLS offers `http/1.1` alone through ALPN: the server asked for HTTP/1.1
     /// (``HTTP1Required``).
     let isHTTP1Only: Bool
+    /// The fixed time the session judges certificates at (its `evaluationTime`; `nil`: the time
+    /// of each handshake), for what a failure says of the identity presented. Every key of a
+    /// session has the same, so it is not part of what tells keys apart.
+    let evaluationTime: Date?
     private let precomputedHash: Int
 
     init(
@@ -41,7 +46,8 @@ struct ConnectionKey: Sendable, Hashable, CustomStringConvertible {
         isSingleUse: Bool,
         rule: TransportRule? = nil,
         proxy: HTTPProxy? = nil,
-        isHTTP1Only: Bool = false
+        isHTTP1Only: Bool = false,
+        evaluationTime: Date? = nil
     ) {
         self.isSecure = isSecure
         self.host = host
@@ -53,6 +59,7 @@ struct ConnectionKey: Sendable, Hashable, CustomStringConvertible {
         self.rule = rule
         self.proxy = proxy
         self.isHTTP1Only = isHTTP1Only
+        self.evaluationTime = evaluationTime
         var hasher = Hasher()
         hasher.combine(isSecure)
         hasher.combine(host)
@@ -86,13 +93,21 @@ struct ConnectionKey: Sendable, Hashable, CustomStringConvertible {
             isSingleUse: isSingleUse,
             rule: rule,
             proxy: proxy,
-            isHTTP1Only: true
+            isHTTP1Only: true,
+            evaluationTime: evaluationTime
         )
     }
 
     func hash(into hasher: inout Hasher) { hasher.combine(precomputedHash) }
 
     var description: String { "\(isSecure ? "https" : "http")://\(host.inAuthorityForm):\(port)" }
+
+    /// The identity the session presented on the key's connections (none when a challenge
+    /// handler chose), with the time its validity is judged at, for what a refusal says.
+    var presentedIdentity: (identity: ClientIdentity, at: Date)? {
+        guard handler == nil, let identity else { return nil }
+        return (identity, evaluationTime ?? Date())
+    }
 
     /// The server, as the session remembers what it learnt of it.
     var server: HostAndPort { HostAndPort(host: host, port: port) }

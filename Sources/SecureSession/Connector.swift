@@ -426,7 +426,9 @@ enum Connector {
         let presented = certificateChallenge?.presentedCertificate ?? (key.identity != nil)
         // A session that narrowed its TLS versions says so when none was agreed.
         let narrowed = !versions.isDefault && isNegotiationFailure(error) ? " (the session allows \(versions.allowedDescription): minimumTLSVersion, maximumTLSVersion)" : ""
-        throw SecureSessionError.tlsFailure("\(key): \(TLSFailureText.describe(error, clientCertificatePresented: presented))\(narrowed)")
+        throw SecureSessionError.tlsFailure(
+            "\(key): \(TLSFailureText.describe(error, clientCertificatePresented: presented, presentedIdentity: key.presentedIdentity))\(narrowed)"
+        )
     }
 
     /// Whether a handshake error says that client and server share no protocol version or

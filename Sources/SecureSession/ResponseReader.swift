@@ -121,7 +121,9 @@ enum ResponseReader {
             if isTLSError(error) {
                 // Without a challenge handler, the session's identity is what was presented.
                 let presented = key.handler == nil ? key.identity != nil : nil
-                return SecureSessionError.tlsFailure("\(key): \(TLSFailureText.describe(error, clientCertificatePresented: presented))")
+                return SecureSessionError.tlsFailure(
+                    "\(key): \(TLSFailureText.describe(error, clientCertificatePresented: presented, presentedIdentity: key.presentedIdentity))"
+                )
             }
             return SecureSessionError.connectionFailed("\(key): \(error)")
         }

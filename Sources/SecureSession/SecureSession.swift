@@ -650,7 +650,8 @@ public final class SecureSession: Sendable {
             isSingleUse: request.challengeHandler != nil,
             rule: rule,
             proxy: proxy,
-            isHTTP1Only: isSecure && configuration.httpVersions == .automatic && http1OnlyServers.value(for: HostAndPort(host: name, port: port)) != nil
+            isHTTP1Only: isSecure && configuration.httpVersions == .automatic && http1OnlyServers.value(for: HostAndPort(host: name, port: port)) != nil,
+            evaluationTime: configuration.evaluationTime
         )
     }
 

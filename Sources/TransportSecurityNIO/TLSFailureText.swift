@@ -1,3 +1,4 @@
+import Foundation
 import NIOSSL
 
 /// A TLS handshake failure from swift-nio-ssl in words a person can act on, with BoringSSL's
@@ -11,7 +12,36 @@ package enum TLSFailureText {
     ///   - clientCertificatePresented: Whether the client presented a certificate, when known: a
     ///     server refusing a client that presented none (some say `bad_certificate`, as Go's
     ///     does) requires one.
-    package static func describe(_ error: any Error, clientCertificatePresented: Bool? = nil) -> String {
+    ///   - presentedIdentity: The identity presented, when known, and the time the client judges
+    ///     by: a refusal of a certificate outside its validity says so ("… expired at …").
+    package static func describe(
+        _ error: any Error,
+        clientCertificatePresented: Bool? = nil,
+        presentedIdentity: (identity: ClientIdentity, at: Date)? = nil
+    ) -> String {
+        let text = failureText(error, clientCertificatePresented: clientCertificatePresented)
+        guard let (identity, date) = presentedIdentity, let reason = reasonCode(in: String(describing: error)),
+            rejectsClientCertificate(reason) || reason == "TLSV1_ALERT_DECRYPT_ERROR",
+            let note = validityNote(of: identity, at: date)
+        else { return text }
+        return text + "; " + note
+    }
+
+    /// What is wrong with the validity of `identity`'s certificate at `date`, if anything.
+    private static func validityNote(of identity: ClientIdentity, at date: Date) -> String? {
+        let certificate = identity.leaf.certificate
+        let when = { (date: Date) in date.formatted(.iso8601) }
+        if date > certificate.notValidAfter {
+            return "the client certificate presented (\(identity.leaf.subjectSummary)) expired at \(when(certificate.notValidAfter))"
+        }
+        if date < certificate.notValidBefore {
+            return "the client certificate presented (\(identity.leaf.subjectSummary)) is not valid before \(when(certificate.notValidBefore))"
+        }
+        return nil
+    }
+
+    /// The failure in words, without what the presented identity adds.
+    private static func failureText(_ error: any Error, clientCertificatePresented: Bool?) -> String {
         let text = String(describing: error)
         // The connection ended without an alert: swift-nio-ssl's unclean shutdown, or BoringSSL's
         // "EOF during handshake" (Java's HttpsServer closes so on a client it refuses).

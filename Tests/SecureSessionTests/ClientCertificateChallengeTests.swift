@@ -52,6 +52,43 @@ struct ClientCertificateChallengeTests {
         await session.shutdown()
     }
 
+    @Test("an expired client certificate refused by the server: the failure says when it expired, over TLS 1.3 (refused after the handshake) and TLS 1.2 (during it)", arguments: [TLSProtocolVersion.tls13, .tls12])
+    func expiredIdentity(version: TLSProtocolVersion) async throws {
+        var profile = CertificateProfile.client("retired")
+        profile.notBeforeOffset = -400 * 86_400
+        profile.notAfterOffset = -10 * 86_400
+        let retired = try lab.pki.issue(profile, by: clientCA)
+        let identity = try ClientIdentity(certificateChainPEM: retired.pemString, privateKeyPEM: retired.privateKeyPEM)
+        let server = try await mutualTLSServer()
+        var configuration = SecureSessionConfiguration(
+            clientIdentity: identity,
+            systemStore: TrustStore(lab.systemRoots.map(\.der)),
+            evaluationTime: lab.pki.now,
+            requestTimeout: .seconds(5)
+        )
+        configuration.maximumTLSVersion = version
+        let session = SecureSession(configuration: configuration)
+        let expiry = retired.certificate.notValidAfter.formatted(.iso8601)
+        await #expect {
+            _ = try await session.get(server.url("/hello"))
+        } throws: { error in
+            guard case SecureSessionError.tlsFailure(let detail) = error else { return false }
+            return detail.contains("the server rejected the client certificate presented")
+                && detail.hasSuffix("; the client certificate presented (CN=retired) expired at \(expiry)")
+        }
+        await session.shutdown()
+        // A certificate valid at the session's time that the server refuses says nothing of validity.
+        let stranger = self.session(handler: nil, identity: mallory)
+        await #expect {
+            _ = try await stranger.get(server.url("/hello"))
+        } throws: { error in
+            guard case SecureSessionError.tlsFailure(let detail) = error else { return false }
+            return detail.contains("the server rejected the client certificate presented") && !detail.contains("expired") && !detail.contains("not valid before")
+        }
+        await stranger.shutdown()
+        await server.stop()
+    }
+
     @Test("useCredential(.clientIdentity) presents the handler's identity, asked once per connection")
     func useCredential() async throws {
         let server = try await mutualTLSServer()

@@ -1,4 +1,6 @@
+import Foundation
 import NIOSSL
+import PKIBuilder
 import Testing
 import TransportSecurityNIO
 
@@ -40,5 +42,32 @@ struct TLSFailureTextTests {
         #expect(TLSFailureText.describe(decryptError) == "the server could not verify a signature or a message of the handshake [TLSV1_ALERT_DECRYPT_ERROR]")
         let handshake = Dumped(description: "x OPENSSL_internal:SSLV3_ALERT_HANDSHAKE_FAILURE y")
         #expect(TLSFailureText.describe(handshake, clientCertificatePresented: false).hasPrefix("the server refused the handshake (no cipher suite"))
+    }
+
+    @Test("a refusal of the presented identity says when its certificate expired, or from when it is valid; a valid one, or another failure, adds nothing")
+    func presentedIdentityValidity() throws {
+        struct Dumped: Error, CustomStringConvertible { let description: String }
+        let pki = PKI()
+        let ca = try pki.issueRoot(.certificateAuthority("Client CA"))
+        func identity(_ name: String, from notBefore: TimeInterval, to notAfter: TimeInterval) throws -> ClientIdentity {
+            var profile = CertificateProfile.client(name)
+            profile.notBeforeOffset = notBefore
+            profile.notAfterOffset = notAfter
+            let issued = try pki.issue(profile, by: ca)
+            return try ClientIdentity(certificateChainPEM: issued.pemString, privateKeyPEM: issued.privateKeyPEM)
+        }
+        let expired = try identity("expired", from: -86_400 * 30, to: -86_400)
+        let future = try identity("future", from: 86_400, to: 86_400 * 30)
+        let valid = try identity("valid", from: -86_400, to: 86_400)
+        let refused = Dumped(description: "x OPENSSL_internal:SSLV3_ALERT_CERTIFICATE_EXPIRED y")
+        let expiredText = TLSFailureText.describe(refused, clientCertificatePresented: true, presentedIdentity: (expired, pki.now))
+        #expect(expiredText == "the server rejected the client certificate presented [SSLV3_ALERT_CERTIFICATE_EXPIRED]; "
+            + "the client certificate presented (CN=expired) expired at \(expired.leaf.certificate.notValidAfter.formatted(.iso8601))")
+        #expect(TLSFailureText.describe(refused, clientCertificatePresented: true, presentedIdentity: (future, pki.now))
+            .hasSuffix("; the client certificate presented (CN=future) is not valid before \(future.leaf.certificate.notValidBefore.formatted(.iso8601))"))
+        #expect(TLSFailureText.describe(refused, clientCertificatePresented: true, presentedIdentity: (valid, pki.now))
+            == "the server rejected the client certificate presented [SSLV3_ALERT_CERTIFICATE_EXPIRED]")
+        let otherFailure = Dumped(description: "x OPENSSL_internal:WRONG_VERSION_NUMBER y")
+        #expect(!TLSFailureText.describe(otherFailure, presentedIdentity: (expired, pki.now)).contains("expired at"))
     }
 }
