@@ -208,6 +208,7 @@ enum Connector {
             // established is the proxy's failure.
             if !(error is SecureSessionError), let failure = proxyTLS?.failure(error) { throw failure }
             if let decision = decisions.last { instrumentation.decided(decision) }
+            if key.isSecure, let identity = key.presentedIdentity?.identity { instrumentation.offered(identity) }
             try throwHandshakeFailure(error, key: key, decisions: decisions, certificateChallenge: certificateChallenge, reporter: reporter, versions: versions)
         }
         certificateChallenge?.handshakeCompleted()
@@ -217,6 +218,7 @@ enum Connector {
             instrumentation.decided(decision)
         }
         instrumentation.connected(http2: negotiated.isHTTP2)
+        if key.isSecure, let identity = key.presentedIdentity?.identity { instrumentation.offered(identity) }
         // Built only when debug logging is on (the metadata is an autoclosure).
         let tlsVersion = negotiatedVersion.withLockedValue { $0 }.map(TLSProtocolVersion.init(nioVersion:))
         configuration.logger.debug("connected", metadata: {

@@ -1,5 +1,6 @@
 import CoreMetrics
 import TransportSecurity
+import TransportSecurityNIO
 
 /// What a session counts and times of its work, through swift-metrics
 /// (``SecureSessionConfiguration/metricsFactory``):
@@ -12,7 +13,11 @@ import TransportSecurity
 /// - `secure_session_trust_decisions_total`, a counter by `outcome` (`trusted`, `rejected`) and
 ///   `decided_by` (the rule that decided): one per verified connection;
 /// - `secure_session_connections_total`, a counter by `protocol` (`http/1.1`, `h2`): one per
-///   connection made.
+///   connection made;
+/// - `secure_session_client_certificate_expiry_timestamp_seconds`, a gauge by `subject`: when
+///   the client certificate the session offers expires (seconds since 1970), set by each
+///   connection made offering it, so that a dashboard warns before a server starts refusing it
+///   (a renewed certificate, ``SecureSessionConfiguration/clientIdentityFile``, moves it on).
 ///
 /// The process's factory is read when the session is made; when it is swift-metrics' no-op one
 /// (nothing bootstrapped), nothing is counted at all, at no cost to a request.
@@ -55,6 +60,16 @@ struct SessionInstrumentation: Sendable {
             dimensions: [("outcome", decision.isTrusted ? "trusted" : "rejected"), ("decided_by", decision.decidedBy)],
             factory: metrics
         ).increment()
+    }
+
+    /// A connection made offering the session's client identity.
+    func offered(_ identity: ClientIdentity) {
+        guard isEnabled else { return }
+        Gauge(
+            label: "secure_session_client_certificate_expiry_timestamp_seconds",
+            dimensions: [("subject", identity.leaf.subjectSummary)],
+            factory: metrics
+        ).record(identity.leaf.certificate.notValidAfter.timeIntervalSince1970)
     }
 
     /// A connection made, speaking HTTP/2 or HTTP/1.1.

@@ -5,6 +5,7 @@ import SecureSession
 import TestServers
 import Testing
 import TransportSecurity
+import TransportSecurityNIO
 
 @Suite("Metrics (swift-metrics)")
 struct SessionMetricsTests {
@@ -45,5 +46,46 @@ struct SessionMetricsTests {
         await session.shutdown()
         await server.stop()
         await impostor.stop()
+    }
+
+    @Test("the offered client certificate's expiry as a gauge: set by connections that offer it, successful or refused, and moved on by a renewal")
+    func clientCertificateExpiry() async throws {
+        let files = try ClientCertificateLab()
+        var profile = CertificateProfile.client("alice")
+        profile.notAfterOffset = 20 * 86_400
+        let shortLived = try files.lab.pki.issue(profile, by: files.clientCA)
+        try files.replace("client.crt", with: Data(shortLived.pemString.utf8))
+        try files.replace("client.key", with: Data(shortLived.privateKeyPEM.utf8))
+        let identityFile = try ClientIdentityFile(certificateFile: files.path("client.crt"), privateKeyFile: files.path("client.key"), checkInterval: .zero)
+        let metrics = TestMetrics()
+        let server = try await HTTPTestServer(chain: files.lab.loopbackChain(), clientVerifier: .clients(of: files.clientCA, at: files.lab.pki.now))
+        let session = files.lab.session(SecurityPolicy.default) {
+            $0.metricsFactory = metrics
+            $0.clientIdentityFile = identityFile
+        }
+        _ = try await session.get(server.url("/hello"))
+        let label = "secure_session_client_certificate_expiry_timestamp_seconds"
+        func expiry() throws -> Double? {
+            try metrics.expectRecorder(label, [("subject", "CN=alice")]).lastValue
+        }
+        #expect(try expiry() == shortLived.certificate.notValidAfter.timeIntervalSince1970)
+        // Renewed: the next connection offers the new certificate, and moves the gauge on.
+        try files.replace("client.crt", with: Data(files.alice.pemString.utf8))
+        try files.replace("client.key", with: Data(files.alice.privateKeyPEM.utf8))
+        _ = try await session.get(server.url("/hello"))
+        #expect(try expiry() == files.alice.certificate.notValidAfter.timeIntervalSince1970)
+        // An expired certificate put back by mistake: refused, and the gauge shows it.
+        var expiredProfile = CertificateProfile.client("alice")
+        expiredProfile.notBeforeOffset = -30 * 86_400
+        expiredProfile.notAfterOffset = -86_400
+        let expired = try files.lab.pki.issue(expiredProfile, by: files.clientCA)
+        try files.replace("client.crt", with: Data(expired.pemString.utf8))
+        try files.replace("client.key", with: Data(expired.privateKeyPEM.utf8))
+        await #expect(throws: SecureSessionError.self) { _ = try await session.get(server.url("/hello")) }
+        #expect(try expiry() == expired.certificate.notValidAfter.timeIntervalSince1970)
+        await session.shutdown()
+        await server.stop()
+        // One gauge: the renewals kept the subject.
+        #expect(metrics.recorders(label: label).count == 1)
     }
 }
