@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import TransportSecurity
 
 /// A client identity kept in files — a PKCS#12 file, or a PEM certificate chain and its private
 /// key — and read again when they change, so that a long-running process presents a renewed
@@ -19,8 +20,8 @@ import Logging
 /// `TLSConfiguration.transportSecurityClient(identityProvider: { _ in file.identity })`.
 /// The passphrase is kept in memory for the reloads; it never appears in an error or a log line.
 public final class ClientIdentityFile: @unchecked Sendable {
-    /// The files the identity is read from: the PKCS#12 file, or the certificate file then the
-    /// private-key file.
+    /// The files the identity is read from: the PKCS#12 file (then its passphrase file, when it
+    /// has one), or the certificate file then the private-key file.
     public let paths: [String]
     /// How long ``identity`` answers without looking at the files again.
     public let checkInterval: Duration
@@ -50,6 +51,26 @@ public final class ClientIdentityFile: @unchecked Sendable {
     ) throws {
         try self.init(paths: [path], checkInterval: checkInterval, logger: logger) {
             try ClientIdentity(pkcs12File: path, passphrase: passphrase)
+        }
+    }
+
+    /// Reads a PKCS#12 file whose passphrase is the first line of another file (a secret volume
+    /// holding both, renewed together), and reads them again when either changes.
+    /// - Parameters:
+    ///   - path: The PKCS#12 (`.p12`, `.pfx`) file.
+    ///   - passphraseFile: The file whose first line is the passphrase, read at each reload.
+    ///   - checkInterval: How long the files are not looked at after a look (1 second unless
+    ///     given; zero looks at every use).
+    ///   - logger: Where reloads and failed reloads are told.
+    /// - Throws: ``ClientIdentityError`` when the files do not load now.
+    public convenience init(
+        pkcs12File path: String,
+        passphraseFile: String,
+        checkInterval: Duration = .seconds(1),
+        logger: Logger = Logger(label: "TransportSecurityNIO.ClientIdentityFile")
+    ) throws {
+        try self.init(paths: [path, passphraseFile], checkInterval: checkInterval, logger: logger) {
+            try ClientIdentity(pkcs12File: path, passphrase: Self.passphrase(in: passphraseFile))
         }
     }
 
@@ -141,6 +162,16 @@ public final class ClientIdentityFile: @unchecked Sendable {
                 "files": "\(paths.joined(separator: ", "))",
                 "error": "\(error)",
             ])
+        }
+    }
+
+    /// The first line of `path`, as a passphrase.
+    private static func passphrase(in path: String) throws(ClientIdentityError) -> String {
+        do {
+            let text = String(decoding: try InputFile.read(path, limit: 64 * 1024), as: UTF8.self)
+            return text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+        } catch {
+            throw ClientIdentityError(source: path, reason: .unreadable(error.description))
         }
     }
 

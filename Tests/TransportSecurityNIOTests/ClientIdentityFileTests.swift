@@ -47,6 +47,25 @@ struct ClientIdentityFileTests {
         #expect(looking.identity.leaf == alice.der)
     }
 
+    @Test("a PKCS#12 file with its passphrase in another file: renewed together, and the passphrase file alone watched too")
+    func passphraseFile() throws {
+        let file = try replace("client.p12", with: pkcs12(alice, passphrase: "first-phrase"))
+        let passphrase = try replace("passphrase", with: Data("first-phrase\n".utf8))
+        let identities = try ClientIdentityFile(pkcs12File: file, passphraseFile: passphrase, checkInterval: .zero, logger: LogRecording().logger)
+        #expect(identities.paths == [file, passphrase])
+        #expect(identities.identity.leaf == alice.der)
+        // The new file first: its passphrase is not there yet.
+        try replace("client.p12", with: pkcs12(bob, passphrase: "second-phrase"))
+        #expect(identities.identity.leaf == alice.der)
+        #expect(identities.lastReloadError?.reason == .wrongPassphrase)
+        try replace("passphrase", with: Data("second-phrase\r\n".utf8))
+        #expect(identities.identity.leaf == bob.der)
+        let missing = try #require(throws: ClientIdentityError.self) {
+            try ClientIdentityFile(pkcs12File: file, passphraseFile: path("no-passphrase"))
+        }
+        #expect(missing == ClientIdentityError(source: path("no-passphrase"), reason: .unreadable("no such file")))
+    }
+
     @Test("a change that does not load keeps the previous identity, says why, and is tried again when the files change again")
     func failedReloadKeepsPrevious() throws {
         let file = try replace("client.p12", with: pkcs12(alice, passphrase: "s3cret-phrase"))
