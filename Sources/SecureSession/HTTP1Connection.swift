@@ -141,7 +141,8 @@ final class HTTP1Connection: PooledConnection, Sendable {
             throw ResponseReader.failure(SecureSessionError.connectionFailed("\(key): the connection is closed"), on: key, closingError: closingError())
         }
         do {
-            let (response, bodySent) = try await exchanger.exchange(head: head, body: body, mayWaitToContinue: mayWaitToContinue, into: sink)
+            let (read, bodySent) = try await exchanger.exchange(head: head, body: body, mayWaitToContinue: mayWaitToContinue, into: sink)
+            let response = read.head
             let said = KeepAliveHint(response.headers)?.clientIdleLimit
             let seen = idleLimits?.clientIdleLimit(for: key.server)
             let serverIdleLimit = said.map { limit in seen.map { min(limit, $0) } ?? limit } ?? seen
@@ -150,7 +151,7 @@ final class HTTP1Connection: PooledConnection, Sendable {
             // does a request that said `Connection: close` (the server will close it).
             let reusable = !head.headers.namesConnectionClose && response.isKeepAlive && bodySent && serverIdleLimit.map { $0 > .zero } ?? true
             if !reusable { close() }
-            return ExchangedResponse(head: response, reusable: reusable)
+            return ExchangedResponse(read, reusable: reusable)
         } catch let refused as ExpectationRefused {
             close()
             throw refused
@@ -260,7 +261,7 @@ private final class Exchanger: @unchecked Sendable {
     /// write waiting for the connection to take it) and reads the response on this connection's streams; says whether the whole body
     /// was sent (a server may answer, a 413 or a 401, and close before taking all of it: that
     /// answer is the outcome, and the connection cannot be used again).
-    func exchange(head: HTTPRequestHead, body: RequestBodySource?, mayWaitToContinue: Bool, into sink: ResponseBodySink) async throws -> (HTTPResponseHead, bodySent: Bool) {
+    func exchange(head: HTTPRequestHead, body: RequestBodySource?, mayWaitToContinue: Bool, into sink: ResponseBodySink) async throws -> (ReadResponse, bodySent: Bool) {
         var head = head
         // A large body asks first (the caller's own `Expect: 100-continue` is honoured too).
         var goOn: EventLoopFuture<UInt?>?

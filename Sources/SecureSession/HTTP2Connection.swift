@@ -149,10 +149,10 @@ final class HTTP2Connection: PooledConnection, Sendable {
                     try await streamedBody.send { part in try await stream.writeAndFlush(HTTPClientRequestPart.body(.byteBuffer(part))).get() }
                     try await stream.writeAndFlush(HTTPClientRequestPart.end(nil)).get()
                 } catch {
-                    return ExchangedResponse(head: try await ResponseReader.answer(sentBefore: error, from: &responses, into: sink), reusable: true)
+                    return ExchangedResponse(try await ResponseReader.answer(sentBefore: error, from: &responses, into: sink), reusable: true)
                 }
             }
-            return ExchangedResponse(head: try await ResponseReader.read(from: &responses, into: sink), reusable: true)
+            return ExchangedResponse(try await ResponseReader.read(from: &responses, into: sink), reusable: true)
         } catch {
             if probe.wentSilent {
                 throw SecureSessionError.connectionFailed("\(key): the server did not answer a PING within \(probeTimeout); the HTTP/2 connection was closed")

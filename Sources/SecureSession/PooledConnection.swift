@@ -5,11 +5,18 @@ import TransportSecurity
 /// Receives each part of a response body, with the response's head.
 typealias ResponseBodySink = @Sendable (HTTPResponseHead, ByteBuffer) async throws -> Void
 
-/// A response read by ``PooledConnection/execute(head:body:closer:sink:)``: its head, and whether
-/// the connection can take another request.
+/// A response read by ``PooledConnection/execute(head:body:closer:sink:)``: its head, its
+/// trailer fields, and whether the connection can take another request.
 struct ExchangedResponse: Sendable {
     let head: HTTPResponseHead
+    let trailers: HTTPHeaders?
     let reusable: Bool
+
+    init(_ read: ReadResponse, reusable: Bool) {
+        head = read.head
+        trailers = read.trailers
+        self.reusable = reusable
+    }
 }
 
 /// A connection of the session's pool: HTTP/1.1, leased to one request at a time

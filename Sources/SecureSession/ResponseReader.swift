@@ -5,16 +5,24 @@ import NIOHTTPCompression
 import NIOSSL
 import TransportSecurityNIO
 
+/// A response read to its end: its head, and the trailer fields that followed its body
+/// (`nil`: none came).
+struct ReadResponse: Sendable {
+    let head: HTTPResponseHead
+    let trailers: HTTPHeaders?
+}
+
 /// Writes one request to a channel's outbound side and reads its response from the inbound side:
 /// the same for an HTTP/1.1 connection and for an HTTP/2 stream (translated to HTTP/1 parts).
 enum ResponseReader {
-    /// Reads one response: its head, and its body into `sink`. 1xx responses (100 Continue,
-    /// 103 Early Hints) that precede it are passed over; a final head the session cannot read
-    /// a response from (`unreadableReason`) fails.
+    /// Reads one response: its head, its body into `sink`, and its trailer fields (HTTP/1.1's
+    /// chunked trailer, HTTP/2's trailing HEADERS). 1xx responses (100 Continue, 103 Early
+    /// Hints) that precede it are passed over; a final head the session cannot read a response
+    /// from (`unreadableReason`) fails.
     static func read<Responses: AsyncIteratorProtocol>(
         from responses: inout Responses,
         into sink: ResponseBodySink
-    ) async throws -> HTTPResponseHead where Responses.Element == HTTPClientResponsePart {
+    ) async throws -> ReadResponse where Responses.Element == HTTPClientResponsePart {
         var head: HTTPResponseHead?
         while let part = try await responses.next() {
             switch part {
@@ -25,9 +33,9 @@ enum ResponseReader {
             case .body(let buffer):
                 guard let head else { throw SecureSessionError.invalidResponse("a body came before the response head") }
                 try await sink(head, buffer)
-            case .end:
+            case .end(let trailers):
                 guard let head else { throw SecureSessionError.invalidResponse("a response ended before its head") }
-                return head
+                return ReadResponse(head: head, trailers: trailers)
             }
         }
         throw SecureSessionError.connectionFailed("the server closed the connection before the response ended")
@@ -41,7 +49,7 @@ enum ResponseReader {
         sentBefore writeError: any Error,
         from responses: inout Responses,
         into sink: ResponseBodySink
-    ) async throws -> HTTPResponseHead where Responses.Element == HTTPClientResponsePart {
+    ) async throws -> ReadResponse where Responses.Element == HTTPClientResponsePart {
         if case SecureSessionError.unreadableUpload = writeError { throw writeError }
         if writeError is CancellationError { throw writeError }
         guard let early = try? await read(from: &responses, into: sink) else { throw writeError }

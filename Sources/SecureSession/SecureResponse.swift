@@ -32,6 +32,17 @@ public struct SecureResponse: Sendable {
     /// How long the phases of the exchange that answered took: connect, TLS handshake, waiting
     /// for the server, download.
     public let timing: ResponseTiming
+    /// The trailer fields the server sent after the body (HTTP/1.1's chunked trailer section,
+    /// HTTP/2's trailing HEADERS: a checksum of a streamed body, gRPC's `grpc-status`), in
+    /// order; empty when none came. Never merged into ``headers``: they arrived after the head
+    /// was judged (RFC 9110 §6.5). Known once the body has been read: a streamed response's
+    /// head handler sees none yet.
+    public internal(set) var trailers: [(name: String, value: String)] = []
+
+    /// The value of the first trailer field named `name`, compared without case in ASCII.
+    public func trailer(_ name: String) -> String? {
+        trailers.first { $0.name.equalsIgnoringASCIICase(name) }?.value
+    }
 
     /// The value of the first header field named `name`, compared without case in ASCII.
     public func header(_ name: String) -> String? {

@@ -380,7 +380,8 @@ public final class SecureSession: Sendable {
                     tlsVersion: exchanged.connection.establishment.tlsVersion,
                     redirects: redirects,
                     duration: clock.now - started,
-                    timing: exchanged.timing
+                    timing: exchanged.timing,
+                    trailers: exchanged.trailers.map { $0.map { ($0.name, $0.value) } } ?? []
                 )
             }
         }
@@ -399,10 +400,11 @@ public final class SecureSession: Sendable {
         return sent
     }
 
-    /// What one request on one connection gave: the response's head, the connection that
-    /// answered, a challenge's body held back, and how long each phase took.
+    /// What one request on one connection gave: the response's head and trailer fields, the
+    /// connection that answered, a challenge's body held back, and how long each phase took.
     private struct Exchange {
         let head: HTTPResponseHead
+        let trailers: HTTPHeaders?
         let connection: any PooledConnection
         let heldBody: Data
         let timing: ResponseTiming
@@ -506,7 +508,7 @@ public final class SecureSession: Sendable {
                     waiting: head - leased,
                     download: ended - head
                 )
-                return Exchange(head: response.head, connection: connection, heldBody: held.data, timing: timing)
+                return Exchange(head: response.head, trailers: response.trailers, connection: connection, heldBody: held.data, timing: timing)
             } catch is ExpectationRefused where mayWaitToContinue {
                 pool.release(connection, reusable: false)
                 mayWaitToContinue = false

@@ -455,6 +455,9 @@ public struct GetCommand: TSecCommand {
                 transfer.bodyBytes = Int64(response.body.count)
             }
             report(response, bodyPrinted: printed, to: terminal)
+            if verbose, !response.trailers.isEmpty {
+                terminal.errorText(response.trailers.map { "< \($0.name): \($0.value)\n" }.joined())
+            }
             transfer.response = response
             if let dumpHeader, dumpHeader != "-" {
                 do {

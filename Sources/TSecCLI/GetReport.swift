@@ -36,6 +36,8 @@ struct GetReport: Encodable {
     let url: String
     let redirects: [String]
     let headers: [Field]
+    /// The trailer fields that followed the body; absent when none came.
+    let trailers: [Field]?
     let timeMilliseconds: Double
     let timing: Timing
     let attempts: Int
@@ -50,6 +52,7 @@ struct GetReport: Encodable {
         url = response.url.redacted
         redirects = response.redirects.map(\.redacted)
         headers = response.headers.map { Field(name: $0.name, value: $0.value) }
+        trailers = response.trailers.isEmpty ? nil : response.trailers.map { Field(name: $0.name, value: $0.value) }
         timeMilliseconds = response.duration.inMilliseconds
         timing = Timing(response.timing)
         attempts = response.attempts

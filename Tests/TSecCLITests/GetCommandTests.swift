@@ -433,6 +433,23 @@ struct GetCommandTests {
         await server.stop()
     }
 
+    @Test("trailer fields: in --json as trailers (absent when none came), and after the body with -v, each after '< '")
+    func trailers() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let url = server.url("/trailers?x-checksum=abc&grpc-status=0")
+        let report = await get(url, ["--json"])
+        #expect(report.status == 0)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(report.output.stdout.utf8)) as? [String: Any])
+        let trailers = try #require(json["trailers"] as? [[String: String]])
+        #expect(trailers == [["name": "x-checksum", "value": "abc"], ["name": "grpc-status", "value": "0"]])
+        let none = await get(server.url("/hello"), ["--json"])
+        #expect(!none.output.stdout.contains("\"trailers\""))
+        let told = await get(url, ["-v"])
+        #expect(told.output.stdout == "hello")
+        #expect(told.output.stderr.hasSuffix("< x-checksum: abc\n< grpc-status: 0\n"), "\(told.output.stderr)")
+        await server.stop()
+    }
+
     @Test("pins: --mode/--pin and --pin-sha256 accept the legitimate server and reject the proxy with exit 1")
     func pinning() async throws {
         let legitimate = try await HTTPTestServer(chain: lab.loopbackChain())

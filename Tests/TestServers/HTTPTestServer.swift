@@ -19,7 +19,8 @@ import TransportSecurityNIO
 /// on the connection, then an answer),
 /// `/never` (never answers), `/collect` (keeps posted bodies in ``collected``), `/loop` (redirects to itself), `/basic` and
 /// `/digest?algorithm=MD5|SHA-256[&first=ALGORITHM][&stale=1]` (user alice, password wonderland, realm lab), `/once` (closes a connection
-/// on its second request), `/connection` (an id of the TCP connection), `/client-certificate` (the
+/// on its second request), `/connection` (an id of the TCP connection), `/trailers?N=V…` (`hello`,
+/// chunked, then each query item as a trailer field), `/client-certificate` (the
 /// subject of the certificate the client presented, or `none`), `/set-cookie[?to=URL]` (each
 /// `X-Set-Cookie` request field as a `Set-Cookie` field; with `to`, a 302 there),
 /// `/refuse-upload` (a 413 as soon as the head arrives, then the connection or stream closed),
@@ -329,6 +330,13 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
             send(context, .ok, String(buffer: body), type: head.headers.first(name: "Content-Type") ?? "application/octet-stream", extra: [("X-Method", head.method.rawValue)])
         case "/connection":
             send(context, .ok, String(connection), type: "text/plain")
+        case "/trailers":
+            // A chunked body, then trailer fields: each `name=value` query item, in order.
+            let headers = HTTPHeaders([("Content-Type", "text/plain"), ("Trailer", query.keys.sorted().joined(separator: ", "))])
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+            context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: "hello")))), promise: nil)
+            let trailers = HTTPHeaders((components?.queryItems ?? []).map { ($0.name, $0.value ?? "") })
+            context.writeAndFlush(wrapOutboundOut(.end(trailers.isEmpty ? nil : trailers)), promise: nil)
         case "/client-certificate":
             // Over HTTP/2 the stream's parent holds the connection's TLS (over HTTP/1.1 the
             // parent is the listening channel, maybe of another event loop).

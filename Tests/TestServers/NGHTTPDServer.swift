@@ -12,11 +12,12 @@ public final class NGHTTPDServer: @unchecked Sendable {
     ///   - certificateFile: The PEM chain (leaf first).
     ///   - keyFile: The PEM key of the leaf.
     ///   - documentRoot: The directory whose files it serves.
-    public init(certificateFile: String, keyFile: String, documentRoot: String) throws {
+    ///   - trailers: Trailer fields (`name: value`) sent after every response body.
+    public init(certificateFile: String, keyFile: String, documentRoot: String, trailers: [String] = []) throws {
         // Debian installs it in /usr/sbin, which a user's PATH may lack.
         let program = FileManager.default.isExecutableFile(atPath: "/usr/sbin/nghttpd") ? "/usr/sbin/nghttpd" : "nghttpd"
         server = try ServerProcess(program) { port in
-            ["--address=127.0.0.1", "--htdocs=\(documentRoot)", "--echo-upload", "\(port)", keyFile, certificateFile]
+            ["--address=127.0.0.1", "--htdocs=\(documentRoot)", "--echo-upload"] + trailers.map { "--trailer=\($0)" } + ["\(port)", keyFile, certificateFile]
         }
     }
 
