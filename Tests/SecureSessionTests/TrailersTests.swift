@@ -10,7 +10,7 @@ import TransportSecurity
 struct TrailersTests {
     let lab = try! TrustLab()
 
-    @Test("kept apart from the headers, in the order sent, whether the body is held, streamed or downloaded; the connection goes on", arguments: [false, true])
+    @Test("kept apart from the headers, in the order sent, whether the body is held, streamed, downloaded or read as bytes; the connection goes on", arguments: [false, true])
     func trailers(http2: Bool) async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: http2)
         let session = lab.session()
@@ -33,6 +33,11 @@ struct TrailersTests {
         let downloaded = try await session.download(SecureRequest(url: url), to: folder + "/body")
         #expect(downloaded.trailer("grpc-status") == "0")
         #expect(try String(contentsOfFile: folder + "/body", encoding: .utf8) == "hello")
+
+        let (head, body) = try await session.bytes(for: SecureRequest(url: url))
+        #expect(head.header("grpc-status") == nil)
+        for try await _ in body {}
+        #expect(try await body.response().trailer("x-checksum") == "sha256:2cf24dba")
 
         let without = try await session.get(server.url("/trailers"))
         #expect(without.text == "hello")
