@@ -1,5 +1,6 @@
 import Foundation
 import TransportSecurity
+import TransportSecurityNIO
 
 /// An HTTP request for a ``SecureSession``: method, URL (with query items), headers, body, and
 /// per-request overrides.
@@ -32,6 +33,13 @@ public struct SecureRequest: Sendable {
     public var followsRedirects: Bool
     /// Answers this request's HTTP authentication challenges before the session's handler.
     public var challengeHandler: ChallengeHandler?
+    /// The client certificate and key this request's connections present when a server asks,
+    /// instead of the session's (``SecureSessionConfiguration/clientIdentity`` or
+    /// ``SecureSessionConfiguration/clientIdentityFile``): a platform calling one partner API
+    /// for several tenants, each with a certificate of its own. Connections are pooled per
+    /// identity, so the requests of one tenant share theirs and never another tenant's. `nil`
+    /// (the default): the session's.
+    public var clientIdentity: ClientIdentity?
     /// Opt-in: when the connection cannot be made because the host is not reachable (no route,
     /// or the interface is down), wait up to this long for a route to appear, then try once more
     /// (URLSession's `waitsForConnectivity`). Nothing of the request was sent, so any method may
@@ -71,6 +79,7 @@ public struct SecureRequest: Sendable {
         self.maximumResponseBodySize = nil
         self.followsRedirects = true
         self.challengeHandler = nil
+        self.clientIdentity = nil
         self.waitsForConnectivity = nil
         self.interceptor = nil
         self.uploadProgress = nil

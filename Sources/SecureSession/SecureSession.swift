@@ -642,7 +642,7 @@ public final class SecureSession: Sendable {
             isSecure: isSecure,
             host: name,
             port: port,
-            identity: try presentedIdentity(),
+            identity: try request.clientIdentity ?? presentedIdentity(),
             evaluator: rule.map {
                 AnyServerTrustEvaluator(TransportRuleEvaluator(
                     evaluator, rule: $0, certificateTransparency: configuration.certificateTransparencyLogs.map(CertificateTransparencyPolicy.init(logList:))
@@ -657,8 +657,8 @@ public final class SecureSession: Sendable {
         )
     }
 
-    /// The client identity a new connection presents now: the session's `clientIdentityFile`'s
-    /// current one, else its `clientIdentity`.
+    /// The client identity a new connection of the session presents now (unless its request has
+    /// its own): the session's `clientIdentityFile`'s current one, else its `clientIdentity`.
     private func presentedIdentity() throws -> ClientIdentity? {
         guard let file = configuration.clientIdentityFile else { return configuration.clientIdentity }
         guard configuration.clientIdentity == nil else {

@@ -24,13 +24,14 @@ final class TLSContextCache: @unchecked Sendable {
     private let versions: TLSVersionBounds
     private let lock = NSLock()
     private var contexts: [ContextKey: NIOSSLContext] = [:]
-    /// The identity the kept contexts present (``ClientIdentity/chainFingerprint``): when a
-    /// renewed one is asked for, the contexts of the one before are dropped.
-    private var identityOfContexts: [UInt8]?
+    /// The most contexts kept: past it (identities renewed many times, or requests with
+    /// identities of their own for many tenants) they are all dropped and made again as needed.
+    static let contextLimit = 64
 
-    /// What makes two contexts of one identity differ: the rule's settings and the HTTP
-    /// versions offered.
+    /// What makes two contexts differ: the identity presented (``ClientIdentity/chainFingerprint``),
+    /// the rule's settings and the HTTP versions offered.
     private struct ContextKey: Hashable {
+        let identity: [UInt8]?
         let settings: Settings?
         let isHTTP1Only: Bool
     }
@@ -47,13 +48,10 @@ final class TLSContextCache: @unchecked Sendable {
     /// server asks for a certificate, offering HTTP/1.1 alone when `isHTTP1Only`, else the
     /// session's HTTP versions.
     func context(for rule: TransportRule?, identity: ClientIdentity?, isHTTP1Only: Bool = false) throws -> NIOSSLContext {
-        let key = ContextKey(settings: rule.map(Settings.init), isHTTP1Only: isHTTP1Only)
+        let key = ContextKey(identity: identity?.chainFingerprint, settings: rule.map(Settings.init), isHTTP1Only: isHTTP1Only)
         return try lock.withLock {
-            if identity?.chainFingerprint != identityOfContexts {
-                contexts.removeAll()
-                identityOfContexts = identity?.chainFingerprint
-            }
             if let context = contexts[key] { return context }
+            if contexts.count >= Self.contextLimit { contexts.removeAll() }
             var configuration = TLSConfiguration.transportSecurityClient(identity: identity)
             configuration.applicationProtocols = (isHTTP1Only ? .http1Only : httpVersions).applicationProtocols
             if let rule { configuration.apply(rule) }
