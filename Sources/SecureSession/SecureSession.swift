@@ -482,8 +482,10 @@ public final class SecureSession: Sendable {
             let held = BodyCollector(limit: memoryLimit(of: request))
             do {
                 let followsRedirects = request.followsRedirects
+                let sentHead = requestHead(request, key: key, body: body)
+                configuration.requestHeadObserver?(SentRequestHead(sentHead, url: request.url, isHTTP2: connection is HTTP2Connection))
                 let response = try await connection.execute(
-                    head: requestHead(request, key: key, body: body),
+                    head: sentHead,
                     body: body,
                     mayWaitToContinue: mayWaitToContinue,
                     closer: closer
@@ -670,11 +672,15 @@ public final class SecureSession: Sendable {
     }
 
     private func requestHead(_ request: SecureRequest, key: ConnectionKey, body: RequestBodySource?) -> HTTPRequestHead {
-        var headers = HTTPHeaders(request.headers.map { ($0.name, $0.value) })
         let defaultPort = key.isSecure ? 443 : 80
         let hostField = key.host.utf8.contains(UInt8(ascii: ":")) && ServerHost(key.host).isIPAddress ? "[\(key.host)]" : key.host
         let authority = key.port == defaultPort ? hostField : "\(hostField):\(key.port)"
-        if !headers.contains(name: "Host") { headers.add(name: "Host", value: authority) }
+        // `Host` first, as RFC 9110 §7.2 asks of user agents (unless the caller set one).
+        var fields: [(String, String)] = []
+        fields.reserveCapacity(request.headers.count + 5)
+        if !request.headers.contains(where: { $0.name.equalsIgnoringASCIICase("Host") }) { fields.append(("Host", authority)) }
+        for field in request.headers { fields.append((field.name, field.value)) }
+        var headers = HTTPHeaders(fields)
         var target = request.requestTarget
         // Cleartext through a proxy: the request names its server (absolute form, RFC 9112
         // §3.2.2) and carries the proxy's credentials. (TLS goes through a tunnel instead.)

@@ -110,6 +110,12 @@ public struct SecureSessionConfiguration: Sendable {
     /// authentication, which it does not (Apache's per-location `SSLVerifyClient`). A minimum
     /// above it fails each request, naming both.
     public var maximumTLSVersion: TLSProtocolVersion?
+    /// Told every request head the session sends, as it sends it (each redirect, retry and
+    /// answered challenge its own), with the fields the session added: for debugging tools and
+    /// activity logs (`tsec get -v` prints them after `> `). It runs on the task sending the
+    /// request, so it must be quick. The head holds credentials (`Authorization`, `Cookie`)
+    /// as sent: an observer that logs it should leave them out. `nil` (the default): none.
+    public var requestHeadObserver: (@Sendable (SentRequestHead) -> Void)?
     /// Where the session's counters and timers go (swift-metrics: requests by status or error,
     /// their durations, trust decisions by rule, connections by protocol); `nil` (the default):
     /// the process's `MetricsSystem`, which counts nothing until it is bootstrapped.

@@ -315,6 +315,7 @@ public struct GetCommand: TSecCommand {
             configuration = try makeConfiguration(reportingTo: terminal)
             revocationLists = try revocation.loadLists()
             configuration.logger = logger(to: terminal)
+            if verbose { configuration.requestHeadObserver = { head in Self.tell(head, to: terminal) } }
             configuration.decompression = compressed ? .enabled() : .disabled
             configuration.cookieJar = try makeCookieJar(logger: configuration.logger)
             configuration.interceptor = retrying.makePolicy(method: request.method.rawValue, failsOnHTTPErrors: fail || failWithBody)
@@ -689,6 +690,19 @@ public struct GetCommand: TSecCommand {
     /// curl's `-v` shows them.
     private static func tell(_ head: ResponseHead, to terminal: CommandOutput) {
         terminal.errorText(headLines(head).map { "< \($0)\n" }.joined())
+    }
+
+    /// `-v`: a request head as sent, each line after `> `, as curl's `-v` shows it; the
+    /// credentials of `Authorization` and `Proxy-Authorization` hidden after their scheme (no
+    /// message of this tool shows a password).
+    private static func tell(_ head: SentRequestHead, to terminal: CommandOutput) {
+        let fields = head.headers.map { field in
+            let isCredential = field.name.equalsIgnoringASCIICase("Authorization") || field.name.equalsIgnoringASCIICase("Proxy-Authorization")
+            let scheme = field.value.prefix { $0 != " " }
+            return "\(field.name): " + (isCredential ? "\(scheme) [hidden]" : field.value)
+        }
+        let lines = ["\(head.method) \(head.target) \(head.httpVersion)"] + fields + [""]
+        terminal.errorText(lines.map { "> \($0)\n" }.joined())
     }
 
     /// The lines `-i` prints and `-D` writes, each ending in a line feed, the last one empty.

@@ -413,13 +413,16 @@ struct GetCommandTests {
         await server.stop()
     }
 
-    @Test("-v tells on stderr what the session did: the trust decision, the connection, each response, redirects, the final response's head after '< '; without it nothing but the outcome")
+    @Test("-v tells on stderr what the session did: the trust decision, the connection, each request head after '> ', each response, redirects, the final response's head after '< '; without it nothing but the outcome")
     func verbose() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)
         let told = await get(server.url("/redirect?to=/hello"), ["-v"])
         #expect(told.status == 0 && told.output.stdout == "hello")
         let lines = told.output.stderr.split(separator: "\n").map(String.init)
-        #expect(lines.allSatisfy { $0.hasPrefix("* ") || $0.hasPrefix("< ") }, "\(lines)")
+        #expect(lines.allSatisfy { $0.hasPrefix("* ") || $0.hasPrefix("< ") || $0.hasPrefix("> ") }, "\(lines)")
+        // Each request head as sent, Host first, as curl's -v shows them.
+        #expect(told.output.stderr.contains("> GET /redirect?to=/hello HTTP/2\n> Host: 127.0.0.1:\(server.port)\n> User-Agent: TransportSecurity/1\n> \n"), "\(told.output.stderr)")
+        #expect(told.output.stderr.contains("> GET /hello HTTP/2\n"))
         // The final response's head, as curl's -v shows it.
         #expect(told.output.stderr.contains("< HTTP/2 200\n< content-type: text/plain\n< content-length: 5\n< \n"), "\(told.output.stderr)")
         #expect(lines.contains { $0.hasPrefix("* debug peer trusted decidedBy=SecurityPolicy rule 3") }, "\(lines)")
@@ -430,6 +433,11 @@ struct GetCommandTests {
         #expect(lines.contains { $0.hasPrefix("* debug response request=GET https://127.0.0.1:\(server.port)/hello status=200 OK timing=reused connection: waiting ") }, "\(lines)")
         let quiet = await get(server.url("/hello"))
         #expect(quiet.output.stderr.isEmpty)
+        // Credentials are shown by their scheme only.
+        let authorized = await get(server.url("/basic"), ["-v", "-u", "alice:wonderland"])
+        #expect(authorized.status == 0)
+        #expect(authorized.output.stderr.contains("> Authorization: Basic [hidden]\n"), "\(authorized.output.stderr)")
+        #expect(!authorized.output.stderr.contains(Data("alice:wonderland".utf8).base64EncodedString()))
         await server.stop()
     }
 
