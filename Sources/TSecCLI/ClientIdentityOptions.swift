@@ -66,15 +66,14 @@ struct ClientIdentityOptions: ParsableArguments {
         if passphrases > 1 {
             throw ValidationError("give the passphrase once: -E CERT:PASSWORD, --pass, --passphrase-env or --passphrase-file")
         }
-        if clientIdentity != nil, passphrases == 0 {
-            throw ValidationError("--client-identity needs --passphrase-env VAR or --passphrase-file FILE")
-        }
     }
 
     /// The identity, or `nil` when none is given.
     func load() throws -> ClientIdentity? {
         if let clientIdentity {
-            return try ClientIdentity(pkcs12File: clientIdentity, passphrase: try passphrase() ?? "")
+            return try PassphraseOptions.openPKCS12(clientIdentity, passphrase: try passphrase(), remedy: "--passphrase-env VAR or --passphrase-file FILE") {
+                try ClientIdentity(pkcs12File: clientIdentity, passphrase: $0)
+            }
         }
         if let clientCert, let clientKey {
             return try ClientIdentity(certificateFile: clientCert, privateKeyFile: clientKey, passphrase: try passphrase())
@@ -82,8 +81,9 @@ struct ClientIdentityOptions: ParsableArguments {
         guard let curlCertificate else { return nil }
         let certificate = CurlCertificateArgument(curlCertificate)
         if certificate.isPKCS12(type: curlCertificateType) {
-            // curl sends an empty passphrase when none is given; PKCS#12 files without one use it.
-            return try ClientIdentity(pkcs12File: certificate.file, passphrase: try passphrase() ?? "")
+            return try PassphraseOptions.openPKCS12(certificate.file, passphrase: try passphrase(), remedy: "-E CERT:PASSWORD, --pass, --passphrase-env VAR or --passphrase-file FILE") {
+                try ClientIdentity(pkcs12File: certificate.file, passphrase: $0)
+            }
         }
         return try ClientIdentity(certificateFile: certificate.file, privateKeyFile: curlKey ?? certificate.file, passphrase: try passphrase())
     }
@@ -107,6 +107,17 @@ struct PassphraseOptions: ParsableArguments {
 
     /// Whether either was given.
     var isGiven: Bool { passphraseEnv != nil || passphraseFile != nil }
+
+    /// The PKCS#12 file at `path` opened by `open` with `passphrase`, or, when none was given,
+    /// with the empty one (as curl's `-E` does; many exports have none); a file the empty one
+    /// does not open is refused asking for its passphrase by `remedy`.
+    static func openPKCS12(_ path: String, passphrase: String?, remedy: String, _ open: (String) throws -> ClientIdentity) throws -> ClientIdentity {
+        do {
+            return try open(passphrase ?? "")
+        } catch let error as ClientIdentityError where error.reason == .wrongPassphrase && passphrase == nil {
+            throw ValidationError("\(path) is a PKCS#12 file protected by a passphrase: give it with \(remedy)")
+        }
+    }
 
     /// The passphrase from wherever it was given; `nil` with neither.
     func read() throws -> String? {

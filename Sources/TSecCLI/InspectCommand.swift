@@ -148,10 +148,8 @@ public struct InspectCommand: TSecCommand {
             }
             return nil
         }
-        do {
-            return try ClientIdentity(pkcs12: bytes, passphrase: passphrase ?? "", source: source)
-        } catch let error as ClientIdentityError where error.reason == .wrongPassphrase && passphrase == nil {
-            throw ValidationError("\(source) is a PKCS#12 file protected by a passphrase: give it with --passphrase-env VAR or --passphrase-file FILE")
+        return try PassphraseOptions.openPKCS12(source, passphrase: passphrase, remedy: "--passphrase-env VAR or --passphrase-file FILE") {
+            try ClientIdentity(pkcs12: bytes, passphrase: $0, source: source)
         }
     }
 

@@ -1061,7 +1061,7 @@ struct GetCommandTests {
         return (clientCA, certificate, key, p12)
     }
 
-    @Test("PKCS#12 client identity with --passphrase-env / --passphrase-file, PEM with an encrypted key; a wrong or missing passphrase exits 2")
+    @Test("PKCS#12 client identity with --passphrase-env / --passphrase-file, or none for a file under the empty one; PEM with an encrypted key; a wrong or missing passphrase exits 2")
     func clientIdentity() async throws {
         let (clientCA, certificate, key, p12) = try clientFiles(named: "alice")
         let passphraseFile = try files.write("passphrase.txt", "alice-secret\n")
@@ -1086,6 +1086,14 @@ struct GetCommandTests {
         #expect(wrong.output.stderr.contains("passphrase is wrong"))
         #expect(!wrong.output.stderr.contains("alice-secret"))
         #expect(await get(server.url("/hello")).status == 3, "without an identity the server refuses the handshake")
+        // Without a passphrase option the empty one is tried, and a file it does not open is
+        // refused asking for one.
+        let unasked = await get(server.url("/hello"), ["--client-identity", p12])
+        #expect(unasked.status == 2)
+        #expect(unasked.output.stderr.contains("\(p12) is a PKCS#12 file protected by a passphrase: give it with --passphrase-env VAR or --passphrase-file FILE"))
+        let open = files.path("alice-open.p12")
+        _ = try shell("openssl pkcs12 -export -in '\(certificate)' -inkey '\(key)' -out '\(open)' -passout pass:")
+        #expect(await get(server.url("/hello"), ["--client-identity", open]).status == 0)
         await server.stop()
     }
 
