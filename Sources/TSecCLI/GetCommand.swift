@@ -457,12 +457,13 @@ public struct GetCommand: TSecCommand {
             }
             report(response, bodyPrinted: printed, to: terminal)
             if verbose, !response.trailers.isEmpty {
-                terminal.errorText(response.trailers.map { "< \($0.name): \($0.value)\n" }.joined())
+                terminal.errorText(Self.trailerLines(of: response).map { "< \($0)\n" }.joined())
             }
             transfer.response = response
             if let dumpHeader, dumpHeader != "-" {
                 do {
-                    try FileWriting.replaceOwnerOnly(dumpHeader, contents: Data(Self.headText(ResponseHead(response)).utf8))
+                    let text = Self.headText(ResponseHead(response)) + Self.trailerLines(of: response).map { $0 + "\n" }.joined()
+                    try FileWriting.replaceOwnerOnly(dumpHeader, contents: Data(text.utf8))
                 } catch {
                     complain("tsec get: -D: \(error)", to: terminal)
                     transfer.exitStatus = ExitStatus.usageOrInput
@@ -675,8 +676,16 @@ public struct GetCommand: TSecCommand {
             terminal.line(JSONOutput.encode(GetReport(response, bodyIncluded: output == nil)))
             return
         }
-        if include || headOnly || dumpHeader == "-", !bodyPrinted { Self.print(ResponseHead(response), to: terminal) }
+        let showsHead = include || headOnly || dumpHeader == "-"
+        if showsHead, !bodyPrinted { Self.print(ResponseHead(response), to: terminal) }
         if output == nil, !bodyPrinted { terminal.bytes(response.body) }
+        // Trailer fields after the body, as curl's -i and -D show them.
+        if showsHead { terminal.bytes(Data(Self.trailerLines(of: response).map { $0 + "\n" }.joined().utf8)) }
+    }
+
+    /// The trailer fields of `response`, one `name: value` line each.
+    private static func trailerLines(of response: SecureResponse) -> [String] {
+        response.trailers.map { "\($0.name): \($0.value)" }
     }
 
     /// `-i`: the status line, the header fields and an empty line. HTTP/2 has no reason phrase:

@@ -441,7 +441,7 @@ struct GetCommandTests {
         await server.stop()
     }
 
-    @Test("trailer fields: in --json as trailers (absent when none came), and after the body with -v, each after '< '")
+    @Test("trailer fields: in --json as trailers (absent when none came); after the body with -v (each after '< '), -i and -D, as curl shows them")
     func trailers() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
         let url = server.url("/trailers?x-checksum=abc&grpc-status=0")
@@ -455,6 +455,13 @@ struct GetCommandTests {
         let told = await get(url, ["-v"])
         #expect(told.output.stdout == "hello")
         #expect(told.output.stderr.hasSuffix("< x-checksum: abc\n< grpc-status: 0\n"), "\(told.output.stderr)")
+        // -i and -D show them after the body, as curl's do.
+        let included = await get(url, ["-i"])
+        #expect(included.output.stdout.hasSuffix("\n\nhellox-checksum: abc\ngrpc-status: 0\n"), "\(included.output.stdout)")
+        let dumped = files.path("trailers.head")
+        let dumping = await get(url, ["-D", dumped])
+        #expect(dumping.output.stdout == "hello")
+        #expect(try String(contentsOfFile: dumped, encoding: .utf8).hasSuffix("\n\nx-checksum: abc\ngrpc-status: 0\n"))
         await server.stop()
     }
 
