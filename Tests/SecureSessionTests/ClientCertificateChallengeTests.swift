@@ -60,14 +60,10 @@ struct ClientCertificateChallengeTests {
         let retired = try lab.pki.issue(profile, by: clientCA)
         let identity = try ClientIdentity(certificateChainPEM: retired.pemString, privateKeyPEM: retired.privateKeyPEM)
         let server = try await mutualTLSServer()
-        var configuration = SecureSessionConfiguration(
-            clientIdentity: identity,
-            systemStore: TrustStore(lab.systemRoots.map(\.der)),
-            evaluationTime: lab.pki.now,
-            requestTimeout: .seconds(5)
-        )
-        configuration.maximumTLSVersion = version
-        let session = SecureSession(configuration: configuration)
+        let session = lab.session {
+            $0.clientIdentity = identity
+            $0.maximumTLSVersion = version
+        }
         let expiry = retired.certificate.notValidAfter.formatted(.iso8601)
         await #expect {
             _ = try await session.get(server.url("/hello"))

@@ -25,16 +25,10 @@ struct ClientIdentityRenewalTests {
     }
 
     func session(identityFile: ClientIdentityFile?, identity: ClientIdentity? = nil) -> SecureSession {
-        SecureSession(configuration: {
-            var configuration = SecureSessionConfiguration(
-                clientIdentity: identity,
-                systemStore: TrustStore(lab.systemRoots.map(\.der)),
-                evaluationTime: lab.pki.now,
-                requestTimeout: .seconds(10)
-            )
-            configuration.clientIdentityFile = identityFile
-            return configuration
-        }())
+        lab.session {
+            $0.clientIdentity = identity
+            $0.clientIdentityFile = identityFile
+        }
     }
 
     @Test("after a renewal, new connections present the new certificate and those that presented the old one are not reused", arguments: [false, true])
