@@ -141,8 +141,8 @@ public struct InspectCommand: TSecCommand {
         if let key {
             return try ClientIdentity(certificateFile: source, privateKeyFile: key, passphrase: passphrase)
         }
-        let bytes = try Array(InputFile.read(source))
-        guard PKCS12Contents.isPKCS12(bytes) else {
+        // A folder, or a file that cannot be read, is the certificate loader's to explain.
+        guard let bytes = try? Array(InputFile.read(source)), PKCS12Contents.isPKCS12(bytes) else {
             if passphrase != nil {
                 throw ValidationError("\(source) is not PKCS#12: a passphrase goes with a PKCS#12 file or an encrypted --key")
             }

@@ -215,4 +215,13 @@ struct InspectCommandTests {
         let twice = await tsec(["inspect", certificate, "--passphrase-file", passphraseFile, "--passphrase-env", "HOME"])
         #expect(twice.status == 2)
     }
+
+    @Test("a folder is refused naming it (it is not taken for an identity)")
+    func folder() async throws {
+        let folder = (directory as NSString).appendingPathComponent("certificates")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let result = await tsec(["inspect", folder])
+        #expect(result.status == 2)
+        #expect(result.output.stderr == "tsec inspect: \(folder) cannot be read: it is a directory, not a file\n")
+    }
 }
