@@ -1,3 +1,5 @@
+import NIOHTTP1
+
 /// When a request with a large body asks the server first (`Expect: 100-continue`, RFC 9110
 /// §10.1.1): the head goes alone, and the body follows once the server says `100 Continue`, or
 /// once ``timeout`` passes without a word (a server that ignores the field). A server that
@@ -23,5 +25,18 @@ public struct ExpectContinue: Sendable, Hashable {
     /// Whether a body of `length` bytes (`nil`: not known) waits.
     func applies(toBodyOf length: Int64?) -> Bool {
         length.map { $0 >= minimumBodySize } ?? true
+    }
+
+    /// `head` as an HTTP/1.1 connection sends it with `body`: without any `Expect` once a server
+    /// refused the expectation (`mayWaitToContinue` false), with `Expect: 100-continue` when
+    /// `expectContinue` asks it of this body (a caller's own is kept either way otherwise).
+    static func head(_ head: HTTPRequestHead, body: RequestBodySource?, mayWaitToContinue: Bool, expectContinue: ExpectContinue?) -> HTTPRequestHead {
+        var head = head
+        if !mayWaitToContinue {
+            head.headers.remove(name: "Expect")
+        } else if let body, let expectContinue, expectContinue.applies(toBodyOf: body.length) {
+            head.headers.replaceOrAdd(name: "Expect", value: "100-continue")
+        }
+        return head
     }
 }

@@ -262,16 +262,13 @@ private final class Exchanger: @unchecked Sendable {
     /// was sent (a server may answer, a 413 or a 401, and close before taking all of it: that
     /// answer is the outcome, and the connection cannot be used again).
     func exchange(head: HTTPRequestHead, body: RequestBodySource?, mayWaitToContinue: Bool, into sink: ResponseBodySink) async throws -> (ReadResponse, bodySent: Bool) {
-        var head = head
         // A large body asks first (the caller's own `Expect: 100-continue` is honoured too).
+        let head = ExpectContinue.head(head, body: body, mayWaitToContinue: mayWaitToContinue, expectContinue: expectContinue)
         var goOn: EventLoopFuture<UInt?>?
-        if !mayWaitToContinue {
-            head.headers.remove(name: "Expect")
-        } else if let body, let expectContinue, let watcher {
-            if expectContinue.applies(toBodyOf: body.length) { head.headers.replaceOrAdd(name: "Expect", value: "100-continue") }
-            if head.headers[canonicalForm: "expect"].contains(where: { $0.lowercased() == "100-continue" }) {
-                goOn = watcher.arm(on: channel.eventLoop, timeout: expectContinue.timeout)
-            }
+        if mayWaitToContinue, body != nil, let expectContinue, let watcher,
+            head.headers[canonicalForm: "expect"].contains(where: { $0.lowercased() == "100-continue" })
+        {
+            goOn = watcher.arm(on: channel.eventLoop, timeout: expectContinue.timeout)
         }
         do {
             if body?.isStreamed == true || goOn != nil {

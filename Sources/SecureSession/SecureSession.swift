@@ -483,7 +483,13 @@ public final class SecureSession: Sendable {
             do {
                 let followsRedirects = request.followsRedirects
                 let sentHead = requestHead(request, key: key, body: body)
-                configuration.requestHeadObserver?(SentRequestHead(sentHead, url: request.url, isHTTP2: connection is HTTP2Connection))
+                if let observe = configuration.requestHeadObserver {
+                    let isHTTP2 = connection is HTTP2Connection
+                    let written = isHTTP2 ? sentHead : ExpectContinue.head(
+                        sentHead, body: body, mayWaitToContinue: mayWaitToContinue, expectContinue: configuration.expectContinue
+                    )
+                    observe(SentRequestHead(written, url: request.url, isHTTP2: isHTTP2))
+                }
                 let response = try await connection.execute(
                     head: sentHead,
                     body: body,

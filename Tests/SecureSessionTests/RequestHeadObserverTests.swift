@@ -54,4 +54,15 @@ struct RequestHeadObserverTests {
         await session.shutdown()
         await server.stop()
     }
+
+    @Test("a large body's Expect: 100-continue is in the head as sent over HTTP/1.1, not over HTTP/2", arguments: [false, true])
+    func expectation(http2: Bool) async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: http2)
+        let (session, heads) = observedSession { $0.expectContinue = ExpectContinue(minimumBodySize: 1024) }
+        _ = try await session.post(server.url("/echo"), body: Data(count: 4096))
+        let fields = try #require(heads.withLockedValue { $0.first }).headers
+        #expect(fields.contains { $0.name == "Expect" && $0.value == "100-continue" } == !http2)
+        await session.shutdown()
+        await server.stop()
+    }
 }
