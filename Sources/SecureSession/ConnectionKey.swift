@@ -102,11 +102,13 @@ struct ConnectionKey: Sendable, Hashable, CustomStringConvertible {
 
     var description: String { "\(isSecure ? "https" : "http")://\(host.inAuthorityForm):\(port)" }
 
-    /// The identity the session presented on the key's connections (none when a challenge
-    /// handler chose), with the time its validity is judged at, for what a refusal says.
+    /// The identity the key's connections offer when no challenge handler chooses one (with a
+    /// handler, what is presented is the handler's answer).
+    var offeredIdentity: ClientIdentity? { handler == nil ? identity : nil }
+
+    /// ``offeredIdentity`` with the time its validity is judged at, for what a refusal says.
     var presentedIdentity: (identity: ClientIdentity, at: Date)? {
-        guard handler == nil, let identity else { return nil }
-        return (identity, evaluationTime ?? Date())
+        offeredIdentity.map { ($0, evaluationTime ?? Date()) }
     }
 
     /// The server, as the session remembers what it learnt of it.

@@ -176,6 +176,8 @@ enum Connector {
         let securing: RequestStage =
             key.isSecure ? .securing(key, proxy: proxy.map { "\($0)" }) : proxy.map { .tunnelling(key, proxy: "\($0)") } ?? .awaitingResponse(key)
         deadline.enter(securing)
+        // Whatever the handshake's outcome, this connection offers the identity.
+        if key.isSecure, let identity = key.offeredIdentity { instrumentation.offered(identity) }
         let negotiated: Negotiation
         let secured: ContinuousClock.Instant
         do {
@@ -208,7 +210,6 @@ enum Connector {
             // established is the proxy's failure.
             if !(error is SecureSessionError), let failure = proxyTLS?.failure(error) { throw failure }
             if let decision = decisions.last { instrumentation.decided(decision) }
-            if key.isSecure, let identity = key.presentedIdentity?.identity { instrumentation.offered(identity) }
             try throwHandshakeFailure(error, key: key, decisions: decisions, certificateChallenge: certificateChallenge, reporter: reporter, versions: versions)
         }
         certificateChallenge?.handshakeCompleted()
@@ -218,7 +219,6 @@ enum Connector {
             instrumentation.decided(decision)
         }
         instrumentation.connected(http2: negotiated.isHTTP2)
-        if key.isSecure, let identity = key.presentedIdentity?.identity { instrumentation.offered(identity) }
         // Built only when debug logging is on (the metadata is an autoclosure).
         let tlsVersion = negotiatedVersion.withLockedValue { $0 }.map(TLSProtocolVersion.init(nioVersion:))
         configuration.logger.debug("connected", metadata: {

@@ -129,7 +129,7 @@ struct PassphraseOptions: ParsableArguments {
         }
         if let passphraseFile {
             let contents = try ArgumentFile.read(passphraseFile, as: "the passphrase file")
-            return String(decoding: contents, as: UTF8.self).split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+            return ClientIdentityFile.passphrase(inFileContents: contents)
         }
         return nil
     }

@@ -165,11 +165,16 @@ public final class ClientIdentityFile: @unchecked Sendable {
         }
     }
 
-    /// The first line of `path`, as a passphrase.
+    /// The passphrase a passphrase file holds: its first line (empty when it has none), as
+    /// `tsec get --passphrase-file` reads it too.
+    package static func passphrase(inFileContents contents: Data) -> String {
+        String(decoding: contents, as: UTF8.self).split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+    }
+
+    /// The passphrase in the file at `path`.
     private static func passphrase(in path: String) throws(ClientIdentityError) -> String {
         do {
-            let text = String(decoding: try InputFile.read(path, limit: 64 * 1024), as: UTF8.self)
-            return text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+            return passphrase(inFileContents: try InputFile.read(path, limit: 64 * 1024))
         } catch {
             throw ClientIdentityError(source: path, reason: .unreadable(error.description))
         }
