@@ -50,8 +50,17 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             path: "Benchmarks/BenchSupport"
+        ),
+        // Not a benchmark: a plain loop of TLS handshakes against the handshake benchmarks' server,
+        // for `perf record` (swift run -c release HandshakeProfile default|warm|cold [COUNT] [CONCURRENCY]).
+        .executableTarget(
+            name: "HandshakeProfile",
+            dependencies: ["BenchSupport"],
+            path: "Benchmarks/HandshakeProfile"
         ),
         // Not a benchmark: a plain keep-alive loop, SecureSession or AsyncHTTPClient, for `perf
         // record` (swift run -c release SessionProfile secure|ahc [COUNT]).

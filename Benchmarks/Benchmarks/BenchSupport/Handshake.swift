@@ -1,4 +1,3 @@
-import BenchSupport
 import LabServers
 import NIOConcurrencyHelpers
 import NIOCore
@@ -10,14 +9,14 @@ import TransportSecurityNIO
 
 /// The handshake benchmarks of one chain shape: its PKI, its server (started on first use, kept
 /// for the whole run) and the clients compared against it.
-final class HandshakeScenario: Sendable {
-    let pki: BenchPKI
+public final class HandshakeScenario: Sendable {
+    public let pki: BenchPKI
     /// swift-nio-ssl's default verification; TransportSecurity's full policy (validation and a
     /// pinned root key) with a warm decision cache; the same policy with no cache.
-    let clients: [HandshakeClient]
+    public let clients: [HandshakeClient]
     private let server = NIOLockedValueBox<LabHTTPSServer?>(nil)
 
-    init(shape: ChainShape) throws {
+    public init(shape: ChainShape) throws {
         pki = try BenchPKI(shape: shape)
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.trustRoots = .certificates([pki.rootForNIO])
@@ -35,7 +34,7 @@ final class HandshakeScenario: Sendable {
     }
 
     /// The port of this shape's server, started by the first call.
-    func port() async throws -> Int {
+    public func port() async throws -> Int {
         if let running = server.withLockedValue({ $0 }) { return running.port }
         let started = try await startBenchServer(pki: pki)
         server.withLockedValue { $0 = started }
@@ -44,7 +43,7 @@ final class HandshakeScenario: Sendable {
 }
 
 /// The two ways a client verifies the bench server in the handshake benchmarks.
-enum HandshakeClient: Sendable {
+public enum HandshakeClient: Sendable {
     /// swift-nio-ssl's default verification: BoringSSL builds and checks the chain to the root,
     /// then the IP address.
     case nioSSLDefault(NIOSSLContext)
@@ -53,7 +52,7 @@ enum HandshakeClient: Sendable {
     case transportSecurity(NIOSSLContext, PeerTrustVerifier, label: String)
 
     /// The client's name in the benchmark's name.
-    var label: String {
+    public var label: String {
         switch self {
         case .nioSSLDefault: return "swift-nio-ssl default verification"
         case .transportSecurity(_, _, let label): return label
@@ -74,7 +73,7 @@ enum HandshakeClient: Sendable {
     }
 
     /// Connects to 127.0.0.1:`port`, completes a TLS handshake and closes the connection.
-    func handshake(port: Int) async throws {
+    public func handshake(port: Int) async throws {
         let loop = MultiThreadedEventLoopGroup.singleton.next()
         let done = loop.makePromise(of: Void.self)
         let channel: any Channel
@@ -97,7 +96,7 @@ enum HandshakeClient: Sendable {
     }
 
     /// `concurrency` handshakes at once.
-    func handshakes(port: Int, concurrency: Int) async throws {
+    public func handshakes(port: Int, concurrency: Int) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<concurrency { group.addTask { try await handshake(port: port) } }
             try await group.waitForAll()
