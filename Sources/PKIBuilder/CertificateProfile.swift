@@ -14,6 +14,10 @@ public struct CertificateProfile: Sendable {
     public var dnsNames: [String]
     /// IP addresses (IPv4 or IPv6 text) for the subjectAltName extension.
     public var ipAddresses: [String]
+    /// Email addresses (rfc822Name) for the subjectAltName extension.
+    public var emailAddresses: [String] = []
+    /// URIs for the subjectAltName extension (a SPIFFE ID: `spiffe://example.org/ns/a/sa/b`).
+    public var uris: [String] = []
     /// The start of the validity window, relative to the PKI's clock.
     public var notBeforeOffset: TimeInterval
     /// The end of the validity window, relative to the PKI's clock.
@@ -98,13 +102,22 @@ public struct CertificateProfile: Sendable {
         )
     }
 
-    /// A TLS client certificate: `cA = false`, digitalSignature, clientAuth.
-    public static func client(_ commonName: String) -> CertificateProfile {
-        CertificateProfile(
+    /// A TLS client certificate: `cA = false`, digitalSignature, clientAuth, the given names.
+    public static func client(
+        _ commonName: String,
+        dnsNames: [String] = [],
+        emailAddresses: [String] = [],
+        uris: [String] = []
+    ) -> CertificateProfile {
+        var profile = CertificateProfile(
             commonName: commonName,
+            dnsNames: dnsNames,
             extendedKeyUsages: [.clientAuth],
             keyUsage: KeyUsage(digitalSignature: true)
         )
+        profile.emailAddresses = emailAddresses
+        profile.uris = uris
+        return profile
     }
 
     /// The same profile with another validity window, relative to the PKI's clock.

@@ -172,6 +172,7 @@ public final class PKI: @unchecked Sendable {
             guard let bytes = ipAddressBytes(address) else { throw PKIError.invalidIPAddress(address) }
             names.append(.ipAddress(ASN1OctetString(contentBytes: bytes[...])))
         }
+        names += profile.emailAddresses.map { .rfc822Name($0) } + profile.uris.map { .uniformResourceIdentifier($0) }
         if !names.isEmpty {
             try extensions.append(Certificate.Extension(SubjectAlternativeNames(names), critical: false))
         }

@@ -164,6 +164,9 @@ public struct InspectCommand: TSecCommand {
             ("Not after", certificate.notAfter),
             ("Validity", certificate.validity),
             ("SANs", certificate.subjectAlternativeNames.isEmpty ? "(none)" : certificate.subjectAlternativeNames.joined(separator: ", ")),
+        ]
+        if let spiffeID = certificate.spiffeID { fields.append(("SPIFFE ID", spiffeID)) }
+        fields += [
             ("Key", "\(certificate.keyType), \(certificate.keyBits) bits"),
             ("Signature", certificate.signatureAlgorithm),
             ("Key usage", certificate.keyUsage.map { $0.joined(separator: ", ") } ?? "(no extension)"),

@@ -74,12 +74,15 @@ public struct PeerTrustVerifier: Sendable {
         ServerHost(host).isIPAddress ? nil : ServerHost(host).name
     }
 
-    /// The swift-nio-ssl callback.
+    /// The swift-nio-ssl callback (`NIOSSLCustomVerificationCallback`), `@Sendable` so that
+    /// server frameworks' configurations take it as it is (Hummingbird's
+    /// `TLSChannelConfiguration(customVerificationCallback:)`, Vapor's
+    /// `customCertificateVerifyCallback`).
     /// - Parameter onDecision: Called with every decision, before the handshake goes on (a session
     ///   keeps the rejection to report it).
     public func makeVerificationCallback(
         onDecision: (@Sendable (TrustDecision) -> Void)? = nil
-    ) -> NIOSSLCustomVerificationCallback {
+    ) -> @Sendable ([NIOSSLCertificate], EventLoopPromise<NIOSSLVerificationResult>) -> Void {
         { certificates, promise in
             self.verify(certificates) { decision in
                 onDecision?(decision)
@@ -90,12 +93,19 @@ public struct PeerTrustVerifier: Sendable {
 
     /// Decides on `certificates`; calls `completion` synchronously on a cache hit, else from a task.
     public func verify(_ certificates: [NIOSSLCertificate], completion: @escaping @Sendable (TrustDecision) -> Void) {
+        verify(certificates) { decision, _ in completion(decision) }
+    }
+
+    /// Decides on `certificates`, as ``verify(_:completion:)``, and hands `completion` their DER
+    /// encodings too (empty when they could not be encoded).
+    func verify(_ certificates: [NIOSSLCertificate], completion: @escaping @Sendable (TrustDecision, [[UInt8]]) -> Void) {
         let encoded: [[UInt8]]
         do {
             encoded = try certificates.map { try $0.toDERBytes() }
         } catch {
-            return finish(reject("the peer's certificates could not be encoded: \(error)"), completion)
+            return finish(reject("the peer's certificates could not be encoded: \(error)")) { completion($0, []) }
         }
+        let completion: @Sendable (TrustDecision) -> Void = { completion($0, encoded) }
         let fingerprints = encoded.map { Array(SHA256.hash(data: $0)) }
         let key = cache.flatMap { _ in
             DecisionCacheKey(chainFingerprints: fingerprints, trust: template, host: host, evaluator: evaluator)

@@ -102,6 +102,19 @@ struct InspectCommandTests {
         let text = await tsec(["inspect", try write("bare.pem", bare.pemString), "--at", pki.now.formatted(.iso8601)])
         #expect(text.output.stdout.contains("CA:             no (no basic constraints)"))
         #expect(text.output.stdout.contains("Extended usage: (no extension)"))
+        #expect(!text.output.stdout.contains("SPIFFE ID"))
+        #expect(certificates[0]["spiffeID"] == nil)
+    }
+
+    @Test("an X.509 SVID: its SPIFFE ID, in the text form and in JSON")
+    func spiffeSVID() async throws {
+        let root = try pki.issueRoot(.certificateAuthority("Mesh Root"))
+        let svid = try pki.issue(.client("checkout", uris: ["spiffe://payments.example/ns/checkout/sa/api"]), by: root)
+        let certificates = try await inspect(write("svid.pem", svid.pemString))
+        #expect(certificates[0]["spiffeID"] as? String == "spiffe://payments.example/ns/checkout/sa/api")
+        #expect(certificates[0]["subjectAlternativeNames"] as? [String] == ["URI:spiffe://payments.example/ns/checkout/sa/api"])
+        let text = await tsec(["inspect", try write("svid.pem", svid.pemString), "--at", pki.now.formatted(.iso8601)])
+        #expect(text.output.stdout.contains("SPIFFE ID:      spiffe://payments.example/ns/checkout/sa/api"))
     }
 
     @Test("validity: days left, expired some days ago, not valid yet")

@@ -40,9 +40,34 @@ final class ClientNameEchoHandler: ChannelInboundHandler, Sendable {
     }
 }
 
+/// Answers what it reads prefixed with who the verified client is, from the chain the verifier
+/// validated (`peerValidatedCertificateChain`): its ``PeerIdentity`` and the subjects of the
+/// path to its anchor, `identity|subject > … > anchor`, or `unverified` when there is none.
+final class VerifiedPeerEchoHandler: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let chain = try? context.pipeline.syncOperations.nioSSL_peerValidatedCertificateChain()
+        let who: String
+        if let chain, let identity = try? chain.peerIdentity() {
+            let path = chain.compactMap { try? DERCertificate(derBytes: $0.toDERBytes()).subjectSummary }
+            who = "\(identity)|" + path.joined(separator: " > ")
+        } else {
+            who = "unverified"
+        }
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: "\(who):" + String(buffer: unwrapInboundIn(data)))), promise: nil)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+}
+
 /// A TLS echo server on 127.0.0.1 presenting a chosen chain; with a ``PeerTrustVerifier``, it
 /// asks for client certificates (required unless `clientCertificates` says otherwise) and
-/// prefixes its echo with the client's name.
+/// prefixes its echo with the client's name (with `handsOnValidatedChain`, the verifier hands
+/// swift-nio-ssl the path it validated and the echo names the verified identity and its path).
 final class TLSTestServer: Sendable {
     let channel: any Channel
     var port: Int { channel.localAddress?.port ?? 0 }
@@ -50,33 +75,38 @@ final class TLSTestServer: Sendable {
     convenience init(
         chain: [IssuedCertificate],
         clientVerifier: PeerTrustVerifier? = nil,
-        clientCertificates: ClientCertificateRequirement = .required
+        clientCertificates: ClientCertificateRequirement = .required,
+        handsOnValidatedChain: Bool = false
     ) async throws {
         let identity = try ClientIdentity(certificateChainPEM: chain.pemBundle, privateKeyPEM: chain[0].privateKeyPEM)
         try await self.init(
             configuration: .transportSecurityServer(identity: identity, clientCertificates: clientVerifier == nil ? .none : clientCertificates),
-            clientVerifier: clientVerifier
+            clientVerifier: clientVerifier,
+            handsOnValidatedChain: handsOnValidatedChain
         )
     }
 
     /// A server made from its TLS configuration.
-    init(configuration: TLSConfiguration, clientVerifier: PeerTrustVerifier? = nil) async throws {
+    init(configuration: TLSConfiguration, clientVerifier: PeerTrustVerifier? = nil, handsOnValidatedChain: Bool = false) async throws {
         let context = try NIOSSLContext(configuration: configuration)
         channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    let handler: NIOSSLServerHandler
-                    if let clientVerifier {
-                        handler = NIOSSLServerHandler(context: context, customVerificationCallback: clientVerifier.makeVerificationCallback())
-                    } else {
-                        handler = NIOSSLServerHandler(context: context)
-                    }
-                    try channel.pipeline.syncOperations.addHandler(handler)
-                    if clientVerifier == nil {
-                        try channel.pipeline.syncOperations.addHandler(EchoHandler())
-                    } else {
-                        try channel.pipeline.syncOperations.addHandler(ClientNameEchoHandler())
+                    let operations = channel.pipeline.syncOperations
+                    switch (clientVerifier, handsOnValidatedChain) {
+                    case (nil, _):
+                        try operations.addHandlers(NIOSSLServerHandler(context: context), EchoHandler())
+                    case (let verifier?, false):
+                        try operations.addHandlers(
+                            NIOSSLServerHandler(context: context, customVerificationCallback: verifier.makeVerificationCallback()),
+                            ClientNameEchoHandler()
+                        )
+                    case (let verifier?, true):
+                        try operations.addHandlers(
+                            NIOSSLServerHandler(context: context, customVerificationCallbackWithMetadata: verifier.makeVerificationCallbackWithMetadata()),
+                            VerifiedPeerEchoHandler()
+                        )
                     }
                 }
             }

@@ -29,6 +29,8 @@ public struct CertificateDetails: Sendable, Encodable {
     public let validity: String
     /// Subject alternative names: `DNS:…`, `IP:…`, `email:…`, `URI:…`.
     public let subjectAlternativeNames: [String]
+    /// The SPIFFE ID, when the certificate is an X.509 SVID (``PeerIdentity/spiffeID``).
+    public let spiffeID: String?
     /// `EC P-256`, `EC P-384`, `EC P-521`, `RSA` or `Ed25519`.
     public let keyType: String
     /// The key size in bits.
@@ -83,6 +85,7 @@ public struct CertificateDetails: Sendable, Encodable {
         }
         let extensions = parsed.extensions
         subjectAlternativeNames = read("subjectAltName") { try extensions.subjectAlternativeNames }.map { $0.map(\.readable.escapingControlCharacters) } ?? []
+        spiffeID = (try? PeerIdentity(certificate: certificate))?.spiffeID?.description
         keyUsage = read("keyUsage") { try extensions.keyUsage }.map(Self.usages)
         extendedKeyUsage = read("extKeyUsage") { try extensions.extendedKeyUsage }.map { $0.map(Self.usage) }
         switch read("basicConstraints", { try extensions.basicConstraints }) {

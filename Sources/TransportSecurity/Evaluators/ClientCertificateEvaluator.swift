@@ -1,7 +1,15 @@
 /// How a server that requires client certificates judges them (the server side of mutual TLS):
 /// the client's chain must validate under ``TrustValidationPolicy/sslClient`` to one of the
-/// server's own client CAs, and, when pins are given, some certificate of the validated path
-/// must carry a pinned public key.
+/// server's own client CAs; when pins are given, some certificate of the validated path must
+/// carry a pinned public key; when names are given, the client's certificate must carry one of
+/// them (a SPIFFE ID, a DNS name, an address, a common name: ``ClientNamePattern``).
+///
+/// ```swift
+/// let evaluator = ClientCertificateEvaluator(
+///     clientCAs: [meshCA],
+///     allowedNames: [try ClientNamePattern("spiffe://payments.example/ns/checkout/*")]
+/// )
+/// ```
 ///
 /// The host argument of ``evaluate(_:forHost:)`` is ignored: a client is not identified by a
 /// host name.
@@ -10,15 +18,23 @@ public struct ClientCertificateEvaluator: ServerTrustEvaluating {
     public let clientCAs: [DERCertificate]
     /// Public keys one of which the client's validated path must carry; empty accepts any.
     public let pins: Set<SPKIPin>
+    /// Names one of which the client's certificate must carry; empty accepts any.
+    public let allowedNames: [ClientNamePattern]
 
     /// Creates the evaluator.
-    public init(clientCAs: [DERCertificate], pins: some Sequence<SPKIPin> = []) {
+    /// - Parameters:
+    ///   - clientCAs: The CAs whose clients are accepted.
+    ///   - pins: Public keys one of which the validated path must carry; empty for any.
+    ///   - allowedNames: Names one of which the client's certificate must carry; empty for any.
+    public init(clientCAs: [DERCertificate], pins: some Sequence<SPKIPin> = [], allowedNames: [ClientNamePattern] = []) {
         self.clientCAs = clientCAs
         self.pins = Set(pins)
+        self.allowedNames = allowedNames
     }
 
-    /// Trusts a client whose chain validates to ``clientCAs`` for client authentication and,
-    /// when ``pins`` is not empty, whose validated path carries one of them; `host` is ignored.
+    /// Trusts a client whose chain validates to ``clientCAs`` for client authentication, whose
+    /// validated path carries one of ``pins`` (when there are any) and whose certificate carries
+    /// one of ``allowedNames`` (when there are any); `host` is ignored.
     public func evaluate(_ trust: ServerTrust, forHost host: String) async -> TrustDecision {
         var checks: [TrustCheck] = []
         let anchored = trust.settingAnchors(clientCAs, only: true)
@@ -26,19 +42,54 @@ public struct ClientCertificateEvaluator: ServerTrustEvaluating {
         guard evaluation.isTrusted else {
             return TrustDecision(isTrusted: false, decidedBy: evaluatorName, reason: evaluation.summary, checks: checks)
         }
-        guard !pins.isEmpty else {
-            return TrustDecision(isTrusted: true, decidedBy: evaluatorName, reason: "the client chain validates to \(evaluation.anchor?.subjectSummary ?? "a client CA")", checks: checks)
+        var reasons = ["the client chain validates to \(evaluation.anchor?.subjectSummary ?? "a client CA")"]
+        if !pins.isEmpty {
+            guard let match = evaluation.path.first(where: { pins.contains($0.spkiPin) }) else {
+                return TrustDecision(
+                    isTrusted: false,
+                    decidedBy: evaluatorName,
+                    reason: "no certificate of the client's path carries a pinned public key",
+                    checks: checks,
+                    pinMismatch: PinMismatch(mode: .publicKey, host: nil, considered: evaluation.path, expected: pins.sorted().map(PinMismatch.Entry.init(pin:)))
+                )
+            }
+            checks.append(TrustCheck(name: "public-key pin", passed: true, detail: "\(match.subjectSummary) has pinned key \(match.spkiPin)"))
+            reasons = ["\(match.subjectSummary) carries the pinned key \(match.spkiPin)"]
         }
-        guard let match = evaluation.path.first(where: { pins.contains($0.spkiPin) }) else {
-            return TrustDecision(
-                isTrusted: false,
-                decidedBy: evaluatorName,
-                reason: "no certificate of the client's path carries a pinned public key",
-                checks: checks,
-                pinMismatch: PinMismatch(mode: .publicKey, host: nil, considered: evaluation.path, expected: pins.sorted().map(PinMismatch.Entry.init(pin:)))
-            )
+        if !allowedNames.isEmpty, let leaf = evaluation.path.first {
+            let check = nameCheck(leaf)
+            checks.append(check)
+            guard check.passed else {
+                return TrustDecision(isTrusted: false, decidedBy: evaluatorName, reason: check.detail, checks: checks)
+            }
+            reasons.append(check.detail)
         }
-        checks.append(TrustCheck(name: "public-key pin", passed: true, detail: "\(match.subjectSummary) has pinned key \(match.spkiPin)"))
-        return TrustDecision(isTrusted: true, decidedBy: evaluatorName, reason: "\(match.subjectSummary) carries the pinned key \(match.spkiPin)", checks: checks)
+        return TrustDecision(isTrusted: true, decidedBy: evaluatorName, reason: reasons.joined(separator: "; "), checks: checks)
+    }
+
+    /// Whether `leaf` carries one of ``allowedNames``: the name that matched, or the names seen
+    /// and the patterns expected.
+    private func nameCheck(_ leaf: DERCertificate) -> TrustCheck {
+        let identity: PeerIdentity
+        do {
+            identity = try PeerIdentity(certificate: leaf)
+        } catch {
+            return TrustCheck(name: "client name", passed: false, detail: "the client certificate's names cannot be read: \(error)")
+        }
+        for pattern in allowedNames {
+            if let name = pattern.match(in: identity) {
+                return TrustCheck(name: "client name", passed: true, detail: "\(identity.subject) carries the allowed name \(name)")
+            }
+        }
+        let seen = identity.names.isEmpty ? "no name" : identity.names.joined(separator: ", ")
+        let expected = allowedNames.map(\.description).joined(separator: ", ")
+        let svidNote = identity.spiffeID == nil && identity.uris.contains(where: { $0.lowercased().hasPrefix("spiffe:") })
+            && allowedNames.contains(where: \.isSPIFFE)
+            ? " (its spiffe: URIs make no valid SPIFFE ID: an X.509 SVID has exactly one, with a workload path)" : ""
+        return TrustCheck(
+            name: "client name",
+            passed: false,
+            detail: "the client certificate (\(identity.subject)) carries none of the allowed names: it names \(seen)\(svidNote); allowed: \(expected)"
+        )
     }
 }
