@@ -36,7 +36,7 @@ struct VerifiedClientTests {
         )
     }
 
-    func server(_ mesh: Mesh, allowedNames: [ClientNamePattern] = [], cache: DecisionCache? = nil) async throws -> TLSTestServer {
+    func server(_ mesh: Mesh, allowedNames: [PeerNamePattern] = [], cache: DecisionCache? = nil) async throws -> TLSTestServer {
         let verifier = PeerTrustVerifier(
             evaluator: ClientCertificateEvaluator(clientCAs: [mesh.root.der], allowedNames: allowedNames),
             host: "clients",
@@ -83,7 +83,7 @@ struct VerifiedClientTests {
     @Test("a server allowing one namespace's SPIFFE IDs lets its workloads in and refuses the others at the handshake")
     func allowedNamesOnTheServer() async throws {
         let mesh = try mesh()
-        let server = try await server(mesh, allowedNames: [try ClientNamePattern("spiffe://payments.example/ns/checkout/*")])
+        let server = try await server(mesh, allowedNames: [try PeerNamePattern("spiffe://payments.example/ns/checkout/*")])
         let checkout = try await connect(port: server.port, verifier: serverVerifier, identity: identity(mesh.checkout, mesh))
         let batch = try await connect(port: server.port, verifier: serverVerifier, identity: identity(mesh.batch, mesh))
         await server.stop()
@@ -105,7 +105,7 @@ struct VerifiedClientTests {
     @Test("openssl s_client as the client: an allowed workload is told who it is, another is refused")
     func opensslClient() async throws {
         let mesh = try mesh()
-        let server = try await server(mesh, allowedNames: [try ClientNamePattern("spiffe://payments.example/ns/checkout/sa/api")])
+        let server = try await server(mesh, allowedNames: [try PeerNamePattern("spiffe://payments.example/ns/checkout/sa/api")])
         let directory = NSTemporaryDirectory() + "tsec-verified-client-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -144,7 +144,7 @@ struct ClientNameTests {
 
     @Test("patterns are read from text and written back the same way")
     func patternText() throws {
-        let cases: [(String, ClientNamePattern, String)] = [
+        let cases: [(String, PeerNamePattern, String)] = [
             ("spiffe://td/ns/a/sa/b", .spiffeID(try SPIFFEID("spiffe://td/ns/a/sa/b")), "spiffe://td/ns/a/sa/b"),
             ("spiffe://td/ns/a/*", .spiffeIDPrefix(try SPIFFEID("spiffe://td/ns/a")), "spiffe://td/ns/a/*"),
             ("spiffe://td", .spiffeTrustDomain("td"), "spiffe://td"),
@@ -156,9 +156,9 @@ struct ClientNameTests {
             ("CN=Partner Gateway", .commonName("Partner Gateway"), "CN=Partner Gateway"),
         ]
         for (text, pattern, written) in cases {
-            #expect(try ClientNamePattern(text) == pattern, "\(text)")
+            #expect(try PeerNamePattern(text) == pattern, "\(text)")
             #expect(pattern.description == written)
-            #expect(try ClientNamePattern(written) == pattern, "\(written) reads back")
+            #expect(try PeerNamePattern(written) == pattern, "\(written) reads back")
         }
     }
 
@@ -185,10 +185,10 @@ struct ClientNameTests {
     )
     func malformedPatterns(text: String, words: String) {
         #expect {
-            try ClientNamePattern(text)
+            try PeerNamePattern(text)
         } throws: { error in
-            guard let error = error as? ClientNamePatternError else { return false }
-            return error.text == text && error.description.contains(words) && error.description.contains("is not a client name pattern")
+            guard let error = error as? PeerNamePatternError else { return false }
+            return error.text == text && error.description.contains(words) && error.description.contains("is not a peer name pattern")
         }
     }
 
@@ -217,7 +217,7 @@ struct ClientNameTests {
             "CN=Partner Gateway": "CN=Partner Gateway",
         ]
         for (text, name) in matching {
-            #expect(try ClientNamePattern(text).match(in: identity) == name, "\(text)")
+            #expect(try PeerNamePattern(text).match(in: identity) == name, "\(text)")
         }
         let notMatching = [
             "spiffe://td/ns/pay/sa/api2", "spiffe://td/ns/pa/*", "spiffe://td/ns/payments/*", "spiffe://other",
@@ -226,7 +226,7 @@ struct ClientNameTests {
             "IP:10.0.0.6", "CN=partner gateway", "CN=Partner",
         ]
         for text in notMatching {
-            #expect(try ClientNamePattern(text).match(in: identity) == nil, "\(text)")
+            #expect(try PeerNamePattern(text).match(in: identity) == nil, "\(text)")
         }
     }
 
@@ -242,7 +242,7 @@ struct ClientNameTests {
         let checkout = try pki.issue(.client("checkout", uris: ["spiffe://payments.example/ns/checkout/sa/api"]), by: ca)
         let evaluator = ClientCertificateEvaluator(
             clientCAs: [ca.der],
-            allowedNames: [try ClientNamePattern("spiffe://payments.example/ns/refunds/*"), try ClientNamePattern("spiffe://payments.example/ns/checkout/*")]
+            allowedNames: [try PeerNamePattern("spiffe://payments.example/ns/refunds/*"), try PeerNamePattern("spiffe://payments.example/ns/checkout/*")]
         )
         let decision = await evaluator.evaluate(trust(checkout), forHost: "ignored")
         #expect(decision.isTrusted)
@@ -257,7 +257,7 @@ struct ClientNameTests {
         let intruder = try pki.issue(.client("batch", dnsNames: ["batch.internal.example"], uris: ["spiffe://payments.example/ns/batch/sa/job"]), by: ca)
         let evaluator = ClientCertificateEvaluator(
             clientCAs: [ca.der],
-            allowedNames: [try ClientNamePattern("spiffe://payments.example/ns/checkout/*"), try ClientNamePattern("DNS:*.partner.example")]
+            allowedNames: [try PeerNamePattern("spiffe://payments.example/ns/checkout/*"), try PeerNamePattern("DNS:*.partner.example")]
         )
         let decision = await evaluator.evaluate(trust(intruder), forHost: "ignored")
         #expect(!decision.isTrusted)
@@ -271,7 +271,7 @@ struct ClientNameTests {
     func twoSPIFFEIDs() async throws {
         let ca = try pki.issueRoot(.certificateAuthority("Mesh CA"))
         let ambiguous = try pki.issue(.client("both", uris: ["spiffe://td/ns/checkout/sa/api", "spiffe://td/ns/admin/sa/root"]), by: ca)
-        let evaluator = ClientCertificateEvaluator(clientCAs: [ca.der], allowedNames: [try ClientNamePattern("spiffe://td/ns/checkout/*")])
+        let evaluator = ClientCertificateEvaluator(clientCAs: [ca.der], allowedNames: [try PeerNamePattern("spiffe://td/ns/checkout/*")])
         let decision = await evaluator.evaluate(trust(ambiguous), forHost: "ignored")
         #expect(!decision.isTrusted)
         #expect(decision.reason.contains("its spiffe: URIs make no valid SPIFFE ID"))
@@ -281,7 +281,7 @@ struct ClientNameTests {
     func namesAfterValidationAndPins() async throws {
         let ca = try pki.issueRoot(.certificateAuthority("Mesh CA"))
         let otherCA = try pki.issueRoot(.certificateAuthority("Other CA"))
-        let allowed = try ClientNamePattern("CN=partner")
+        let allowed = try PeerNamePattern("CN=partner")
         let stranger = try pki.issue(.client("partner"), by: otherCA)
         let untrusted = await ClientCertificateEvaluator(clientCAs: [ca.der], allowedNames: [allowed]).evaluate(trust(stranger), forHost: "")
         #expect(!untrusted.isTrusted)
@@ -304,10 +304,10 @@ struct ClientNameTests {
     @Test("evaluators with different allowed names are different evaluators (decisions are cached apart)")
     func evaluatorIdentity() throws {
         let ca = try pki.issueRoot(.certificateAuthority("Mesh CA"))
-        let a = ClientCertificateEvaluator(clientCAs: [ca.der], allowedNames: [try ClientNamePattern("CN=a")])
-        let b = ClientCertificateEvaluator(clientCAs: [ca.der], allowedNames: [try ClientNamePattern("CN=b")])
+        let a = ClientCertificateEvaluator(clientCAs: [ca.der], allowedNames: [try PeerNamePattern("CN=a")])
+        let b = ClientCertificateEvaluator(clientCAs: [ca.der], allowedNames: [try PeerNamePattern("CN=b")])
         #expect(a != b)
         #expect(AnyServerTrustEvaluator(a) != AnyServerTrustEvaluator(b))
-        #expect(a == ClientCertificateEvaluator(clientCAs: [ca.der], allowedNames: [try ClientNamePattern("CN=a")]))
+        #expect(a == ClientCertificateEvaluator(clientCAs: [ca.der], allowedNames: [try PeerNamePattern("CN=a")]))
     }
 }

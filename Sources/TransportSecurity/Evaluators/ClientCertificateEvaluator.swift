@@ -2,12 +2,12 @@
 /// the client's chain must validate under ``TrustValidationPolicy/sslClient`` to one of the
 /// server's own client CAs; when pins are given, some certificate of the validated path must
 /// carry a pinned public key; when names are given, the client's certificate must carry one of
-/// them (a SPIFFE ID, a DNS name, an address, a common name: ``ClientNamePattern``).
+/// them (a SPIFFE ID, a DNS name, an address, a common name: ``PeerNamePattern``).
 ///
 /// ```swift
 /// let evaluator = ClientCertificateEvaluator(
 ///     clientCAs: [meshCA],
-///     allowedNames: [try ClientNamePattern("spiffe://payments.example/ns/checkout/*")]
+///     allowedNames: [try PeerNamePattern("spiffe://payments.example/ns/checkout/*")]
 /// )
 /// ```
 ///
@@ -19,14 +19,14 @@ public struct ClientCertificateEvaluator: ServerTrustEvaluating {
     /// Public keys one of which the client's validated path must carry; empty accepts any.
     public let pins: Set<SPKIPin>
     /// Names one of which the client's certificate must carry; empty accepts any.
-    public let allowedNames: [ClientNamePattern]
+    public let allowedNames: [PeerNamePattern]
 
     /// Creates the evaluator.
     /// - Parameters:
     ///   - clientCAs: The CAs whose clients are accepted.
     ///   - pins: Public keys one of which the validated path must carry; empty for any.
     ///   - allowedNames: Names one of which the client's certificate must carry; empty for any.
-    public init(clientCAs: [DERCertificate], pins: some Sequence<SPKIPin> = [], allowedNames: [ClientNamePattern] = []) {
+    public init(clientCAs: [DERCertificate], pins: some Sequence<SPKIPin> = [], allowedNames: [PeerNamePattern] = []) {
         self.clientCAs = clientCAs
         self.pins = Set(pins)
         self.allowedNames = allowedNames
@@ -57,7 +57,7 @@ public struct ClientCertificateEvaluator: ServerTrustEvaluating {
             reasons = ["\(match.subjectSummary) carries the pinned key \(match.spkiPin)"]
         }
         if !allowedNames.isEmpty, let leaf = evaluation.path.first {
-            let check = nameCheck(leaf)
+            let check = allowedNames.check(leaf, role: "client")
             checks.append(check)
             guard check.passed else {
                 return TrustDecision(isTrusted: false, decidedBy: evaluatorName, reason: check.detail, checks: checks)
@@ -65,31 +65,5 @@ public struct ClientCertificateEvaluator: ServerTrustEvaluating {
             reasons.append(check.detail)
         }
         return TrustDecision(isTrusted: true, decidedBy: evaluatorName, reason: reasons.joined(separator: "; "), checks: checks)
-    }
-
-    /// Whether `leaf` carries one of ``allowedNames``: the name that matched, or the names seen
-    /// and the patterns expected.
-    private func nameCheck(_ leaf: DERCertificate) -> TrustCheck {
-        let identity: PeerIdentity
-        do {
-            identity = try PeerIdentity(certificate: leaf)
-        } catch {
-            return TrustCheck(name: "client name", passed: false, detail: "the client certificate's names cannot be read: \(error)")
-        }
-        for pattern in allowedNames {
-            if let name = pattern.match(in: identity) {
-                return TrustCheck(name: "client name", passed: true, detail: "\(identity.subject) carries the allowed name \(name)")
-            }
-        }
-        let seen = identity.names.isEmpty ? "no name" : identity.names.joined(separator: ", ")
-        let expected = allowedNames.map(\.description).joined(separator: ", ")
-        let svidNote = identity.spiffeID == nil && identity.uris.contains(where: { $0.lowercased().hasPrefix("spiffe:") })
-            && allowedNames.contains(where: \.isSPIFFE)
-            ? " (its spiffe: URIs make no valid SPIFFE ID: an X.509 SVID has exactly one, with a workload path)" : ""
-        return TrustCheck(
-            name: "client name",
-            passed: false,
-            detail: "the client certificate (\(identity.subject)) carries none of the allowed names: it names \(seen)\(svidNote); allowed: \(expected)"
-        )
     }
 }

@@ -1,6 +1,8 @@
-/// A name a client certificate must carry for a server to accept it: the authorization half of
-/// mutual TLS, after the chain has validated to a client CA (what Envoy's subject-alternative-name
-/// matchers and Istio's principals do, and what nginx setups check in `$ssl_client_s_dn`).
+/// A name a peer's certificate must carry to be accepted: the authorization half of mutual TLS
+/// on a server, after the client's chain has validated to a client CA (what Envoy's
+/// subject-alternative-name matchers and Istio's principals do, and what nginx setups check in
+/// `$ssl_client_s_dn`); and, on a client, the identity a server must prove when it is known by a
+/// SPIFFE ID rather than the host dialled (``ServerIdentityEvaluator``).
 ///
 /// Written as text with ``init(_:)``:
 ///
@@ -18,7 +20,7 @@
 ///
 /// SPIFFE patterns match only a certificate's ``PeerIdentity/spiffeID``, so a certificate with
 /// two SPIFFE URIs (no valid SVID) matches none of them.
-public enum ClientNamePattern: Sendable, Hashable, CustomStringConvertible {
+public enum PeerNamePattern: Sendable, Hashable, CustomStringConvertible {
     /// Exactly this SPIFFE ID.
     case spiffeID(SPIFFEID)
     /// This SPIFFE ID or any below it (its path followed by `/`).
@@ -37,9 +39,9 @@ public enum ClientNamePattern: Sendable, Hashable, CustomStringConvertible {
     case commonName(String)
 
     /// Reads a pattern written as in the table above.
-    /// - Throws: ``ClientNamePatternError`` naming the text and the reason.
-    public init(_ text: String) throws(ClientNamePatternError) {
-        func fail(_ reason: String) -> ClientNamePatternError { ClientNamePatternError(text: text, reason: reason) }
+    /// - Throws: ``PeerNamePatternError`` naming the text and the reason.
+    public init(_ text: String) throws(PeerNamePatternError) {
+        func fail(_ reason: String) -> PeerNamePatternError { PeerNamePatternError(text: text, reason: reason) }
         let lowered = text.lowercased()
         if lowered.hasPrefix("spiffe:") {
             var idText = text
@@ -170,13 +172,43 @@ public enum ClientNamePattern: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// Why a text is not a ``ClientNamePattern``.
-public struct ClientNamePatternError: Error, Sendable, Hashable, CustomStringConvertible {
+extension [PeerNamePattern] {
+    /// Whether `certificate` carries one of these names (`role`: "client", "server", for the
+    /// sentence): the check names the name that matched, or the names seen and the patterns
+    /// expected.
+    func check(_ certificate: DERCertificate, role: String) -> TrustCheck {
+        let checkName = "\(role) name"
+        let identity: PeerIdentity
+        do {
+            identity = try PeerIdentity(certificate: certificate)
+        } catch {
+            return TrustCheck(name: checkName, passed: false, detail: "the \(role) certificate's names cannot be read: \(error)")
+        }
+        for pattern in self {
+            if let name = pattern.match(in: identity) {
+                return TrustCheck(name: checkName, passed: true, detail: "\(identity.subject) carries the allowed name \(name)")
+            }
+        }
+        let seen = identity.names.isEmpty ? "no name" : identity.names.joined(separator: ", ")
+        let expected = map(\.description).joined(separator: ", ")
+        let svidNote = identity.spiffeID == nil && identity.uris.contains(where: { $0.lowercased().hasPrefix("spiffe:") })
+            && contains(where: \.isSPIFFE)
+            ? " (its spiffe: URIs make no valid SPIFFE ID: an X.509 SVID has exactly one, with a workload path)" : ""
+        return TrustCheck(
+            name: checkName,
+            passed: false,
+            detail: "the \(role) certificate (\(identity.subject)) carries none of the allowed names: it names \(seen)\(svidNote); allowed: \(expected)"
+        )
+    }
+}
+
+/// Why a text is not a ``PeerNamePattern``.
+public struct PeerNamePatternError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The text read.
     public let text: String
     /// What is wrong with it.
     public let reason: String
 
-    /// `"DNS:" is not a client name pattern: nothing follows dns:`.
-    public var description: String { "\"\(text.escapingControlCharacters)\" is not a client name pattern: \(reason)" }
+    /// `"DNS:" is not a peer name pattern: nothing follows dns:`.
+    public var description: String { "\"\(text.escapingControlCharacters)\" is not a peer name pattern: \(reason)" }
 }
