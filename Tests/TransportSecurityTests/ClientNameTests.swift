@@ -225,6 +225,8 @@ struct ClientNameTests {
             "email:ops@partner.example", "URI:URN:partner:gateway", "URI:spiffe://td/ns/pay/sa",
             "IP:10.0.0.6", "CN=partner gateway", "CN=Partner",
         ]
+        #expect(PeerNamePattern.dnsName("GW.partner.EXAMPLE").match(in: identity) == "DNS:GW.Partner.Example", "a case made directly")
+        #expect(PeerNamePattern.ipAddress("2001:DB8:0::1").match(in: identity) == "IP:2001:db8::1", "a case made directly")
         for text in notMatching {
             #expect(try PeerNamePattern(text).match(in: identity) == nil, "\(text)")
         }

@@ -2,7 +2,8 @@ import Foundation
 import X509
 
 /// Who a peer is, as its certificate names it: what a server that required a client certificate
-/// reads once the handshake is over, to know which client it is serving.
+/// reads once the handshake is over, to know which client it is serving, and what
+/// ``PeerNamePattern``s are matched against, on either side.
 ///
 /// Made from the leaf of a validated chain: on swift-nio-ssl, `NIOSSLHandler`'s
 /// `peerValidatedCertificateChain`, which `PeerTrustVerifier`'s callback with metadata
@@ -63,7 +64,7 @@ public struct PeerIdentity: Sendable, Hashable, CustomStringConvertible {
         self.ipAddresses = ipAddresses
         self.emailAddresses = emailAddresses
         self.uris = uris
-        let spiffeURIs = uris.filter { $0.utf8.starts(with: "spiffe:".utf8) || $0.lowercased().hasPrefix("spiffe:") }
+        let spiffeURIs = uris.filter { $0.lowercased().hasPrefix("spiffe:") }
         spiffeID = spiffeURIs.count == 1 ? (try? SPIFFEID(spiffeURIs[0])).flatMap { $0.isTrustDomainID ? nil : $0 } : nil
     }
 

@@ -27,13 +27,13 @@ public enum PeerNamePattern: Sendable, Hashable, CustomStringConvertible {
     case spiffeIDPrefix(SPIFFEID)
     /// Any workload of this trust domain.
     case spiffeTrustDomain(String)
-    /// A DNS name, or `*.` and a parent name for one label below it.
+    /// A DNS name, or `*.` and a parent name for one label below it (letter case aside).
     case dnsName(String)
     /// An email address.
     case email(String)
     /// A URI, byte for byte.
     case uri(String)
-    /// An IP address, in its canonical text.
+    /// An IP address (any spelling `inet_pton` reads).
     case ipAddress(String)
     /// A subject common name, byte for byte.
     case commonName(String)
@@ -119,12 +119,14 @@ public enum PeerNamePattern: Sendable, Hashable, CustomStringConvertible {
         case .spiffeTrustDomain(let domain):
             return identity.spiffeID.flatMap { $0.trustDomain == domain ? "URI:\($0)" : nil }
         case .dnsName(let pattern):
+            let pattern = pattern.lowercased()
             return identity.dnsNames.first { Self.dnsName($0, matches: pattern) }.map { "DNS:\($0)" }
         case .email(let address):
             return identity.emailAddresses.first { Self.email($0, equals: address) }.map { "email:\($0)" }
         case .uri(let uri):
             return identity.uris.contains(uri) ? "URI:\(uri)" : nil
         case .ipAddress(let address):
+            let address = ServerHost.canonicalIPAddress(address) ?? address
             return identity.ipAddresses.contains(address) ? "IP:\(address)" : nil
         case .commonName(let name):
             return identity.commonNames.contains(name) ? "CN=\(name)" : nil
