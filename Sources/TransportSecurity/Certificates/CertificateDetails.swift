@@ -84,8 +84,11 @@ public struct CertificateDetails: Sendable, Encodable {
             }
         }
         let extensions = parsed.extensions
-        subjectAlternativeNames = read("subjectAltName") { try extensions.subjectAlternativeNames }.map { $0.map(\.readable.escapingControlCharacters) } ?? []
-        spiffeID = (try? PeerIdentity(certificate: certificate))?.spiffeID?.description
+        let alternativeNames = read("subjectAltName") { try extensions.subjectAlternativeNames }.map(Array.init) ?? []
+        subjectAlternativeNames = alternativeNames.map(\.readable.escapingControlCharacters)
+        spiffeID = SPIFFEID.svidID(among: alternativeNames.compactMap {
+            if case .uniformResourceIdentifier(let uri) = $0 { uri } else { nil }
+        })?.description
         keyUsage = read("keyUsage") { try extensions.keyUsage }.map(Self.usages)
         extendedKeyUsage = read("extKeyUsage") { try extensions.extendedKeyUsage }.map { $0.map(Self.usage) }
         switch read("basicConstraints", { try extensions.basicConstraints }) {

@@ -64,8 +64,7 @@ public struct PeerIdentity: Sendable, Hashable, CustomStringConvertible {
         self.ipAddresses = ipAddresses
         self.emailAddresses = emailAddresses
         self.uris = uris
-        let spiffeURIs = uris.filter { $0.lowercased().hasPrefix("spiffe:") }
-        spiffeID = spiffeURIs.count == 1 ? (try? SPIFFEID(spiffeURIs[0])).flatMap { $0.isTrustDomainID ? nil : $0 } : nil
+        spiffeID = SPIFFEID.svidID(among: uris)
     }
 
     /// The subject distinguished name, as text.

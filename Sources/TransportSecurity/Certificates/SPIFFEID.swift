@@ -50,6 +50,20 @@ public struct SPIFFEID: Sendable, Hashable, CustomStringConvertible {
         self.path = String(decoding: path, as: UTF8.self)
     }
 
+    /// Whether `uri` is written in the `spiffe` scheme, in any letter case, well formed or not.
+    static func isSPIFFEURI(_ uri: String) -> Bool {
+        uri.lowercased().hasPrefix("spiffe:")
+    }
+
+    /// The SPIFFE ID of an X.509 SVID among a certificate's URIs: the one URI in the `spiffe`
+    /// scheme, well formed and naming a workload; `nil` when there is none, when it is malformed
+    /// or names a trust domain, or when there are several (SPIFFE X509-SVID §2).
+    static func svidID(among uris: [String]) -> SPIFFEID? {
+        let spiffeURIs = uris.filter(isSPIFFEURI)
+        guard spiffeURIs.count == 1, let id = try? SPIFFEID(spiffeURIs[0]), !id.isTrustDomainID else { return nil }
+        return id
+    }
+
     /// Whether the ID names the trust domain itself (no path) rather than a workload.
     public var isTrustDomainID: Bool { path.isEmpty }
 

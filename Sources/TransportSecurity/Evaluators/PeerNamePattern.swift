@@ -42,17 +42,14 @@ public enum PeerNamePattern: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: ``PeerNamePatternError`` naming the text and the reason.
     public init(_ text: String) throws(PeerNamePatternError) {
         func fail(_ reason: String) -> PeerNamePatternError { PeerNamePatternError(text: text, reason: reason) }
-        let lowered = text.lowercased()
-        if lowered.hasPrefix("spiffe:") {
-            var idText = text
+        if SPIFFEID.isSPIFFEURI(text) {
             let isPrefix = text.hasSuffix("/*")
-            if isPrefix { idText.removeLast(2) }
             let id: SPIFFEID
-            do { id = try SPIFFEID(idText) } catch { throw fail(error.description) }
-            if id.isTrustDomainID {
-                self = isPrefix ? .spiffeIDPrefix(id) : .spiffeTrustDomain(id.trustDomain)
+            do { id = try SPIFFEID(isPrefix ? String(text.dropLast(2)) : text) } catch { throw fail(error.description) }
+            if isPrefix {
+                self = .spiffeIDPrefix(id)
             } else {
-                self = isPrefix ? .spiffeIDPrefix(id) : .spiffeID(id)
+                self = id.isTrustDomainID ? .spiffeTrustDomain(id.trustDomain) : .spiffeID(id)
             }
             return
         }
@@ -193,7 +190,7 @@ extension [PeerNamePattern] {
         }
         let seen = identity.names.isEmpty ? "no name" : identity.names.joined(separator: ", ")
         let expected = map(\.description).joined(separator: ", ")
-        let svidNote = identity.spiffeID == nil && identity.uris.contains(where: { $0.lowercased().hasPrefix("spiffe:") })
+        let svidNote = identity.spiffeID == nil && identity.uris.contains(where: SPIFFEID.isSPIFFEURI)
             && contains(where: \.isSPIFFE)
             ? " (its spiffe: URIs make no valid SPIFFE ID: an X.509 SVID has exactly one, with a workload path)" : ""
         return TrustCheck(
