@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "TransportSecurityNIO", targets: ["TransportSecurityNIO"]),
         .library(name: "SecureSession", targets: ["SecureSession"]),
         .library(name: "SecureSessionOpenAPI", targets: ["SecureSessionOpenAPI"]),
+        .library(name: "TransportSecurityGRPC", targets: ["TransportSecurityGRPC"]),
         .library(name: "Reachability", targets: ["Reachability"]),
         .library(name: "PKIBuilder", targets: ["PKIBuilder"]),
         .library(name: "LabServers", targets: ["LabServers"]),
@@ -28,6 +29,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-atomics.git", from: "1.3.0"),
+        .package(url: "https://github.com/grpc/grpc-swift-2.git", from: "2.4.3"),
+        .package(url: "https://github.com/grpc/grpc-swift-nio-transport.git", from: "2.9.2"),
     ],
     targets: [
         .target(
@@ -76,6 +79,19 @@ let package = Package(
                 "SecureSession",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        .target(
+            name: "TransportSecurityGRPC",
+            dependencies: [
+                "TransportSecurity",
+                "TransportSecurityNIO",
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOCertificateReloading", package: "swift-nio-extras"),
             ]
         ),
         .target(name: "CNetlink"),
@@ -194,6 +210,19 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOSOCKS", package: "swift-nio-extras"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]
+        ),
+        .testTarget(
+            name: "TransportSecurityGRPCTests",
+            dependencies: [
+                "TransportSecurityGRPC",
+                "TransportSecurityNIO",
+                "TransportSecurity",
+                "TestServers",
+                "PKIBuilder",
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         .testTarget(

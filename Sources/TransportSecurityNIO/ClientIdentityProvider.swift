@@ -40,7 +40,7 @@ extension TLSConfiguration {
 
 extension NIOSSLContextConfigurationOverride {
     /// The change that makes a handshake present `identity`.
-    init(presenting identity: ClientIdentity) {
+    package init(presenting identity: ClientIdentity) {
         self.init()
         certificateChain = identity.certificateChain.map { .certificate($0) }
         privateKey = .privateKey(identity.privateKey)
