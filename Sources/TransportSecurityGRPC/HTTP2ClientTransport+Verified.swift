@@ -32,7 +32,8 @@ extension HTTP2ClientTransport.Posix {
     /// ```
     ///
     /// A rejected server fails the RPC (`RPCError` code `.unavailable`) before any request is
-    /// sent; `onDecision` is told why (the decision, with the pins seen and expected).
+    /// sent, its `cause` a ``ServerTrustRejection`` carrying the decision (the rule that decided,
+    /// the pins seen and expected); `onDecision` is told every decision.
     /// - Parameters:
     ///   - target: Where to connect.
     ///   - verifier: What decides on the server's chain, and the host it stands for.

@@ -22,16 +22,21 @@ struct VerifiedClientTLS: Sendable {
         self.onDecision = onDecision
     }
 
-    /// Puts the TLS handler first in `channel`'s pipeline (grpc-swift's channel initializer has
-    /// added its HTTP/2 handlers; the connection is not yet made).
+    /// Puts the TLS handler first in `channel`'s pipeline, the ``TrustRejectionHandler`` right
+    /// behind it (grpc-swift's channel initializer has added its HTTP/2 handlers; the connection
+    /// is not yet made).
     func install(on channel: any Channel) -> EventLoopFuture<Void> {
         channel.eventLoop.makeCompletedFuture {
-            let handler = try NIOSSLClientHandler(
+            let rejection = TrustRejectionHandler(host: verifier.host)
+            let tls = try NIOSSLClientHandler(
                 context: context,
                 serverHostname: verifier.serverNameIndication,
-                customVerificationCallbackWithMetadata: verifier.makeVerificationCallbackWithMetadata(onDecision: onDecision)
+                customVerificationCallbackWithMetadata: verifier.makeVerificationCallbackWithMetadata { [onDecision] decision in
+                    rejection.record(decision)
+                    onDecision?(decision)
+                }
             )
-            try channel.pipeline.syncOperations.addHandler(handler, position: .first)
+            try channel.pipeline.syncOperations.addHandlers([tls, rejection], position: .first)
         }
     }
 }

@@ -91,14 +91,19 @@ func echo(_ transport: HTTP2ClientTransport.Posix) async throws -> String {
     }
 }
 
-/// The code of the `RPCError` `body` fails with; `nil` when it succeeds or fails otherwise.
-func rpcErrorCode(_ body: () async throws -> String) async -> RPCError.Code? {
+/// The `RPCError` `body` fails with; `nil` when it succeeds or fails otherwise.
+func rpcError(_ body: () async throws -> String) async -> RPCError? {
     do {
         _ = try await body()
         return nil
     } catch {
-        return (error as? RPCError)?.code
+        return error as? RPCError
     }
+}
+
+/// The code of the `RPCError` `body` fails with; `nil` when it succeeds or fails otherwise.
+func rpcErrorCode(_ body: () async throws -> String) async -> RPCError.Code? {
+    await rpcError(body)?.code
 }
 
 /// A transport to 127.0.0.1:`port` decided by `verifier`.

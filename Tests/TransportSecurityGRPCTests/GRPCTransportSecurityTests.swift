@@ -32,11 +32,15 @@ struct GRPCTransportSecurityTests {
         let answer = try await echo(verifiedTransport(port: server.port, pinned, onDecision: log.record))
 
         let wrongPin = lab.serverVerifier(SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: [lab.rogueRoot.der]))
-        let refused = await rpcErrorCode { try await echo(verifiedTransport(port: server.port, wrongPin, onDecision: log.record)) }
+        let refused = await rpcError { try await echo(verifiedTransport(port: server.port, wrongPin, onDecision: log.record)) }
         await server.stop()
 
         #expect(answer == "anonymous|ping")
-        #expect(refused == .unavailable)
+        #expect(refused?.code == .unavailable)
+        // The RPC's error says why, as the decision: not swift-nio-ssl's CERTIFICATE_VERIFY_FAILED.
+        let cause = try #require(refused?.cause as? ServerTrustRejection, "cause: \(String(describing: refused?.cause))")
+        #expect(cause.decision.pinMismatch?.expected.map(\.pin) == [lab.rogueRoot.der.spkiPin])
+        #expect("\(cause)".hasPrefix("the server api.example.test was rejected: no certificate of the chain carries a pinned public key"))
         #expect(server.service.calls == 1, "the refused client sent no RPC")
         let decisions = log.decisions
         #expect(decisions.first?.isTrusted == true)
