@@ -14,9 +14,21 @@ import TransportSecurityNIO
 /// Makes the session's connections: TCP, the TLS handshake (the verifier deciding the server,
 /// ALPN choosing the HTTP version), then an ``HTTP1Connection`` or an ``HTTP2Connection``.
 enum Connector {
-    /// What the channel initializer leaves: the channel, the negotiated protocol's set-up, and
-    /// the end of the TLS handshake.
-    private typealias Negotiation = NIONegotiatedHTTPVersion<HTTP1Pipeline, HTTP2Pipeline>
+    /// What a connection became once secured: HTTP/1.1 (set up as the caller asked) or HTTP/2.
+    typealias Negotiated<HTTP1: Sendable> = NIONegotiatedHTTPVersion<HTTP1, HTTP2Pipeline>
+
+    /// A connection made and secured (its TLS handshake over, the server trusted), its protocol
+    /// negotiated and set up: what ``establish(key:tlsContext:proxyTLSContext:deadline:in:http1:discardHTTP1:)`` leaves.
+    struct Established<HTTP1: Sendable> {
+        let channel: any Channel
+        let negotiated: Negotiated<HTTP1>
+        /// The decision on the server's chain (`nil` over cleartext).
+        let trustDecision: TrustDecision?
+        let establishment: ConnectionEstablishment
+        let certificateChallenge: ClientCertificateChallenge?
+        /// The first error the channel met.
+        let firstError: NIOLockedValueBox<(any Error)?>
+    }
 
     /// An HTTP/1.1 connection's channel, and the watcher of requests that wait for `100 Continue`.
     private struct HTTP1Pipeline: Sendable {
@@ -26,7 +38,7 @@ enum Connector {
     }
 
     /// An HTTP/2 connection's multiplexer, and the record its `GOAWAY` watcher keeps.
-    private struct HTTP2Pipeline: Sendable {
+    struct HTTP2Pipeline: Sendable {
         /// Opens request streams from any thread without waiting.
         let multiplexer: NIOHTTP2Handler.StreamMultiplexer
         /// The async view of the same multiplexer, kept for the connection's life (its inbound
@@ -40,19 +52,96 @@ enum Connector {
         let violations: HTTP2ViolationRecord
     }
 
+    /// What every connection of a session is made with: its configuration, event loops,
+    /// pin-failure reporter and metrics, and what it remembers of servers.
+    struct Environment: Sendable {
+        let configuration: SecureSessionConfiguration
+        let group: any EventLoopGroup
+        let reporter: PinFailureReporter?
+        let instrumentation: SessionInstrumentation
+        /// The challenge handler's answers to servers that asked for a certificate by renegotiating.
+        var renegotiationAnswers: RenegotiationAnswers? = nil
+        /// The idle limits servers announced or were seen to keep.
+        var idleLimits: ObservedIdleLimits? = nil
+    }
+
     /// Connects to `key`'s server.
     static func connect(
         key: ConnectionKey,
-        configuration: SecureSessionConfiguration,
         tlsContext: NIOSSLContext,
         proxyTLSContext: NIOSSLContext?,
-        group: any EventLoopGroup,
         deadline: Deadline,
-        reporter: PinFailureReporter?,
-        instrumentation: SessionInstrumentation,
-        renegotiationAnswers: RenegotiationAnswers? = nil,
-        idleLimits: ObservedIdleLimits? = nil
+        in environment: Environment
     ) async throws -> any PooledConnection {
+        let configuration = environment.configuration
+        let decompression = configuration.decompression
+        let waitsToContinue = configuration.expectContinue != nil
+        let established = try await establish(
+            key: key,
+            tlsContext: tlsContext,
+            proxyTLSContext: proxyTLSContext,
+            deadline: deadline,
+            in: environment,
+            http1: { channel in
+                channel.eventLoop.makeCompletedFuture { try http1Pipeline(on: channel, decompression: decompression, waitsToContinue: waitsToContinue) }
+            },
+            // An HTTP/1.1 async channel is closed through its owner, or swift-nio traps on its writer.
+            discardHTTP1: { http1 in try? await http1.channel.executeThenClose { _, _ in } }
+        )
+        let firstError = established.firstError
+        switch established.negotiated {
+        case .http1_1(let http1):
+            return try await HTTP1Connection.start(
+                key: key,
+                channel: http1.channel,
+                watcher: http1.watcher,
+                trustDecision: established.trustDecision,
+                establishment: established.establishment,
+                expectContinue: configuration.expectContinue,
+                certificateChallenge: established.certificateChallenge,
+                closingError: { firstError.withLockedValue { $0 } },
+                idleLimits: environment.idleLimits
+            )
+        case .http2(let http2):
+            return HTTP2Connection(
+                key: key,
+                channel: established.channel,
+                multiplexer: http2.multiplexer,
+                asyncMultiplexer: http2.asyncMultiplexer,
+                goAway: http2.goAway,
+                probe: http2.probe,
+                violations: http2.violations,
+                probeTimeout: configuration.connectTimeout,
+                trustDecision: established.trustDecision,
+                establishment: established.establishment,
+                idleTimeout: configuration.idleConnectionTimeout,
+                decompression: decompression,
+                closingError: { firstError.withLockedValue { $0 } }
+            )
+        }
+    }
+
+    /// Connects to `key`'s server (through its proxy, if any), secures the connection (the
+    /// verifier deciding the server), and sets up what ALPN chose: HTTP/1.1 through `http1`,
+    /// HTTP/2 through the session's HTTP/2 pipeline. Over cleartext it is HTTP/1.1. Everything up
+    /// to a set-up protocol is bounded by the connect timeout and the deadline.
+    /// - Parameters:
+    ///   - http1: Sets up HTTP/1.1 on the channel (the TLS handshake over, if any).
+    ///   - discardHTTP1: Closes what `http1` set up, when the connection fails after it.
+    static func establish<HTTP1: Sendable>(
+        key: ConnectionKey,
+        tlsContext: NIOSSLContext,
+        proxyTLSContext: NIOSSLContext?,
+        deadline: Deadline,
+        in environment: Environment,
+        http1: @escaping @Sendable (any Channel) -> EventLoopFuture<HTTP1>,
+        discardHTTP1: @Sendable (HTTP1) async -> Void
+    ) async throws -> Established<HTTP1> {
+        typealias Negotiation = Negotiated<HTTP1>
+        let configuration = environment.configuration
+        let reporter = environment.reporter
+        let instrumentation = environment.instrumentation
+        let renegotiationAnswers = environment.renegotiationAnswers
         let clock = ContinuousClock()
         let began = clock.now
         let decisions = DecisionBox()
@@ -95,7 +184,7 @@ enum Connector {
         let connectLimit = max(min(configuration.connectTimeout, deadline.remaining), .milliseconds(1))
         // The limit a connect timeout reports: the request's own when it is the nearer one.
         let bindingLimit = configuration.connectTimeout <= deadline.remaining ? configuration.connectTimeout : deadline.limit
-        let bootstrap = ClientBootstrap(group: group)
+        let bootstrap = ClientBootstrap(group: environment.group)
             .connectTimeout(.nanoseconds(connectLimit.nanoseconds))
         let (channel, negotiation, handshake): (any Channel, EventLoopFuture<Negotiation>, EventLoopFuture<Void>)
         let address = configuration.addressOverrides.address(host: key.host, port: key.port) ?? key.host
@@ -105,8 +194,6 @@ enum Connector {
         let firstError = NIOLockedValueBox<(any Error)?>(nil)
         // The TLS version the server's handshake agreed.
         let negotiatedVersion = NIOLockedValueBox<TLSVersion?>(nil)
-        let decompression = configuration.decompression
-        let waitsToContinue = configuration.expectContinue != nil
         if let proxy, let user = proxy.user, !proxy.speaksHTTP {
             // Credentials SOCKS5 cannot carry fail before any connection is made.
             do {
@@ -144,7 +231,7 @@ enum Connector {
                 }
                 guard let sslContext, let verifier else {
                     // Cleartext: HTTP/1.1, to the server (through a SOCKS tunnel) or to an HTTP proxy.
-                    let negotiation = tunnel.flatMapThrowing { Negotiation.http1_1(try http1Pipeline(on: channel, decompression: decompression, waitsToContinue: waitsToContinue)) }
+                    let negotiation = tunnel.flatMap { http1(channel) }.map { Negotiation.http1_1($0) }
                     handshake.completeWith(negotiation.map { _ in () })
                     return channel.eventLoop.makeSucceededFuture((channel, negotiation, handshake.futureResult))
                 }
@@ -158,7 +245,7 @@ enum Connector {
                     )
                 }.flatMap {
                     channel.configureHTTP2AsyncSecureUpgrade(
-                        http1ConnectionInitializer: { channel in channel.eventLoop.makeCompletedFuture { try http1Pipeline(on: channel, decompression: decompression, waitsToContinue: waitsToContinue) } },
+                        http1ConnectionInitializer: { channel in http1(channel) },
                         http2ConnectionInitializer: { channel in http2Pipeline(on: channel) }
                     )
                 }.flatMap { $0 }
@@ -201,11 +288,7 @@ enum Connector {
             let met = firstError.withLockedValue { $0 }
             let error = failure is ChannelError ? met.flatMap { ResponseReader.isTLSError($0) ? $0 : nil } ?? failure : failure
             try? await channel.close()
-            // An HTTP/1.1 async channel made by the negotiation is closed through its owner, or
-            // swift-nio traps on its writer.
-            if case .http1_1(let http1)? = try? await negotiation.get() {
-                try? await http1.channel.executeThenClose { _, _ in }
-            }
+            if case .http1_1(let http1)? = try? await negotiation.get() { await discardHTTP1(http1) }
             // A timeout stays a timeout; anything else before TLS with an HTTPS proxy was
             // established is the proxy's failure.
             if !(error is SecureSessionError), let failure = proxyTLS?.failure(error) { throw failure }
@@ -229,36 +312,14 @@ enum Connector {
             return connected
         }())
         let establishment = ConnectionEstablishment(connect: connected - began, tlsHandshake: key.isSecure ? secured - connected : nil, tlsVersion: tlsVersion)
-        switch negotiated {
-        case .http1_1(let http1):
-            return try await HTTP1Connection.start(
-                key: key,
-                channel: http1.channel,
-                watcher: http1.watcher,
-                trustDecision: decisions.last,
-                establishment: establishment,
-                expectContinue: configuration.expectContinue,
-                certificateChallenge: certificateChallenge,
-                closingError: { firstError.withLockedValue { $0 } },
-                idleLimits: idleLimits
-            )
-        case .http2(let http2):
-            return HTTP2Connection(
-                key: key,
-                channel: channel,
-                multiplexer: http2.multiplexer,
-                asyncMultiplexer: http2.asyncMultiplexer,
-                goAway: http2.goAway,
-                probe: http2.probe,
-                violations: http2.violations,
-                probeTimeout: configuration.connectTimeout,
-                trustDecision: decisions.last,
-                establishment: establishment,
-                idleTimeout: configuration.idleConnectionTimeout,
-                decompression: decompression,
-                closingError: { firstError.withLockedValue { $0 } }
-            )
-        }
+        return Established(
+            channel: channel,
+            negotiated: negotiated,
+            trustDecision: decisions.last,
+            establishment: establishment,
+            certificateChallenge: certificateChallenge,
+            firstError: firstError
+        )
     }
 
     /// What a SOCKS5 proxy is asked to connect to: an address as it is; for `socks5h` a name as it

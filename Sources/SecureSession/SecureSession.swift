@@ -30,7 +30,7 @@ public final class SecureSession: Sendable {
     public let configuration: SecureSessionConfiguration
     private let group: any EventLoopGroup
     private let pool: ConnectionPool
-    private let tlsContexts: TLSContextCache
+    let tlsContexts: TLSContextCache
     private let sessionHandler: HandlerIdentity?
     private let reporter: PinFailureReporter?
     private let instrumentation: SessionInstrumentation
@@ -43,6 +43,18 @@ public final class SecureSession: Sendable {
     /// renegotiating (``CertificateRequestedByRenegotiation``): presented by the connections of
     /// the same key without asking.
     private let renegotiationAnswers = RenegotiationAnswers()
+
+    /// What the session's connections are made with.
+    var connectorEnvironment: Connector.Environment {
+        Connector.Environment(
+            configuration: configuration,
+            group: group,
+            reporter: reporter,
+            instrumentation: instrumentation,
+            renegotiationAnswers: renegotiationAnswers,
+            idleLimits: idleLimits
+        )
+    }
 
     /// Creates a session.
     /// - Parameters:
@@ -389,7 +401,7 @@ public final class SecureSession: Sendable {
 
     /// `request` with the cookies the jar has for its URL, added to a `Cookie` field of the
     /// request's own (one field, as RFC 6265 §5.4 asks).
-    private func withCookies(_ request: SecureRequest) -> SecureRequest {
+    func withCookies(_ request: SecureRequest) -> SecureRequest {
         guard let field = configuration.cookieJar?.cookieField(for: request.url) else { return request }
         var sent = request
         if let index = sent.headers.firstIndex(where: { $0.name.equalsIgnoringASCIICase("Cookie") }) {
@@ -434,8 +446,7 @@ public final class SecureSession: Sendable {
         var keyOfTry = try connectionKey(for: request)
         var tlsContextOfTry = try tlsContexts.context(for: keyOfTry.rule, identity: keyOfTry.identity, isHTTP1Only: keyOfTry.isHTTP1Only)
         let configuration = configuration
-        let group = group
-        let reporter = reporter
+        let environment = connectorEnvironment
         let proxyTLSContext = keyOfTry.proxy?.kind == .https ? try tlsContexts.proxyContext() : nil
         // Measured once, before any connection is made: an upload file that cannot be sent is
         // refused first; a retry sends the same body again (a file from its start).
@@ -458,18 +469,7 @@ public final class SecureSession: Sendable {
             deadline.enter(.waitingForConnection(key))
             do {
                 (connection, reused) = try await pool.lease(key, deadline: deadline) {
-                    try await Connector.connect(
-                        key: key,
-                        configuration: configuration,
-                        tlsContext: tlsContext,
-                        proxyTLSContext: proxyTLSContext,
-                        group: group,
-                        deadline: deadline,
-                        reporter: reporter,
-                        instrumentation: instrumentation,
-                        renegotiationAnswers: renegotiationAnswers,
-                        idleLimits: idleLimits
-                    )
+                    try await Connector.connect(key: key, tlsContext: tlsContext, proxyTLSContext: proxyTLSContext, deadline: deadline, in: environment)
                 }
             } catch SecureSessionError.connectionFailed(let detail) {
                 // Nothing of this request was sent: it may be tried again once the host is reachable.
@@ -677,7 +677,7 @@ public final class SecureSession: Sendable {
         return file.identity
     }
 
-    private func requestHead(_ request: SecureRequest, key: ConnectionKey, body: RequestBodySource?) -> HTTPRequestHead {
+    func requestHead(_ request: SecureRequest, key: ConnectionKey, body: RequestBodySource?) -> HTTPRequestHead {
         let defaultPort = key.isSecure ? 443 : 80
         let hostField = key.host.utf8.contains(UInt8(ascii: ":")) && ServerHost(key.host).isIPAddress ? "[\(key.host)]" : key.host
         let authority = key.port == defaultPort ? hostField : "\(hostField):\(key.port)"
