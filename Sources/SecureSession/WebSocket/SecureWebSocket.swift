@@ -60,6 +60,7 @@ public struct SecureWebSocket: Sendable {
 /// with 1007; a masked frame, 1002), `responseTooLarge` for a message over the limit (closed with
 /// 1009), `connectionFailed` for a connection that ended without a close frame (1006).
 public struct WebSocketMessages: AsyncSequence, Sendable {
+    /// A text or binary message.
     public typealias Element = WebSocketMessage
 
     let connection: WebSocketConnection

@@ -1,4 +1,3 @@
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOWebSocket
@@ -38,6 +37,9 @@ struct WebSocketUpgrade: Sendable {
     /// server's bytes until the connection's set-up is over.)
     func configure(_ channel: any Channel) -> EventLoopFuture<EventLoopFuture<WebSocketUpgradeResult>> {
         var head = requestHead
+        // swift-nio's upgrade handler writes `Connection: upgrade`; the session's `keep-alive`
+        // beside it would only blur it.
+        head.headers.remove(name: "Connection")
         if !subprotocols.isEmpty { head.headers.replaceOrAdd(name: "Sec-WebSocket-Protocol", value: subprotocols.joined(separator: ", ")) }
         let offered = subprotocols
         let limit = maximumMessageSize
