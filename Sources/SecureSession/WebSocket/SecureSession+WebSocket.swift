@@ -57,7 +57,8 @@ extension SecureSession {
         )
         let tlsContext = try tlsContexts.context(for: key.rule, identity: key.identity, isHTTP1Only: true)
         let proxyTLSContext = key.proxy?.kind == .https ? try tlsContexts.proxyContext() : nil
-        let name = Self.webSocketURL(of: upgradedRequest.url).redacted
+        let webSocketURL = Self.webSocketURL(of: upgradedRequest.url)
+        let name = webSocketURL.redacted
         let limit = configuration.requestTimeout
         guard limit > .zero else { throw SecureSessionError.timeout(limit) }
         let (established, channel, head) = try await withDeadline(limit, onTimeout: {}) { deadline in
@@ -101,11 +102,10 @@ extension SecureSession {
         return try await channel.executeThenClose { inbound, outbound in
             let connection = WebSocketConnection(inbound: inbound, outbound: outbound, maximumMessageSize: maximumMessageSize, name: name)
             let socket = SecureWebSocket(
-                url: Self.webSocketURL(of: upgradedRequest.url),
+                url: webSocketURL,
                 response: ResponseHead(head),
                 subprotocol: head.headers.first(name: "Sec-WebSocket-Protocol"),
                 trustDecision: established.trustDecision,
-                messages: WebSocketMessages(connection: connection),
                 connection: connection
             )
             do {

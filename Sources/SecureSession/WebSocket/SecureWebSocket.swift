@@ -20,7 +20,7 @@ public struct SecureWebSocket: Sendable {
     /// The decision on the server's certificate chain (`nil` over `ws://`).
     public let trustDecision: TrustDecision?
     /// The server's messages, as they arrive; read by one task, once.
-    public let messages: WebSocketMessages
+    public var messages: WebSocketMessages { WebSocketMessages(connection: connection) }
 
     let connection: WebSocketConnection
 
