@@ -82,7 +82,10 @@ struct ConnectionKey: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The same key for connections that offer HTTP/1.1 only.
-    func offeringHTTP1Only() -> ConnectionKey {
+    func offeringHTTP1Only() -> ConnectionKey { offering(http1Only: true) }
+
+    /// The same key for connections that offer HTTP/1.1 only, or HTTP/2 too.
+    func offering(http1Only: Bool) -> ConnectionKey {
         ConnectionKey(
             isSecure: isSecure,
             host: host,
@@ -93,7 +96,7 @@ struct ConnectionKey: Sendable, Hashable, CustomStringConvertible {
             isSingleUse: isSingleUse,
             rule: rule,
             proxy: proxy,
-            isHTTP1Only: true,
+            isHTTP1Only: http1Only,
             evaluationTime: evaluationTime
         )
     }

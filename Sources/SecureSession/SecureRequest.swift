@@ -52,6 +52,9 @@ public struct SecureRequest: Sendable {
     /// memory is then sent part by part too, not in one write), from the start again when the
     /// body is sent again. It runs on the task sending the body, so it must be quick.
     public var uploadProgress: (@Sendable (UploadProgress) -> Void)?
+    /// How the request uses the session's ``SecureSessionConfiguration/responseCache``
+    /// (``RequestCachePolicy/useProtocolCachePolicy`` by default).
+    public var cachePolicy: RequestCachePolicy
 
     /// Creates a request.
     /// - Parameters:
@@ -83,6 +86,7 @@ public struct SecureRequest: Sendable {
         self.waitsForConnectivity = nil
         self.interceptor = nil
         self.uploadProgress = nil
+        self.cachePolicy = .useProtocolCachePolicy
     }
 
     /// A request whose body is `value` encoded as JSON, with `Content-Type: application/json`.

@@ -38,6 +38,9 @@ public struct SecureResponse: Sendable {
     /// was judged (RFC 9110 §6.5). Known once the body has been read: a streamed response's
     /// head handler sees none yet.
     public internal(set) var trailers: [(name: String, value: String)] = []
+    /// Where the response came from: the server, or the session's ``ResponseCache`` (as it was
+    /// kept, or after the server confirmed it with a `304`).
+    public internal(set) var source: ResponseSource = .network
 
     /// The value of the first trailer field named `name`, compared without case in ASCII.
     public func trailer(_ name: String) -> String? {

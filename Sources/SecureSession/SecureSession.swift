@@ -345,15 +345,18 @@ public final class SecureSession: Sendable {
             var redirects: [URL] = []
             var authentication = HTTPAuthentication(configuration: self.configuration)
             while true {
-                let exchanged = try await self.exchange(self.withCookies(current), sink: sink, closer: closer, deadline: deadline)
+                let exchanged = try await self.exchangeThroughCache(self.withCookies(current), sink: sink, closer: closer, deadline: deadline)
                 let (head, heldBody) = (exchanged.head, exchanged.heldBody)
                 self.configuration.logger.debug("response", metadata: [
                     "request": "\(current.method.rawValue) \(current.url.redacted)", "status": "\(head.status.code) \(head.status.reasonPhrase)",
                     "timing": "\(exchanged.timing)",
                 ])
-                self.configuration.cookieJar?.store(setCookieFields: head.headers["Set-Cookie"], from: current.url)
-                if let hsts = self.configuration.hsts, let host = current.url.host, Self.isCleanTLS(exchanged.connection.trustDecision) {
-                    hsts.note(fields: head.headers["Strict-Transport-Security"], from: host)
+                // What a kept response said was noted when it came from the server.
+                if exchanged.source != .cache {
+                    self.configuration.cookieJar?.store(setCookieFields: head.headers["Set-Cookie"], from: current.url)
+                    if let hsts = self.configuration.hsts, let host = current.url.host, Self.isCleanTLS(exchanged.trustDecision) {
+                        hsts.note(fields: head.headers["Strict-Transport-Security"], from: host)
+                    }
                 }
                 if Self.isChallenge(head) {
                     // A handler may take its time: the deadline bounds it.
@@ -388,12 +391,13 @@ public final class SecureSession: Sendable {
                     headers: head.headers.map { ($0.name, $0.value) },
                     body: Data(),
                     url: current.url,
-                    trustDecision: exchanged.connection.trustDecision,
-                    tlsVersion: exchanged.connection.establishment.tlsVersion,
+                    trustDecision: exchanged.trustDecision,
+                    tlsVersion: exchanged.tlsVersion,
                     redirects: redirects,
                     duration: clock.now - started,
                     timing: exchanged.timing,
-                    trailers: exchanged.trailers.map { $0.map { ($0.name, $0.value) } } ?? []
+                    trailers: exchanged.trailers.map { $0.map { ($0.name, $0.value) } } ?? [],
+                    source: exchanged.source
                 )
             }
         }
@@ -412,14 +416,17 @@ public final class SecureSession: Sendable {
         return sent
     }
 
-    /// What one request on one connection gave: the response's head and trailer fields, the
-    /// connection that answered, a challenge's body held back, and how long each phase took.
-    private struct Exchange {
+    /// What one request gave: the response's head and trailer fields, the trust decision and
+    /// TLS version of the connection that answered, a challenge's body held back, how long each
+    /// phase took, and whether the session's cache answered.
+    struct Exchange {
         let head: HTTPResponseHead
         let trailers: HTTPHeaders?
-        let connection: any PooledConnection
+        let trustDecision: TrustDecision?
+        let tlsVersion: TLSProtocolVersion?
         let heldBody: Data
         let timing: ResponseTiming
+        var source: ResponseSource = .network
     }
 
     /// One request on one pooled connection. A server may close an idle keep-alive connection
@@ -434,12 +441,14 @@ public final class SecureSession: Sendable {
     /// requests go over HTTP/1.1 from the start. A request during which the server asked for a
     /// client certificate by renegotiating, which a challenge handler cannot answer then
     /// (``CertificateRequestedByRenegotiation``), is sent again, once and whatever its method, on
-    /// a connection presenting the handler's answer.
-    private func exchange(
+    /// a connection presenting the handler's answer. `tee`, when given, is given a copy of the
+    /// body of each attempt's response, whatever is done with it (for the cache).
+    func exchange(
         _ request: SecureRequest,
         sink: @escaping ResponseBodySink,
         closer: ConnectionCloser,
-        deadline: Deadline
+        deadline: Deadline,
+        tee: CacheBodyTee? = nil
     ) async throws -> Exchange {
         if let malformation = request.malformation() { throw SecureSessionError.invalidRequest(malformation) }
         // What HTTP_1_1_REQUIRED changes for the next try.
@@ -462,6 +471,7 @@ public final class SecureSession: Sendable {
         let clock = ContinuousClock()
         while true {
             attempt += 1
+            tee?.reset()
             let key = keyOfTry
             let tlsContext = tlsContextOfTry
             let leasing = clock.now
@@ -498,6 +508,7 @@ public final class SecureSession: Sendable {
                 ) { head, buffer in
                     firstPart.withLockedValue { if $0 == nil { $0 = clock.now } }
                     deadline.received(buffer.readableBytes, from: key)
+                    tee?.append(buffer)
                     // The body of a redirect that will be followed is not the caller's; a
                     // challenge's body is held until it is known whether the request is resent.
                     if followsRedirects, Self.isRedirect(head) { return }
@@ -516,7 +527,10 @@ public final class SecureSession: Sendable {
                     waiting: head - leased,
                     download: ended - head
                 )
-                return Exchange(head: response.head, trailers: response.trailers, connection: connection, heldBody: held.data, timing: timing)
+                return Exchange(
+                    head: response.head, trailers: response.trailers, trustDecision: connection.trustDecision,
+                    tlsVersion: connection.establishment.tlsVersion, heldBody: held.data, timing: timing
+                )
             } catch is ExpectationRefused where mayWaitToContinue {
                 pool.release(connection, reusable: false)
                 mayWaitToContinue = false

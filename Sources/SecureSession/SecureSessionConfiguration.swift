@@ -120,6 +120,12 @@ public struct SecureSessionConfiguration: Sendable {
     /// their durations, trust decisions by rule, connections by protocol); `nil` (the default):
     /// the process's `MetricsSystem`, which counts nothing until it is bootstrapped.
     public var metricsFactory: (any MetricsFactory)?
+    /// Where responses are kept to answer later `GET` requests (RFC 9111's private cache, with
+    /// each request's ``SecureRequest/cachePolicy``): fresh ones without the network, stale ones
+    /// after a `304`. Kept per URL, client identity, trust evaluator, proxy and credentials, so
+    /// that no response crosses from one to another. `nil` (the default): nothing is kept, as a
+    /// server-side client that calls the same API again usually wants its answer anew.
+    public var responseCache: ResponseCache?
 
     /// Creates a configuration.
     public init(

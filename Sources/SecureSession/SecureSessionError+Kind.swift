@@ -24,6 +24,7 @@ extension SecureSessionError {
         case .sessionShutDown: return "session_shut_down"
         case .fileError: return "file_error"
         case .unreadableUpload: return "unreadable_upload"
+        case .notCached: return "not_cached"
         }
     }
 }

@@ -57,6 +57,10 @@ public enum SecureSessionError: Error, Sendable, CustomStringConvertible {
     /// it was sent; or the producer of a ``SecureRequest/bodyStream`` failed, or wrote other
     /// than the length it announced.
     case unreadableUpload(String)
+    /// Nothing the session's cache keeps may answer the request, which may not use the network
+    /// (``RequestCachePolicy/returnCacheDataDontLoad``, or its `Cache-Control: only-if-cached`):
+    /// nothing was sent.
+    case notCached(URL)
 
     /// A sentence saying what went wrong. Control and bidirectional formatting characters are
     /// written escaped (`\u{1B}`): much of what an error says comes from the server (a content
@@ -89,6 +93,8 @@ public enum SecureSessionError: Error, Sendable, CustomStringConvertible {
         case .sessionShutDown: return "the session is shut down"
         case .fileError(let detail): return "cannot write the download: \(detail)"
         case .unreadableUpload(let detail): return "cannot send the upload file: \(detail)"
+        case .notCached(let url):
+            return "no response kept in the cache may answer \(url.redacted), and the request may not use the network (returnCacheDataDontLoad or only-if-cached)"
         }
     }
 }

@@ -38,7 +38,12 @@ import TransportSecurityNIO
 /// the first M requests with key K closed after C bytes of their body; the body, tag and date of
 /// version 2 after request R; a `Content-Range` S bytes off; with `partial-anyway`, a 206 of its
 /// first 10 bytes whatever was asked; the request's `Range` and
-/// `If-Range` echoed in `X-Range-Asked` and `X-If-Range`).
+/// `If-Range` echoed in `X-Range-Asked` and `X-If-Range`),
+/// `/cached?key=K[&cc=V][&etag=1][&modified=1][&vary=NAME][&age=N][&expires=V][&status=S][&size=N][&location=URL]`
+/// (request M of key K answered `body M of K` (with `for VALUE`, the request's field NAME, when
+/// `vary`), with `Cache-Control: V`, `ETag: "v1"`, a fixed `Last-Modified`, `Vary: NAME`,
+/// `Age: N`, `Expires: V`, `Location` as given; a `304` with `X-Revalidated: M` when its
+/// `If-None-Match` or `If-Modified-Since` matches; with `size`, N bytes `x` as the body).
 public final class HTTPTestServer: Sendable {
     /// The body of `/ranged` (byte i is `(7 i + version) mod 251`): a pattern in which a part
     /// put in the wrong place shows.
@@ -484,6 +489,8 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
             send(context, .ok, "after hints", type: "text/plain")
         case "/ranged":
             serveRanged(context, head: head, query: query)
+        case "/cached":
+            serveCached(context, head: head, query: query)
         default:
             if path.hasPrefix("/status/"), let code = Int(path.dropFirst("/status/".count)) {
                 send(context, HTTPResponseStatus(statusCode: code), "status \(code)", type: "text/plain")
@@ -514,6 +521,37 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
     ]
 
     /// `/ranged`: ``HTTPTestServer/rangedBody(size:version:)`` with range requests.
+    /// `/cached`: see the type's documentation.
+    private func serveCached(_ context: ChannelHandlerContext, head: HTTPRequestHead, query: [String: String]) {
+        let key = query["key"] ?? ""
+        let count = tally.next(key)
+        var fields: [(String, String)] = [("X-Request-Number", "\(count)")]
+        if let control = query["cc"] { fields.append(("Cache-Control", control)) }
+        let tag = "\"v1\""
+        let modified = "Wed, 21 Oct 2015 07:28:00 GMT"
+        if query["etag"] == "1" { fields.append(("ETag", tag)) }
+        if query["modified"] == "1" { fields.append(("Last-Modified", modified)) }
+        if let vary = query["vary"] { fields.append(("Vary", vary)) }
+        if let age = query["age"] { fields.append(("Age", age)) }
+        if let expires = query["expires"] { fields.append(("Expires", expires)) }
+        if let location = query["location"] { fields.append(("Location", location)) }
+        let notModified = (query["etag"] == "1" && head.headers.first(name: "If-None-Match") == tag)
+            || (query["modified"] == "1" && head.headers.first(name: "If-Modified-Since") == modified)
+        if notModified {
+            fields.append(("X-Revalidated", "\(count)"))
+            fields.append(("Content-Length", "0"))
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .notModified, headers: HTTPHeaders(fields)))), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            return
+        }
+        let status = HTTPResponseStatus(statusCode: Int(query["status"] ?? "200") ?? 200)
+        if let size = query["size"].flatMap(Int.init) {
+            return send(context, status, String(repeating: "x", count: size), type: "text/plain", extra: fields)
+        }
+        let varied = query["vary"].map { " for \(head.headers[$0].joined(separator: ", "))" } ?? ""
+        send(context, status, "body \(count) of \(key)\(varied)", type: "text/plain", extra: fields)
+    }
+
     private func serveRanged(_ context: ChannelHandlerContext, head: HTTPRequestHead, query: [String: String]) {
         let size = Int(query["size"] ?? "") ?? 1000
         let count = tally.next(query["key"] ?? "")

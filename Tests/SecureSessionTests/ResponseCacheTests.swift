@@ -1,0 +1,268 @@
+import Foundation
+import PKIBuilder
+import SecureSession
+import TestServers
+import Testing
+import TransportSecurity
+
+/// The session's response cache against a real server on 127.0.0.1 (`/cached` counts the
+/// requests it receives per key, so a test sees which ones reached it).
+@Suite("Response cache")
+struct ResponseCacheTests {
+    let lab = try! TrustLab()
+
+    func session(_ cache: ResponseCache, _ evaluator: any ServerTrustEvaluating = SecurityPolicy.default) -> SecureSession {
+        lab.session(evaluator) { $0.responseCache = cache }
+    }
+
+    func request(_ url: URL, policy: RequestCachePolicy = .useProtocolCachePolicy, headers: [(name: String, value: String)] = []) -> SecureRequest {
+        var request = SecureRequest(url: url, headers: headers)
+        request.cachePolicy = policy
+        return request
+    }
+
+    @Test("a fresh response answers again without the network, held, streamed, downloaded or read as bytes: its Age, the trust decision that brought it", arguments: [false, true])
+    func fresh(http2: Bool) async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: http2)
+        let cache = ResponseCache()
+        let session = session(cache)
+        let url = server.url("/cached?key=fresh&cc=max-age=60")
+        let first = try await session.get(url)
+        #expect(first.source == .network)
+        #expect(first.text == "body 1 of fresh")
+        #expect(first.header("Age") == nil)
+        let second = try await session.get(url)
+        #expect(second.source == .cache)
+        #expect(second.text == "body 1 of fresh")
+        #expect(second.header("Age") == "0")
+        #expect(second.trustDecision?.isTrusted == true)
+        #expect(second.trustDecision?.decidedBy == first.trustDecision?.decidedBy)
+        #expect(second.tlsVersion == first.tlsVersion)
+        #expect(second.httpVersion == (http2 ? "HTTP/2" : "HTTP/1.1"))
+        #expect(second.timing.connect == nil && !second.timing.reusedConnection)
+
+        let streamed = DataBox()
+        let viaStream = try await session.stream(SecureRequest(url: url)) { streamed.append($0) }
+        #expect(viaStream.source == .cache)
+        #expect(String(decoding: streamed.data, as: UTF8.self) == "body 1 of fresh")
+        let folder = NSTemporaryDirectory() + "tsec-cache-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let downloaded = try await session.download(SecureRequest(url: url), to: folder + "/body")
+        #expect(downloaded.source == .cache)
+        #expect(try String(contentsOfFile: folder + "/body", encoding: .utf8) == "body 1 of fresh")
+        let (head, body) = try await session.bytes(for: SecureRequest(url: url))
+        var read = Data()
+        for try await part in body { read.append(part) }
+        #expect(head.statusCode == 200)
+        #expect(String(decoding: read, as: UTF8.self) == "body 1 of fresh")
+
+        #expect(server.tally.count("fresh") == 1, "every request after the first was answered by the cache")
+        #expect(cache.count == 1)
+        await session.shutdown()
+        await server.stop()
+    }
+
+    @Test("a response to revalidate (no-cache, or stale) with an ETag or a Last-Modified: the server's 304 answers with the kept body and the head it updates", arguments: ["etag=1", "modified=1"])
+    func revalidated(validator: String) async throws {
+        let server = try await HTTPTestServer(chain: nil)
+        let session = session(ResponseCache())
+        let url = server.url("/cached?key=k&cc=no-cache&\(validator)")
+        let first = try await session.get(url)
+        #expect(first.text == "body 1 of k")
+        let second = try await session.get(url)
+        #expect(second.source == .revalidated)
+        #expect(second.statusCode == 200)
+        #expect(second.text == "body 1 of k", "the kept body")
+        #expect(second.header("X-Revalidated") == "2")
+        #expect(second.header("X-Request-Number") == "2", "the 304's fields replace the kept ones")
+        #expect(second.header("Content-Length") == "11", "the kept body's length, not the 304's")
+        #expect(server.tally.count("k") == 2)
+
+        // Stale by its Age: revalidated the same way.
+        let aged = try await session.get(server.url("/cached?key=aged&cc=max-age=60&age=100&\(validator)"))
+        #expect(aged.source == .network)
+        #expect(try await session.get(server.url("/cached?key=aged&cc=max-age=60&age=100&\(validator)")).source == .revalidated)
+        await session.shutdown()
+        await server.stop()
+    }
+
+    @Test("a stale response without validators is loaded anew and replaced")
+    func staleWithoutValidators() async throws {
+        let server = try await HTTPTestServer(chain: nil)
+        let cache = ResponseCache()
+        let session = session(cache)
+        let url = server.url("/cached?key=s&cc=max-age=0")
+        #expect(try await session.get(url).text == "body 1 of s")
+        let second = try await session.get(url)
+        #expect(second.source == .network)
+        #expect(second.text == "body 2 of s")
+        #expect(cache.count == 1, "replaced, not added")
+        #expect(try await session.send(request(url, policy: .returnCacheDataElseLoad)).text == "body 2 of s")
+        await session.shutdown()
+        await server.stop()
+    }
+
+    @Test("request policies and directives: reload, cache else load, cache only (nothing sent when nothing is kept), only-if-cached, max-stale, no-cache, no-store, Pragma")
+    func requestPolicies() async throws {
+        let server = try await HTTPTestServer(chain: nil)
+        let cache = ResponseCache()
+        let session = session(cache)
+        let url = server.url("/cached?key=p&cc=max-age=0&etag=1")
+        await #expect(throws: SecureSessionError.self) { try await session.send(request(url, policy: .returnCacheDataDontLoad)) }
+        do {
+            _ = try await session.send(request(url, policy: .returnCacheDataDontLoad))
+        } catch {
+            #expect("\(error)".contains("no response kept in the cache may answer"))
+            #expect((error as? SecureSessionError)?.kind == "not_cached")
+        }
+        await #expect(throws: SecureSessionError.self) { try await session.send(request(url, headers: [("Cache-Control", "only-if-cached")])) }
+        #expect(server.tally.count("p") == 0, "nothing was sent")
+
+        #expect(try await session.get(url).text == "body 1 of p")
+        let elseLoad = try await session.send(request(url, policy: .returnCacheDataElseLoad))
+        #expect(elseLoad.source == .cache && elseLoad.text == "body 1 of p", "however old")
+        #expect(try await session.send(request(url, policy: .returnCacheDataDontLoad)).source == .cache)
+        #expect(try await session.send(request(url, headers: [("Cache-Control", "max-stale=3600")])).source == .cache)
+        await #expect(throws: SecureSessionError.self, "stale, and only-if-cached forbids revalidating") {
+            try await session.send(request(url, headers: [("Cache-Control", "only-if-cached")]))
+        }
+        #expect(server.tally.count("p") == 1)
+
+        let reloaded = try await session.send(request(url, policy: .reloadIgnoringCacheData))
+        #expect(reloaded.source == .network && reloaded.text == "body 2 of p", "not conditional: a whole new response")
+        #expect(try await session.send(request(url, policy: .returnCacheDataElseLoad)).text == "body 2 of p", "and kept")
+
+        let fresh = server.url("/cached?key=f&cc=max-age=60&etag=1")
+        _ = try await session.get(fresh)
+        #expect(try await session.send(request(fresh, headers: [("Cache-Control", "no-cache")])).source == .revalidated)
+        #expect(try await session.send(request(fresh, headers: [("Pragma", "no-cache")])).source == .revalidated)
+        #expect(try await session.send(request(fresh, headers: [("Cache-Control", "max-age=0")])).source == .revalidated)
+        #expect(try await session.send(request(fresh, headers: [("Cache-Control", "max-age=600"), ("Pragma", "no-cache")])).source == .cache,
+            "Pragma counts only without Cache-Control")
+        let unkept = try await session.send(request(fresh, headers: [("Cache-Control", "no-store")]))
+        #expect(unkept.source == .network && unkept.text == "body 5 of f")
+        #expect(try await session.get(fresh).text == "body 1 of f", "no-store neither used nor replaced what was kept")
+        await session.shutdown()
+        await server.stop()
+    }
+
+    @Test("not kept: no-store, Vary: *, a status not cacheable by default without a freshness, a body over the entry size (which the caller still gets whole), a request with its own conditions")
+    func notKept() async throws {
+        let server = try await HTTPTestServer(chain: nil)
+        let cache = ResponseCache(capacity: 1 << 20, maximumEntrySize: 1_000)
+        let session = session(cache)
+        for (key, query) in [("a", "cc=no-store"), ("b", "cc=max-age=60&vary=*"), ("c", "status=201&modified=1"), ("d", "cc=max-age=60&size=1001")] {
+            let url = server.url("/cached?key=\(key)&\(query)")
+            let first = try await session.get(url)
+            let second = try await session.get(url)
+            #expect(first.source == .network && second.source == .network, "\(query)")
+            #expect(server.tally.count(key) == 2, "\(query)")
+        }
+        #expect(try await session.get(server.url("/cached?key=d&cc=max-age=60&size=1001")).body.count == 1001)
+        let created = server.url("/cached?key=e&status=201&cc=max-age=60")
+        _ = try await session.get(created)
+        #expect(try await session.get(created).source == .cache, "a stated freshness makes any final status storable")
+        let conditional = server.url("/cached?key=g&cc=max-age=60&etag=1")
+        _ = try await session.get(conditional)
+        var ownCondition = request(conditional, headers: [("If-None-Match", #""v1""#)])
+        ownCondition.validation = ResponseValidation.none
+        let own = try await session.send(ownCondition)
+        #expect(own.statusCode == 304 && own.source == .network, "the caller's own condition reaches the server, and its 304 the caller")
+        #expect(cache.count == 2)
+        await session.shutdown()
+        await server.stop()
+    }
+
+    @Test("Vary: a response answers only requests with the same values of the fields it names")
+    func vary() async throws {
+        let server = try await HTTPTestServer(chain: nil)
+        let session = session(ResponseCache())
+        let url = server.url("/cached?key=v&cc=max-age=60&vary=X-Tenant")
+        #expect(try await session.get(url, headers: [("X-Tenant", "north")]).text == "body 1 of v for north")
+        #expect(try await session.get(url, headers: [("X-Tenant", "south")]).text == "body 2 of v for south")
+        let again = try await session.get(url, headers: [("X-Tenant", " north ")])
+        #expect(again.source == .cache && again.text == "body 1 of v for north")
+        #expect(try await session.get(url).text == "body 3 of v for ")
+        await #expect(throws: SecureSessionError.self, "a request that cannot be written is refused, not answered from the cache") {
+            try await session.get(url, headers: [("X-Tenant", "north"), ("X-Injected", "a\r\nHost: elsewhere")])
+        }
+        await session.shutdown()
+        await server.stop()
+    }
+
+    @Test("no response crosses a trust boundary: other credentials, another trust evaluator (pins) sharing the cache, a request's own challenge handler")
+    func partitions() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let cache = ResponseCache()
+        let plain = session(cache)
+        let pinned = session(cache, SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: [lab.intermediate.der]))
+        let url = server.url("/cached?key=me&cc=private,max-age=60")
+        let alice = try await plain.get(url, headers: [("Authorization", "Bearer alice")])
+        let bob = try await plain.get(url, headers: [("Authorization", "Bearer bob")])
+        #expect(alice.text == "body 1 of me" && bob.text == "body 2 of me", "bob never gets alice's answer")
+        #expect(try await plain.get(url, headers: [("Authorization", "Bearer alice")]).text == "body 1 of me")
+        #expect(try await plain.get(url).source == .network, "nor does a request without credentials")
+        let viaPins = try await pinned.get(url, headers: [("Authorization", "Bearer alice")])
+        #expect(viaPins.source == .network && viaPins.text == "body 4 of me", "what one policy trusted is not served under another")
+        #expect(try await pinned.get(url, headers: [("Authorization", "Bearer alice")]).source == .cache)
+
+        var ownHandler = SecureRequest(url: url, headers: [("Authorization", "Bearer alice")])
+        ownHandler.challengeHandler = { _ in .performDefaultHandling }
+        #expect(try await plain.send(ownHandler).source == .network)
+        #expect(try await plain.send(ownHandler).source == .network, "its connection's trust is that request's alone")
+        await plain.shutdown()
+        await pinned.shutdown()
+        await server.stop()
+    }
+
+    @Test("a request that may change a resource (POST, PUT, DELETE) forgets it, and what its Location and Content-Location name on the same origin")
+    func invalidation() async throws {
+        let server = try await HTTPTestServer(chain: nil)
+        let session = session(ResponseCache())
+        let url = server.url("/cached?key=i&cc=max-age=60")
+        _ = try await session.get(url)
+        #expect(try await session.get(url).source == .cache)
+        _ = try await session.post(url, body: Data("change".utf8))
+        let after = try await session.get(url)
+        #expect(after.source == .network && after.text == "body 3 of i")
+
+        #expect(try await session.get(url).source == .cache)
+        _ = try await session.send(SecureRequest(.put, url: server.url("/cached?key=other&location=/cached?key=i%26cc=max-age=60"), body: Data()))
+        #expect(try await session.get(url).source == .network, "named by the Location of a PUT elsewhere")
+        #expect(try await session.get(url).source == .cache)
+        var failing = SecureRequest(.delete, url: server.url("/cached?key=other&status=404&location=/cached?key=i%26cc=max-age=60"))
+        failing.validation = ResponseValidation.none
+        _ = try await session.send(failing)
+        #expect(try await session.get(url).source == .cache, "a failed request changes nothing")
+        await session.shutdown()
+        await server.stop()
+    }
+
+    @Test("a kept redirect is followed without asking its server again")
+    func redirect() async throws {
+        let server = try await HTTPTestServer(chain: nil)
+        let session = session(ResponseCache())
+        let url = server.url("/cached?key=r&status=301&cc=max-age=60&location=/hello")
+        let first = try await session.get(url)
+        #expect(first.text == "hello" && first.redirects.count == 1)
+        let second = try await session.get(url)
+        #expect(second.text == "hello" && second.redirects.map(\.path) == ["/hello"])
+        #expect(server.tally.count("r") == 1)
+        var unfollowed = SecureRequest(url: url)
+        unfollowed.followsRedirects = false
+        unfollowed.validation = ResponseValidation.none
+        let kept = try await session.send(unfollowed)
+        #expect(kept.statusCode == 301 && kept.source == .cache && kept.text == "body 1 of r", "the redirect's own body was kept")
+        await session.shutdown()
+        await server.stop()
+    }
+}
+
+/// Bytes collected from a stream, safe to share.
+private final class DataBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var collected = Data()
+    func append(_ data: Data) { lock.withLock { collected.append(data) } }
+    var data: Data { lock.withLock { collected } }
+}
