@@ -259,6 +259,52 @@ struct ResponseCacheTests {
     }
 }
 
+/// The cache against nginx (Debian's package), an independent server with its own `ETag`s,
+/// `Last-Modified` dates, `304`s and `expires`.
+@Suite("Response cache with nginx")
+struct ResponseCacheNginxTests {
+    let lab = try! TrustLab()
+
+    @Test("nginx's files: kept for a tenth of their age since modified, revalidated by nginx's 304 when that has passed, a changed file loaded anew, `expires 1h` answered from the cache")
+    func nginx() async throws {
+        let server = try NginxServer(chain: lab.loopbackChain(), requestsPerConnection: 100)
+        defer { server.stop() }
+        let session = lab.session { $0.responseCache = ResponseCache() }
+        try server.serve("old.json", contents: #"{"rate":1.08}"#, modified: Date() - 1_000)
+        // Dated a minute ahead: no heuristic freshness at all, whatever the seconds of nginx's
+        // `Date` and `Last-Modified` (a file modified just now would be fresh for a tenth of the
+        // fraction of a second between them).
+        try server.serve("new.json", contents: #"{"rate":1.09}"#, modified: Date() + 60)
+
+        let old = server.url("/static/old.json")
+        #expect(try await session.get(old).source == .network)
+        let heuristic = try await session.get(old)
+        #expect(heuristic.source == .cache, "fresh for about 100 s: a tenth of its 1,000 s since modified")
+        #expect(heuristic.text == #"{"rate":1.08}"#)
+
+        let new = server.url("/static/new.json")
+        #expect(try await session.get(new).source == .network)
+        let confirmed = try await session.get(new)
+        #expect(confirmed.source == .revalidated, "no freshness, so nginx is asked")
+        #expect(confirmed.text == #"{"rate":1.09}"#)
+        #expect(confirmed.httpVersion == "HTTP/2")
+
+        try server.serve("new.json", contents: #"{"rate":1.1050}"#, modified: Date() + 120)
+        let changed = try await session.get(new)
+        #expect(changed.source == .network && changed.text == #"{"rate":1.1050}"#, "a new ETag: nginx sends the file")
+
+        let expiring = server.url("/expiring/new.json")
+        _ = try await session.get(expiring)
+        let kept = try await session.get(expiring)
+        #expect(kept.source == .cache && kept.header("Cache-Control") == "max-age=3600")
+
+        let answered = try server.staticResponses()
+        #expect(answered.map(\.path) == ["/static/old.json", "/static/new.json", "/static/new.json", "/static/new.json", "/expiring/new.json"])
+        #expect(answered.map(\.status) == [200, 200, 304, 200, 200])
+        await session.shutdown()
+    }
+}
+
 /// Bytes collected from a stream, safe to share.
 private final class DataBox: @unchecked Sendable {
     private let lock = NSLock()

@@ -8,7 +8,11 @@ import PKIBuilder
 /// above it left unprocessed.
 ///
 /// Every path answers `200` with `METHOD n=N` (its query's `n`) whatever the method, and the
-/// access log (``processed()``) says which connection processed which request.
+/// access log (``processed()``) says which connection processed which request; but
+/// `/static/NAME` serves the file NAME put by ``serve(_:contents:modified:)`` as nginx serves
+/// files (`ETag`, `Last-Modified`, `304`s to conditional requests), and `/expiring/NAME` the same
+/// with `expires 1h` (`Cache-Control: max-age=3600`); ``staticResponses()`` lists what those
+/// answered.
 public final class NginxServer: @unchecked Sendable {
     private let server: ServerProcess
     private let folder: String
@@ -25,6 +29,7 @@ public final class NginxServer: @unchecked Sendable {
     public init(chain: [IssuedCertificate], requestsPerConnection: Int) throws {
         let folder = NSTemporaryDirectory() + "nginx-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder + "/logs", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: folder + "/htdocs", withIntermediateDirectories: true)
         self.folder = folder
         try chain.pemBundle.write(toFile: folder + "/chain.pem", atomically: true, encoding: .utf8)
         try chain[0].privateKeyPEM.write(toFile: folder + "/key.pem", atomically: true, encoding: .utf8)
@@ -46,6 +51,7 @@ public final class NginxServer: @unchecked Sendable {
                     uwsgi_temp_path \(folder)/uwsgi;
                     scgi_temp_path \(folder)/scgi;
                     log_format processed '$connection $connection_requests $server_protocol $request_method $arg_n';
+                    log_format files '$uri $status';
                     access_log \(folder)/logs/access.log processed;
                     keepalive_requests \(requestsPerConnection);
                     server {
@@ -55,6 +61,17 @@ public final class NginxServer: @unchecked Sendable {
                         location / {
                             default_type text/plain;
                             return 200 "$request_method n=$arg_n";
+                        }
+                        location /static/ {
+                            alias \(folder)/htdocs/;
+                            default_type text/plain;
+                            access_log \(folder)/logs/files.log files;
+                        }
+                        location /expiring/ {
+                            alias \(folder)/htdocs/;
+                            default_type text/plain;
+                            expires 1h;
+                            access_log \(folder)/logs/files.log files;
                         }
                     }
                 }
@@ -87,6 +104,23 @@ public final class NginxServer: @unchecked Sendable {
             let fields = line.split(separator: " ").map(String.init)
             guard fields.count == 5, let connection = Int(fields[0]), let number = Int(fields[1]) else { return nil }
             return ProcessedRequest(connection: connection, requestOnConnection: number, httpProtocol: fields[2], method: fields[3], n: fields[4])
+        }
+    }
+
+    /// Puts the file `name` under `/static/` and `/expiring/`, last modified at `modified`.
+    public func serve(_ name: String, contents: String, modified: Date = Date()) throws {
+        let path = folder + "/htdocs/" + name
+        try contents.write(toFile: path, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.modificationDate: modified], ofItemAtPath: path)
+    }
+
+    /// What `/static/` and `/expiring/` answered so far, in order: the path and the status.
+    public func staticResponses() throws -> [(path: String, status: Int)] {
+        guard let log = try? String(contentsOfFile: folder + "/logs/files.log", encoding: .utf8) else { return [] }
+        return log.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ")
+            guard fields.count == 2, let status = Int(fields[1]) else { return nil }
+            return (String(fields[0]), status)
         }
     }
 
