@@ -33,7 +33,7 @@ public final class SecureSession: Sendable {
     let tlsContexts: TLSContextCache
     private let sessionHandler: HandlerIdentity?
     private let reporter: PinFailureReporter?
-    private let instrumentation: SessionInstrumentation
+    let instrumentation: SessionInstrumentation
     /// The servers that asked for HTTP/1.1 over HTTP/2 (``HTTP1Required``): their connections
     /// offer `http/1.1` alone through ALPN.
     private let http1OnlyServers = BoundedMemory<HostAndPort, Void>()

@@ -17,7 +17,10 @@ import TransportSecurityNIO
 /// - `secure_session_client_certificate_expiry_timestamp_seconds`, a gauge by `subject`: when
 ///   the client certificate the session offers expires (seconds since 1970), set by each
 ///   connection made offering it, so that a dashboard warns before a server starts refusing it
-///   (a renewed certificate, ``SecureSessionConfiguration/clientIdentityFile``, moves it on).
+///   (a renewed certificate, ``SecureSessionConfiguration/clientIdentityFile``, moves it on);
+/// - `secure_session_cache_lookups_total`, a counter by `result`: `hit` (the session's
+///   ``ResponseCache`` answered), `revalidated` (it answered after the server's `304`), `miss`
+///   (the server sent a response); requests that bypass the cache are not counted.
 ///
 /// The process's factory is read when the session is made; when it is swift-metrics' no-op one
 /// (nothing bootstrapped), nothing is counted at all, at no cost to a request.
@@ -70,6 +73,12 @@ struct SessionInstrumentation: Sendable {
             dimensions: [("subject", identity.leaf.subjectSummary)],
             factory: metrics
         ).record(identity.leaf.certificate.notValidAfter.timeIntervalSince1970)
+    }
+
+    /// A request the response cache was asked for: `hit`, `revalidated` or `miss`.
+    func cacheLookup(_ result: String) {
+        guard isEnabled else { return }
+        Counter(label: "secure_session_cache_lookups_total", dimensions: [("result", result)], factory: metrics).increment()
     }
 
     /// A connection made, speaking HTTP/2 or HTTP/1.1.

@@ -1,4 +1,5 @@
 import Foundation
+import MetricsTestKit
 import PKIBuilder
 import SecureSession
 import TestServers
@@ -78,6 +79,18 @@ struct ResponseCacheTests {
         #expect(second.header("X-Request-Number") == "2", "the 304's fields replace the kept ones")
         #expect(second.header("Content-Length") == "11", "the kept body's length, not the 304's")
         #expect(server.tally.count("k") == 2)
+        let metrics = TestMetrics()
+        let counted = lab.session { $0.responseCache = ResponseCache(); $0.metricsFactory = metrics }
+        for _ in 0..<3 { _ = try await counted.get(url) }
+        _ = try await counted.get(server.url("/cached?key=fresh&cc=max-age=60"))
+        _ = try await counted.get(server.url("/cached?key=fresh&cc=max-age=60"))
+        _ = try await counted.post(url, body: nil)
+        let lookups = "secure_session_cache_lookups_total"
+        #expect(metrics.counterTotal(label: lookups, dimensions: [("result", "miss")]) == 2)
+        #expect(metrics.counterTotal(label: lookups, dimensions: [("result", "revalidated")]) == 2)
+        #expect(metrics.counterTotal(label: lookups, dimensions: [("result", "hit")]) == 1)
+        #expect(metrics.counterTotal(label: lookups) == 5, "the POST bypassed the cache")
+        await counted.shutdown()
 
         // Stale by its Age: revalidated the same way.
         let aged = try await session.get(server.url("/cached?key=aged&cc=max-age=60&age=100&\(validator)"))

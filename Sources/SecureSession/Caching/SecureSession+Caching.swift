@@ -35,6 +35,7 @@ extension SecureSession {
             Self.invalidate(cache, after: request, answered: exchanged.head)
             return exchanged
         case .answer(let stored):
+            instrumentation.cacheLookup("hit")
             configuration.logger.debug("answered from the cache", metadata: [
                 "url": "\(request.url.redacted)", "age": "\(Int(stored.currentAge(at: Date())))",
             ])
@@ -49,9 +50,11 @@ extension SecureSession {
             if let stored, exchanged.head.status == .notModified {
                 let updated = stored.revalidated(by: exchanged.head, requestTime: requestTime, responseTime: responseTime)
                 cache.store(updated, for: key)
+                instrumentation.cacheLookup("revalidated")
                 configuration.logger.debug("revalidated from the cache (304)", metadata: ["url": "\(request.url.redacted)"])
                 return try await answer(request, with: updated, source: .revalidated, by: exchanged, sink: sink)
             }
+            instrumentation.cacheLookup("miss")
             if let body = tee.body, let varied = Self.variedFields(ifStorable: exchanged.head, for: request) {
                 var head = exchanged.head
                 head.headers = HTTPHeaders(StoredResponse.endToEndFields(of: head.headers))
