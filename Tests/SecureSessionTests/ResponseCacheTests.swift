@@ -229,6 +229,27 @@ struct ResponseCacheTests {
         await server.stop()
     }
 
+    @Test("credentials the session answers a challenge with count as the request's: Basic meets the 401 again, then the cache answers; Digest's answers differ, so the server is asked each time")
+    func challenges() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let store = CredentialStore()
+        let alice = Credential.user("alice", password: "wonderland")
+        store.set(alice, for: ProtectionSpace(host: "127.0.0.1", port: server.port, isSecure: true, realm: "lab", method: .httpBasic))
+        store.set(alice, for: ProtectionSpace(host: "127.0.0.1", port: server.port, isSecure: true, realm: nil, method: .httpDigest))
+        let session = lab.session { $0.responseCache = ResponseCache(); $0.credentialStore = store }
+        let basic = server.url("/basic?cc=max-age=60")
+        #expect(try await session.get(basic).text == "welcome alice")
+        #expect(server.tally.count("/basic") == 2)
+        let again = try await session.get(basic)
+        #expect(again.source == .cache && again.text == "welcome alice")
+        #expect(server.tally.count("/basic") == 3, "only the 401 came from the server")
+        let digest = server.url("/digest?algorithm=SHA-256&cc=max-age=60")
+        #expect(try await session.get(digest).source == .network)
+        #expect(try await session.get(digest).source == .network)
+        await session.shutdown()
+        await server.stop()
+    }
+
     @Test("a request that may change a resource (POST, PUT, DELETE) forgets it, and what its Location and Content-Location name on the same origin")
     func invalidation() async throws {
         let server = try await HTTPTestServer(chain: nil)

@@ -18,7 +18,8 @@ import TransportSecurityNIO
 /// closes), `/delay/MS` (answers after MS milliseconds), `/target…` (the request line's target, as received), `/goaway` (HTTP/2: a `GOAWAY`
 /// on the connection, then an answer),
 /// `/never` (never answers), `/collect` (keeps posted bodies in ``collected``), `/loop` (redirects to itself), `/basic` and
-/// `/digest?algorithm=MD5|SHA-256[&first=ALGORITHM][&stale=1]` (user alice, password wonderland, realm lab), `/once` (closes a connection
+/// `/digest?algorithm=MD5|SHA-256[&first=ALGORITHM][&stale=1]` (user alice, password wonderland, realm lab; with
+/// `cc=V`, the welcome has `Cache-Control: V`; `/basic`'s requests counted in ``tally`` as `/basic`), `/once` (closes a connection
 /// on its second request), `/connection` (an id of the TCP connection), `/trailers?N=V…` (`hello`,
 /// chunked, then each query item as a trailer field), `/client-certificate` (the
 /// subject of the certificate the client presented, or `none`), `/set-cookie[?to=URL]` (each
@@ -394,15 +395,16 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
             send(context, .ok, "noted", type: "text/plain")
         case "/basic":
             let expected = "Basic " + Data("alice:wonderland".utf8).base64EncodedString()
+            _ = tally.next("/basic")
             if head.headers.first(name: "Authorization") == expected {
-                send(context, .ok, "welcome alice", type: "text/plain")
+                send(context, .ok, "welcome alice", type: "text/plain", extra: query["cc"].map { [("Cache-Control", $0)] } ?? [])
             } else {
                 send(context, .unauthorized, "who are you?", type: "text/plain", extra: [("WWW-Authenticate", #"Basic realm="lab""#)])
             }
         case "/digest":
             let algorithm = query["algorithm"] ?? "MD5"
             if DigestCheck.accepts(head.headers.first(name: "Authorization"), method: head.method.rawValue, uri: head.uri, algorithm: algorithm) {
-                send(context, .ok, "welcome alice (digest)", type: "text/plain")
+                send(context, .ok, "welcome alice (digest)", type: "text/plain", extra: query["cc"].map { [("Cache-Control", $0)] } ?? [])
             } else {
                 // `first=ALGORITHM`: another Digest challenge before the one answered (RFC 7616
                 // servers offer several, the strongest first). `stale=1`: the first challenge's
