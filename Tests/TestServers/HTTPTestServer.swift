@@ -65,6 +65,8 @@ public final class HTTPTestServer: Sendable {
     public let tally = RequestTally()
     /// The request body bytes received, all requests together.
     public let receivedBodyBytes = ByteTally()
+    /// The OAuth token endpoint `POST /oauth/token` and the API `/oauth/api` it issues tokens for.
+    public let oauth = OAuthServer()
 
     public var port: Int { channel.localAddress?.port ?? 0 }
 
@@ -100,6 +102,7 @@ public final class HTTPTestServer: Sendable {
         let responder = ocspResponder
         let tally = tally
         let receivedBodyBytes = receivedBodyBytes
+        let oauth = oauth
         let contexts = currentContext
         let offersHTTP2 = offersHTTP2
         let streams = http2Streams
@@ -109,7 +112,10 @@ public final class HTTPTestServer: Sendable {
                 let connection = counter.next()
                 channel.closeFuture.whenComplete { _ in counter.close() }
                 @Sendable func routes() -> RouteHandler {
-                    RouteHandler(connection: connection, collected: collected, files: files, responder: responder, tally: tally, receivedBodyBytes: receivedBodyBytes)
+                    RouteHandler(
+                        connection: connection, collected: collected, files: files, responder: responder, tally: tally, receivedBodyBytes: receivedBodyBytes,
+                        oauth: oauth
+                    )
                 }
                 return channel.eventLoop.makeCompletedFuture {
                     if let context = contexts.get() {
@@ -242,15 +248,20 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
     let files: ServedFiles
     let responder: OCSPResponderBox
     let tally: RequestTally
+    let oauth: OAuthServer
     let receivedBodyBytes: ByteTally
     private var head: HTTPRequestHead?
     private var requestsOnThisConnection = 0
     private var body = ByteBuffer()
 
-    init(connection: Int, collected: CollectedBodies, files: ServedFiles, responder: OCSPResponderBox, tally: RequestTally, receivedBodyBytes: ByteTally) {
+    init(
+        connection: Int, collected: CollectedBodies, files: ServedFiles, responder: OCSPResponderBox, tally: RequestTally, receivedBodyBytes: ByteTally,
+        oauth: OAuthServer
+    ) {
         self.receivedBodyBytes = receivedBodyBytes
         self.connection = connection
         self.tally = tally
+        self.oauth = oauth
         self.collected = collected
         self.files = files
         self.responder = responder
@@ -344,13 +355,7 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
             let trailers = HTTPHeaders((components?.queryItems ?? []).map { ($0.name, $0.value ?? "") })
             context.writeAndFlush(wrapOutboundOut(.end(trailers.isEmpty ? nil : trailers)), promise: nil)
         case "/client-certificate":
-            // Over HTTP/2 the stream's parent holds the connection's TLS (over HTTP/1.1 the
-            // parent is the listening channel, maybe of another event loop).
-            let parent = context.channel.parent.flatMap { $0.eventLoop.inEventLoop ? $0 : nil }
-            let tls = (try? context.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self))
-                ?? (try? parent?.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self))
-            let presented = (tls?.peerCertificate).flatMap { try? DERCertificate(derBytes: $0.toDERBytes()) }
-            send(context, .ok, presented?.subjectSummary ?? "none", type: "text/plain")
+            send(context, .ok, peerCertificate(context)?.subjectSummary ?? "none", type: "text/plain")
         case "/headers":
             let fields = Dictionary(head.headers.map { ($0.name.lowercased(), $0.value) }, uniquingKeysWith: { a, _ in a })
             let json = (try? JSONSerialization.data(withJSONObject: fields, options: .sortedKeys)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
@@ -493,6 +498,17 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
             serveRanged(context, head: head, query: query)
         case "/cached":
             serveCached(context, head: head, query: query)
+        case "/oauth/token":
+            let (status, json) = oauth.answerTokenRequest(
+                headers: head.headers, body: String(buffer: body), clientCertificate: peerCertificate(context)?.subjectSummary, query: query
+            )
+            send(context, HTTPResponseStatus(statusCode: status), json, type: "application/json")
+        case "/oauth/api":
+            if let token = oauth.acceptedToken(head.headers.first(name: "Authorization")) {
+                send(context, .ok, "hello with \(token)", type: "text/plain")
+            } else {
+                send(context, .unauthorized, "token refused", type: "text/plain", extra: [("WWW-Authenticate", #"Bearer error="invalid_token""#)])
+            }
         default:
             if path.hasPrefix("/status/"), let code = Int(path.dropFirst("/status/".count)) {
                 send(context, HTTPResponseStatus(statusCode: code), "status \(code)", type: "text/plain")
@@ -523,6 +539,16 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
     ]
 
     /// `/ranged`: ``HTTPTestServer/rangedBody(size:version:)`` with range requests.
+    /// The certificate the client presented on this connection, if any.
+    private func peerCertificate(_ context: ChannelHandlerContext) -> DERCertificate? {
+        // Over HTTP/2 the stream's parent holds the connection's TLS (over HTTP/1.1 the
+        // parent is the listening channel, maybe of another event loop).
+        let parent = context.channel.parent.flatMap { $0.eventLoop.inEventLoop ? $0 : nil }
+        let tls = (try? context.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self))
+            ?? (try? parent?.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self))
+        return (tls?.peerCertificate).flatMap { try? DERCertificate(derBytes: $0.toDERBytes()) }
+    }
+
     /// `/cached`: see the type's documentation.
     private func serveCached(_ context: ChannelHandlerContext, head: HTTPRequestHead, query: [String: String]) {
         let key = query["key"] ?? ""

@@ -1,0 +1,23 @@
+/// How an OAuth client proves who it is to the token endpoint (RFC 6749 §2.3, RFC 8705 §2).
+/// Its description never shows a secret.
+public enum OAuthClientAuthentication: Sendable, CustomStringConvertible {
+    /// `client_secret_basic`: the client ID and secret in an HTTP Basic `Authorization` field,
+    /// each form-encoded first (RFC 6749 §2.3.1). What servers must support.
+    case clientSecretBasic(secret: String)
+    /// `client_secret_post`: the client ID and secret as form fields of the request's body.
+    case clientSecretPost(secret: String)
+    /// `tls_client_auth` (RFC 8705 §2.1): the client certificate the token session presents in
+    /// its mutual TLS proves the client; the body names the client ID. The tokens are then
+    /// usually bound to that certificate (RFC 8705 §3): the session calling the API must present
+    /// the same one.
+    case mutualTLS
+
+    /// `client_secret_basic`, `client_secret_post` or `tls_client_auth`: RFC 8414's name.
+    public var description: String {
+        switch self {
+        case .clientSecretBasic: return "client_secret_basic"
+        case .clientSecretPost: return "client_secret_post"
+        case .mutualTLS: return "tls_client_auth"
+        }
+    }
+}

@@ -1,0 +1,173 @@
+import Foundation
+import Logging
+import TransportSecurity
+
+/// OAuth 2.0's client-credentials grant (RFC 6749 §4.4) as a ``RequestInterceptor``: every
+/// request to the given hosts carries a bearer token (RFC 6750) that this interceptor obtains
+/// from the token endpoint, keeps while it is fresh, renews shortly before it expires (one token
+/// request however many requests wait) and replaces when a server that accepted it refuses it
+/// with a `401` (the request is sent again once with the new one).
+/// The way a server-side client calls a bank's, a payment gateway's or a partner's API (Open
+/// Banking's mutual-TLS-bound tokens included: ``OAuthClientAuthentication/mutualTLS``).
+///
+/// ```swift
+/// let tokens = SecureSession(configuration: .init(trustEvaluator: idpPolicy, clientIdentity: identity))
+/// var configuration = SecureSessionConfiguration(trustEvaluator: apiPolicy, clientIdentity: identity)
+/// configuration.interceptor = try OAuthClientCredentials(
+///     tokenURL: URL(string: "https://auth.bank.example/oauth2/token")!,
+///     clientID: "partner-42", authentication: .mutualTLS, scopes: ["payments"],
+///     hosts: ["api.bank.example"], tokenSession: tokens)
+/// let api = SecureSession(configuration: configuration)
+/// ```
+///
+/// The token endpoint is reached through `tokenSession`, with that session's own trust policy,
+/// pins and client identity (a session whose interceptor is this one would ask itself for a
+/// token). Requests to other hosts pass unchanged: the token goes only where it is meant to, and
+/// only over https (``OAuthError/cleartextRequest(_:)``); the session never carries it on a
+/// redirect to another origin. Neither the secret nor a token is ever logged or shown in a
+/// description.
+public struct OAuthClientCredentials: RequestInterceptor, CustomStringConvertible {
+    /// The token endpoint.
+    public let tokenURL: URL
+    /// The client's identifier at the authorization server.
+    public let clientID: String
+    /// How the client proves itself to the token endpoint.
+    public let authentication: OAuthClientAuthentication
+    /// The scopes asked for (`scope`, space-separated); none: the server's default.
+    public let scopes: [String]
+    /// The hosts whose requests carry the token.
+    public let hosts: [HostPattern]
+    private let tokens: AccessTokenCache
+
+    /// Creates the interceptor.
+    /// - Parameters:
+    ///   - tokenURL: The token endpoint (https only).
+    ///   - clientID: The client's identifier.
+    ///   - authentication: How the client proves itself (``OAuthClientAuthentication``).
+    ///   - scopes: The scopes to ask for.
+    ///   - parameters: More form fields of the token request (`audience`, RFC 8707's `resource`).
+    ///   - hosts: The hosts whose requests get the token, as host patterns (`api.example.com`,
+    ///     `*.example.com` one label, `**.example.com` any depth).
+    ///   - tokenSession: The session the token requests go through.
+    ///   - refreshMargin: How long before its stated expiry a token is replaced (30 s by default).
+    /// - Throws: ``OAuthError/insecureTokenEndpoint(_:)`` for a token URL that is not https, a
+    ///   `HostPatternError` for a host pattern that is none.
+    public init(
+        tokenURL: URL,
+        clientID: String,
+        authentication: OAuthClientAuthentication,
+        scopes: [String] = [],
+        parameters: [(name: String, value: String)] = [],
+        hosts: [String],
+        tokenSession: SecureSession,
+        refreshMargin: Duration = .seconds(30)
+    ) throws {
+        guard tokenURL.scheme?.lowercased() == "https" else { throw OAuthError.insecureTokenEndpoint(tokenURL) }
+        self.tokenURL = tokenURL
+        self.clientID = clientID
+        self.authentication = authentication
+        self.scopes = scopes
+        self.hosts = try hosts.map(HostPattern.init)
+        let request = Self.tokenRequest(tokenURL: tokenURL, clientID: clientID, authentication: authentication, scopes: scopes, parameters: parameters)
+        let logger = tokenSession.configuration.logger
+        tokens = AccessTokenCache(margin: refreshMargin) {
+            try await Self.obtainToken(with: request, through: tokenSession, logger: logger)
+        }
+    }
+
+    /// `OAuthClientCredentials(client-id, client_secret_basic, token URL, hosts)`: no secret.
+    public var description: String {
+        "OAuthClientCredentials(\(clientID), \(authentication), \(tokenURL.redacted), hosts: \(hosts.map(\.description).joined(separator: " ")))"
+    }
+
+    /// `request` with the current token in its `Authorization` field (replacing one of its
+    /// own), when it goes to one of ``hosts``; else as it is.
+    /// - Throws: ``OAuthError/cleartextRequest(_:)`` for such a request over http; the token
+    ///   request's failure (``OAuthError``, or the token session's ``SecureSessionError``).
+    public func adapt(_ request: SecureRequest, attempt: RequestAttempt) async throws -> SecureRequest {
+        guard covers(request.url) else { return request }
+        guard request.url.scheme?.lowercased() == "https" else { throw OAuthError.cleartextRequest(request.url) }
+        let token = try await tokens.token()
+        var adapted = request
+        adapted.headers.removeAll { $0.name.equalsIgnoringASCIICase("Authorization") }
+        adapted.headers.append((name: "Authorization", value: "Bearer " + token.value))
+        return adapted
+    }
+
+    /// After a `401` to a request that carried a token: sent again at once with a new token,
+    /// unless servers never accepted the token it carried (a new one would be refused too).
+    public func retry(_ request: SecureRequest, after outcome: AttemptOutcome, attempt: RequestAttempt) async -> RetryDecision {
+        guard covers(request.url), let status = outcome.statusCode, let field = request.header("Authorization"), field.hasPrefix("Bearer ") else {
+            return .doNotRetry
+        }
+        let token = String(field.dropFirst("Bearer ".count))
+        guard status == 401 else {
+            await tokens.accepted(token)
+            return .doNotRetry
+        }
+        return await tokens.refused(token) ? .retry(after: .zero) : .doNotRetry
+    }
+
+    private func covers(_ url: URL) -> Bool {
+        guard let host = url.host else { return false }
+        let server = ServerHost(host)
+        return hosts.contains { $0.matches(server) }
+    }
+
+    /// The token request (RFC 6749 §4.4.2), with the client's authentication (§2.3.1).
+    private static func tokenRequest(
+        tokenURL: URL,
+        clientID: String,
+        authentication: OAuthClientAuthentication,
+        scopes: [String],
+        parameters: [(name: String, value: String)]
+    ) -> SecureRequest {
+        var fields: [(name: String, value: String)] = [("grant_type", "client_credentials")]
+        if !scopes.isEmpty { fields.append(("scope", scopes.joined(separator: " "))) }
+        var headers: [(name: String, value: String)] = [("Accept", "application/json")]
+        switch authentication {
+        case .clientSecretBasic(let secret):
+            let pair = FormURLEncoding.encode(clientID) + ":" + FormURLEncoding.encode(secret)
+            headers.append(("Authorization", "Basic " + Data(pair.utf8).base64EncodedString()))
+        case .clientSecretPost(let secret):
+            fields.append(("client_id", clientID))
+            fields.append(("client_secret", secret))
+        case .mutualTLS:
+            fields.append(("client_id", clientID))
+        }
+        var request = SecureRequest.form(url: tokenURL, fields: fields + parameters)
+        request.headers.append(contentsOf: headers)
+        // Its own interceptor: never the token session's (which may be an API session's).
+        request.interceptor = RequestAdapter { request, _ in request }
+        request.cachePolicy = .reloadIgnoringCacheData
+        request.validation = ResponseValidation.none
+        return request
+    }
+
+    /// A token from the endpoint, or why there is none.
+    private static func obtainToken(with request: SecureRequest, through session: SecureSession, logger: Logger) async throws -> AccessToken {
+        let asked = ContinuousClock.now
+        let response = try await session.send(request)
+        guard (200..<300).contains(response.statusCode) else {
+            let refusal = try? JSONDecoder().decode(TokenRefusal.self, from: response.body)
+            logger.warning("token request refused", metadata: [
+                "url": "\(request.url.redacted)", "status": "\(response.statusCode)", "error": "\(refusal?.error ?? "none")",
+            ])
+            throw OAuthError.tokenRequestRefused(status: response.statusCode, error: refusal?.error, description: refusal?.errorDescription)
+        }
+        let token = try AccessToken.parse(response.body, obtained: asked)
+        logger.debug("access token obtained", metadata: ["url": "\(request.url.redacted)", "token": "\(token)"])
+        return token
+    }
+
+    /// An error response of the token endpoint (RFC 6749 §5.2).
+    private struct TokenRefusal: Decodable {
+        let error: String?
+        let errorDescription: String?
+
+        enum CodingKeys: String, CodingKey {
+            case error
+            case errorDescription = "error_description"
+        }
+    }
+}

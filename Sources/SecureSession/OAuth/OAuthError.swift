@@ -1,0 +1,36 @@
+import Foundation
+import TransportSecurity
+
+/// Why ``OAuthClientCredentials`` could not give a request an access token. Failures to reach
+/// the token endpoint are the token session's ``SecureSessionError``s (a token endpoint whose pin
+/// does not match is `trustRejected`, with its decision).
+public enum OAuthError: Error, Sendable, CustomStringConvertible {
+    /// The token endpoint refused to issue a token: its status and the error it named
+    /// (RFC 6749 §5.2: `invalid_client`, `invalid_scope`, `unauthorized_client`, …) with its
+    /// description, when it sent them.
+    case tokenRequestRefused(status: Int, error: String?, description: String?)
+    /// The token endpoint answered with a success that holds no usable token: not JSON, no
+    /// `access_token`, a token that cannot be written in a header, a token type other than
+    /// `Bearer`, an `expires_in` that is no number of seconds.
+    case invalidTokenResponse(String)
+    /// The token endpoint is not an https URL: the client's secret would travel in cleartext.
+    case insecureTokenEndpoint(URL)
+    /// A request for one of the interceptor's hosts is not over https: its token would travel
+    /// in cleartext; nothing was sent.
+    case cleartextRequest(URL)
+
+    /// A sentence saying what went wrong; what the server wrote is escaped.
+    public var description: String {
+        switch self {
+        case .tokenRequestRefused(let status, let error, let detail):
+            let named = error.map { " (\($0)\(detail.map { ": \($0)" } ?? ""))" } ?? ""
+            return "the token endpoint refused to issue a token: HTTP \(status)\(named)".escapingControlCharacters
+        case .invalidTokenResponse(let reason):
+            return "the token endpoint's answer holds no usable token: \(reason)".escapingControlCharacters
+        case .insecureTokenEndpoint(let url):
+            return "the token endpoint \(url.redacted) is not https: the client's credentials would travel in cleartext"
+        case .cleartextRequest(let url):
+            return "refused to send a bearer token to \(url.redacted) in cleartext (only https)"
+        }
+    }
+}

@@ -1,0 +1,192 @@
+import Foundation
+import PKIBuilder
+import SecureSession
+import TestServers
+import Testing
+import TransportSecurity
+import TransportSecurityNIO
+
+/// OAuth 2.0's client-credentials grant as an interceptor, against the test server's token
+/// endpoint and API (``OAuthServer``) on 127.0.0.1.
+@Suite("OAuth client credentials")
+struct OAuthClientCredentialsTests {
+    let lab = try! ClientCertificateLab()
+
+    func api(
+        _ server: HTTPTestServer,
+        _ authentication: OAuthClientAuthentication = .clientSecretBasic(secret: "s3cret"),
+        scopes: [String] = ["read", "write"],
+        tokenQuery: String = "",
+        tokenSession: SecureSession? = nil,
+        refreshMargin: Duration = .seconds(30)
+    ) throws -> SecureSession {
+        let interceptor = try OAuthClientCredentials(
+            tokenURL: server.url("/oauth/token" + tokenQuery), clientID: "partner", authentication: authentication, scopes: scopes,
+            hosts: ["127.0.0.1"], tokenSession: tokenSession ?? lab.lab.session(), refreshMargin: refreshMargin
+        )
+        return lab.lab.session { $0.interceptor = interceptor }
+    }
+
+    @Test("client_secret_basic: one token for many requests, twenty at once included; the form and the Basic field as RFC 6749 writes them; the token goes to its hosts only")
+    func secretBasic() async throws {
+        let server = try await HTTPTestServer(chain: lab.lab.loopbackChain())
+        let session = try api(server)
+        let answers = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<20 { group.addTask { try await session.get(server.url("/oauth/api")).text } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(answers == Array(repeating: "hello with token-1", count: 20))
+        #expect(server.oauth.issuedCount == 1, "one token request however many requests waited")
+        let request = try #require(server.oauth.tokenRequests.first)
+        #expect(request.headers.first { $0.0.lowercased() == "authorization" }?.1 == "Basic " + Data("partner:s3cret".utf8).base64EncodedString())
+        #expect(request.headers.first { $0.0.lowercased() == "content-type" }?.1 == "application/x-www-form-urlencoded")
+        #expect(OAuthServer.formFields(request.body) == ["grant_type": "client_credentials", "scope": "read write"])
+
+        let elsewhere = try await session.get(server.url("/headers", host: "localhost")).text
+        #expect(!elsewhere.contains("token-1"), "another host gets no token")
+        let redirected = try await session.get(server.url("/redirect?to=" + server.url("/headers", host: "localhost").absoluteString))
+        #expect(!redirected.text.contains("token-1"), "nor does a redirect to another origin")
+        await #expect(throws: OAuthError.self, "never over http") {
+            try await session.get(URL(string: "http://127.0.0.1:\(server.port)/oauth/api")!)
+        }
+        await session.shutdown()
+        await server.stop()
+    }
+
+    @Test("client_secret_post: the client's ID and secret in the form; no Authorization field")
+    func secretPost() async throws {
+        let server = try await HTTPTestServer(chain: lab.lab.loopbackChain())
+        let session = try api(server, .clientSecretPost(secret: "s3cret"), scopes: [])
+        #expect(try await session.get(server.url("/oauth/api")).text == "hello with token-1")
+        let request = try #require(server.oauth.tokenRequests.first)
+        #expect(!request.headers.contains { $0.0.lowercased() == "authorization" })
+        #expect(OAuthServer.formFields(request.body) == ["grant_type": "client_credentials", "client_id": "partner", "client_secret": "s3cret"])
+        await session.shutdown()
+        await server.stop()
+    }
+
+    @Test("tls_client_auth (RFC 8705): the token session's client certificate proves the client; without it the endpoint refuses")
+    func mutualTLS() async throws {
+        let server = try await HTTPTestServer(chain: lab.lab.loopbackChain(), clientVerifier: .clients(of: lab.clientCA, at: lab.lab.pki.now))
+        let partner = try lab.lab.pki.issue(.client("partner"), by: lab.clientCA)
+        let identity = try ClientIdentity(certificateChainPEM: partner.pemString, privateKeyPEM: partner.privateKeyPEM)
+        let tokenSession = lab.lab.session { $0.clientIdentity = identity }
+        let interceptor = try OAuthClientCredentials(
+            tokenURL: server.url("/oauth/token"), clientID: "partner", authentication: .mutualTLS, hosts: ["127.0.0.1"], tokenSession: tokenSession
+        )
+        let session = lab.lab.session {
+            $0.interceptor = interceptor
+            $0.clientIdentity = identity
+        }
+        #expect(try await session.get(server.url("/oauth/api")).text == "hello with token-1")
+        #expect(OAuthServer.formFields(try #require(server.oauth.tokenRequests.first).body) == ["grant_type": "client_credentials", "client_id": "partner"])
+
+        let alice = try ClientIdentity(certificateChainPEM: lab.alice.pemString, privateKeyPEM: lab.alice.privateKeyPEM)
+        let wrong = try OAuthClientCredentials(
+            tokenURL: server.url("/oauth/token"), clientID: "partner", authentication: .mutualTLS, hosts: ["127.0.0.1"],
+            tokenSession: lab.lab.session { $0.clientIdentity = alice }
+        )
+        let refused = lab.lab.session {
+            $0.interceptor = wrong
+            $0.clientIdentity = alice
+        }
+        do {
+            _ = try await refused.get(server.url("/oauth/api"))
+            Issue.record("a token for another client's certificate")
+        } catch let error as OAuthError {
+            guard case .tokenRequestRefused(401, "invalid_client", _) = error else { throw error }
+            #expect(error.description == "the token endpoint refused to issue a token: HTTP 401 (invalid_client: unknown client or wrong secret)")
+        }
+        await session.shutdown()
+        await refused.shutdown()
+        await tokenSession.shutdown()
+        await server.stop()
+    }
+
+    @Test("a token the API refuses is replaced once and the request sent again; one refused right after it was obtained is not, and the 401 reaches the caller")
+    func refusedToken() async throws {
+        let server = try await HTTPTestServer(chain: lab.lab.loopbackChain())
+        let session = try api(server)
+        #expect(try await session.get(server.url("/oauth/api")).text == "hello with token-1")
+        server.oauth.revokeAll()
+        let renewed = try await session.get(server.url("/oauth/api"))
+        #expect(renewed.text == "hello with token-2" && renewed.attempts == 2)
+
+        server.oauth.setAcceptsTokens(false)
+        do {
+            _ = try await session.get(server.url("/oauth/api"))
+            Issue.record("an API refusing every token answered")
+        } catch SecureSessionError.unacceptableStatus(let code, _) {
+            #expect(code == 401)
+        }
+        #expect(server.oauth.issuedCount == 3, "one new token for the refused one, and no more")
+        await session.shutdown()
+        await server.stop()
+    }
+
+    @Test("expiry: a token within the margin of its expires_in is replaced before use; one without expires_in is kept until refused")
+    func expiry() async throws {
+        let server = try await HTTPTestServer(chain: lab.lab.loopbackChain())
+        server.oauth.setLifetime(20)
+        let session = try api(server, refreshMargin: .seconds(30))
+        #expect(try await session.get(server.url("/oauth/api")).text == "hello with token-1")
+        #expect(try await session.get(server.url("/oauth/api")).text == "hello with token-2", "20 s left is within the 30 s margin")
+        server.oauth.setLifetime(nil)
+        #expect(try await session.get(server.url("/oauth/api")).text == "hello with token-3")
+        #expect(try await session.get(server.url("/oauth/api")).text == "hello with token-3")
+        await session.shutdown()
+        await server.stop()
+    }
+
+    @Test("clear errors: a wrong secret, a scope not granted, answers without a usable token, an http token endpoint, a pinned token endpoint that does not match; no secret in a description")
+    func errors() async throws {
+        let server = try await HTTPTestServer(chain: lab.lab.loopbackChain())
+        func failure(_ session: SecureSession) async -> (any Error)? {
+            do {
+                _ = try await session.get(server.url("/oauth/api"))
+                return nil
+            } catch {
+                return error
+            }
+        }
+        let wrongSecret = await failure(try api(server, .clientSecretBasic(secret: "guess")))
+        #expect("\(wrongSecret.map { "\($0)" } ?? "")".contains("HTTP 401 (invalid_client"))
+        let scope = await failure(try api(server, scopes: ["forbidden"]))
+        #expect("\(scope.map { "\($0)" } ?? "")" == "the token endpoint refused to issue a token: HTTP 400 (invalid_scope: the scope forbidden is not granted)")
+        for (broken, reason) in [
+            ("json", "not a JSON object"), ("type", "token_type is 'mac', not Bearer"), ("characters", "characters a bearer token cannot have"),
+            ("lifetime", "expires_in is not a number of seconds"),
+        ] {
+            let error = await failure(try api(server, tokenQuery: "?broken=\(broken)"))
+            guard case .invalidTokenResponse = error as? OAuthError else {
+                Issue.record("\(broken): \(String(describing: error))")
+                continue
+            }
+            #expect("\(error!)".contains(reason), "\(broken)")
+        }
+        #expect(throws: OAuthError.self) {
+            try OAuthClientCredentials(
+                tokenURL: URL(string: "http://127.0.0.1/token")!, clientID: "partner", authentication: .clientSecretPost(secret: "s3cret"),
+                hosts: ["127.0.0.1"], tokenSession: lab.lab.session()
+            )
+        }
+        #expect(throws: HostPatternError.self) {
+            try OAuthClientCredentials(
+                tokenURL: server.url("/oauth/token"), clientID: "partner", authentication: .mutualTLS, hosts: ["*"], tokenSession: lab.lab.session()
+            )
+        }
+        let pinned = lab.lab.session(SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: [lab.lab.rogueRoot.der]))
+        let mismatch = await failure(try api(server, tokenSession: pinned))
+        guard case .trustRejected(let decision) = mismatch as? SecureSessionError else {
+            Issue.record("\(String(describing: mismatch))")
+            return
+        }
+        #expect(decision.pinMismatch != nil)
+        #expect(server.oauth.issuedCount == 0)
+
+        let interceptor = try api(server, .clientSecretPost(secret: "s3cret")).configuration.interceptor
+        #expect(!"\(String(describing: interceptor))".contains("s3cret"))
+        #expect("\(OAuthClientAuthentication.clientSecretBasic(secret: "s3cret"))" == "client_secret_basic")
+        await server.stop()
+    }
+}
