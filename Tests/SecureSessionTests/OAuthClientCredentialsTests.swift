@@ -190,3 +190,47 @@ struct OAuthClientCredentialsTests {
         await server.stop()
     }
 }
+
+/// Against oauthlib (Debian's python3-oauthlib, `Tests/Fixtures/oauth-server`): an independent
+/// token endpoint and resource server.
+@Suite("OAuth client credentials with oauthlib")
+struct OAuthLibInteropTests {
+    let lab = try! TrustLab()
+
+    @Test("client_secret_basic (a secret with ':', '+', '/' and '&', form-encoded before Basic) and client_secret_post obtain tokens oauthlib accepts; a revoked token is replaced; a wrong secret is oauthlib's invalid_client; a scope it does not know its invalid_scope")
+    func oauthlib() async throws {
+        let server = try PythonTLSServer(fixture: "oauth-server", chain: lab.loopbackChain())
+        defer { server.stop() }
+        let tokenSession = lab.session()
+        func api(_ authentication: OAuthClientAuthentication, scopes: [String] = ["read", "write"]) throws -> SecureSession {
+            let interceptor = try OAuthClientCredentials(
+                tokenURL: server.url("/token"), clientID: "partner", authentication: authentication, scopes: scopes, hosts: ["127.0.0.1"],
+                tokenSession: tokenSession
+            )
+            return lab.session { $0.interceptor = interceptor }
+        }
+        for authentication in [OAuthClientAuthentication.clientSecretBasic(secret: "s3cret:+/&"), .clientSecretPost(secret: "s3cret:+/&")] {
+            let session = try api(authentication)
+            #expect(try await session.get(server.url("/api")).text == "hello", "\(authentication)")
+            #expect(try await session.get(server.url("/api")).attempts == 1)
+            _ = try await tokenSession.post(server.url("/revoke-all"), body: nil)
+            let renewed = try await session.get(server.url("/api"))
+            #expect(renewed.text == "hello" && renewed.attempts == 2, "\(authentication)")
+            await session.shutdown()
+        }
+        do {
+            _ = try await api(.clientSecretBasic(secret: "s3cret")).get(server.url("/api"))
+            Issue.record("a wrong secret got a token")
+        } catch OAuthError.tokenRequestRefused(let status, let error, _) {
+            #expect(status == 401 && error == "invalid_client")
+        }
+        do {
+            _ = try await api(.clientSecretPost(secret: "s3cret:+/&"), scopes: ["admin"]).get(server.url("/api"))
+            Issue.record("an unknown scope was granted")
+        } catch OAuthError.tokenRequestRefused(let status, let error, _) {
+            #expect(status == 400 && error == "invalid_scope")
+        }
+        await tokenSession.shutdown()
+    }
+}
+
