@@ -212,6 +212,8 @@ public struct GetCommand: TSecCommand {
 
     @OptionGroup var retrying: RetryOptions
 
+    @OptionGroup var oauth: OAuthOptions
+
     @OptionGroup var revocation: RevocationOptions
 
     @Flag(help: "Complete a chain the server sent without its intermediate certificates by fetching them from the caIssuers URLs of its certificates (authority information access), as Apple's SecTrust does; each fetched certificate is checked like a presented one. The URLs come from the server: a hostile one can make tsec GET a URL of its choosing.")
@@ -278,6 +280,9 @@ public struct GetCommand: TSecCommand {
         if tls13OrLater, tlsMax == "1.2" { throw ValidationError("--tlsv1.3 and --tls-max 1.2 leave no TLS version") }
         if dumpHeader == "-", json { throw ValidationError("-D - writes the header fields to standard output, where --json writes its report: give -D a file") }
         if bearerToken != nil, user != nil { throw ValidationError("--oauth2-bearer and -u both answer for the user: give one of them") }
+        if oauth.tokenURL != nil, bearerToken != nil || user != nil || header.contains(where: { $0.lowercased().hasPrefix("authorization:") }) {
+            throw ValidationError("--oauth2-token-url gets the request's token: it goes with none of --oauth2-bearer, -u and -H 'Authorization: …'")
+        }
         if bearerToken?.contains(where: { $0.isNewline }) == true { throw ValidationError("--oauth2-bearer: the token holds a line break") }
         if !form.isEmpty, hasData { throw ValidationError("-F (a multipart form) and -d (a body of its own) cannot go together") }
         if uploadFile != nil, !form.isEmpty || hasData { throw ValidationError("-T (a file as the body) goes with neither -d nor -F") }
@@ -344,9 +349,24 @@ public struct GetCommand: TSecCommand {
             lists: revocationLists,
             fetcher: revocation.fetches ? sideSession.map { SessionRevocationFetcher(session: $0) } : nil
         )
+        // The token endpoint is judged as the URL is, through a session without the token.
+        let tokenSession = oauth.tokenURL == nil ? nil : SecureSession(configuration: tokenFetching(like: configuration))
+        do {
+            if let tokenSession,
+                let interceptor = try oauth.makeInterceptor(for: request.url, tokenSession: tokenSession, hasIdentity: configuration.clientIdentity != nil)
+            {
+                configuration.interceptor = ChainedInterceptor([interceptor] + [configuration.interceptor].compactMap { $0 })
+            }
+        } catch {
+            complain("tsec get: \(error)", to: terminal)
+            await tokenSession?.shutdown()
+            await sideSession?.shutdown()
+            return ExitStatus.usageOrInput
+        }
         let session = SecureSession(configuration: configuration)
         let status = await fetch(request, with: session, writeOut: writeOut, to: terminal)
         await session.shutdown()
+        await tokenSession?.shutdown()
         await sideSession?.shutdown()
         // What the run learnt is kept: the HSTS hosts always, the cookies when there are some
         // (as curl, a jar with no cookie leaves the file as it is: a failed request does not
@@ -495,6 +515,17 @@ public struct GetCommand: TSecCommand {
             default:
                 transfer.exitStatus = ExitStatus.connectionFailure
             }
+        } catch let error as OAuthError {
+            failure = error
+            complain("tsec get: \(error)", to: terminal)
+            transfer.errorMessage = error.description
+            // Refused credentials or a request that may not carry a token are the caller's to
+            // mend, as a wrong passphrase is; a token endpoint answering nonsense is the server's.
+            if case .invalidTokenResponse = error {
+                transfer.exitStatus = ExitStatus.connectionFailure
+            } else {
+                transfer.exitStatus = ExitStatus.usageOrInput
+            }
         } catch {
             failure = error
             complain("tsec get: \(error)", to: terminal)
@@ -637,6 +668,16 @@ public struct GetCommand: TSecCommand {
     /// The configuration of the session fetching OCSP responses, CRLs and issuer certificates:
     /// the same store, time, proxies, address overrides, connect timeout and log as
     /// `configuration`.
+    /// What the OAuth token requests go through: the request's own configuration (policy, pins,
+    /// rules, client identity, proxies), without its interceptor, cookies or HSTS file.
+    private func tokenFetching(like configuration: SecureSessionConfiguration) -> SecureSessionConfiguration {
+        var tokens = configuration
+        tokens.interceptor = nil
+        tokens.cookieJar = nil
+        tokens.hsts = nil
+        return tokens
+    }
+
     private func sideFetching(like configuration: SecureSessionConfiguration) -> SecureSessionConfiguration {
         SecureSessionConfiguration(
             systemStore: configuration.systemStore,

@@ -1,0 +1,94 @@
+import ArgumentParser
+import Foundation
+import SecureSession
+import TransportSecurityNIO
+
+/// `tsec get`'s OAuth 2.0 client credentials (`--oauth2-token-url` and its kin): a token
+/// obtained from the endpoint for the request (``OAuthClientCredentials``), the client's secret
+/// read from the environment or a file, never from the command line.
+struct OAuthOptions: ParsableArguments {
+    @Option(name: .customLong("oauth2-token-url"), help: ArgumentHelp(
+        "Get a bearer token for the request from this OAuth 2.0 token endpoint (https), by the client-credentials grant, judged by the same policy, pins and client identity as the URL.",
+        valueName: "URL"
+    ))
+    var tokenURL: String?
+
+    @Option(name: .customLong("oauth2-client-id"), help: ArgumentHelp("The client's identifier at the token endpoint.", valueName: "ID"))
+    var clientID: String?
+
+    @Option(name: .customLong("oauth2-client-secret-env"), help: ArgumentHelp("The environment variable holding the client's secret.", valueName: "VAR"))
+    var secretEnv: String?
+
+    @Option(name: .customLong("oauth2-client-secret-file"), help: ArgumentHelp("A file whose first line is the client's secret.", valueName: "FILE"))
+    var secretFile: String?
+
+    @Option(name: .customLong("oauth2-client-auth"), help: ArgumentHelp(
+        "How the client proves itself: basic (client_secret_basic, the default), post (client_secret_post) or tls (RFC 8705's tls_client_auth: the client identity's certificate, no secret).",
+        valueName: "METHOD"
+    ))
+    var method: String?
+
+    @Option(name: .customLong("oauth2-scope"), help: ArgumentHelp("A scope to ask for. Repeatable.", valueName: "SCOPE"))
+    var scopes: [String] = []
+
+    /// Refuses parts without the token URL, a token URL that is not https, a method that is
+    /// none, and a secret missing, doubled or given for `tls`.
+    func validate() throws {
+        guard let tokenURL else {
+            if clientID != nil || secretEnv != nil || secretFile != nil || method != nil || !scopes.isEmpty {
+                throw ValidationError("--oauth2-client-id, --oauth2-client-secret-env/-file, --oauth2-client-auth and --oauth2-scope go with --oauth2-token-url")
+            }
+            return
+        }
+        guard let url = URL(string: tokenURL), url.scheme?.lowercased() == "https", url.host?.isEmpty == false else {
+            throw ValidationError("--oauth2-token-url \(tokenURL): an https URL (the client's credentials must not travel in cleartext)")
+        }
+        guard clientID?.isEmpty == false else { throw ValidationError("--oauth2-token-url needs --oauth2-client-id") }
+        let secrets = [secretEnv, secretFile].compactMap { $0 }.count
+        switch method?.lowercased() ?? "basic" {
+        case "tls":
+            if secrets > 0 { throw ValidationError("--oauth2-client-auth tls proves the client by its certificate: give no secret") }
+        case "basic", "post":
+            if secrets != 1 {
+                throw ValidationError("--oauth2-client-auth \(method ?? "basic") needs the client's secret from one of --oauth2-client-secret-env VAR or --oauth2-client-secret-file FILE")
+            }
+        default:
+            throw ValidationError("--oauth2-client-auth \(method ?? ""): basic, post or tls")
+        }
+    }
+
+    /// The interceptor for requests to `url`'s host, its tokens obtained through `tokenSession`;
+    /// `nil` without `--oauth2-token-url`.
+    /// - Throws: a `ValidationError` for a secret that cannot be read, or for `tls` without a
+    ///   client identity (`hasIdentity`).
+    func makeInterceptor(for url: URL, tokenSession: SecureSession, hasIdentity: Bool) throws -> OAuthClientCredentials? {
+        guard let tokenURL, let endpoint = URL(string: tokenURL), let clientID, let host = url.host else { return nil }
+        let authentication: OAuthClientAuthentication
+        switch method?.lowercased() ?? "basic" {
+        case "tls":
+            guard hasIdentity else {
+                throw ValidationError("--oauth2-client-auth tls needs a client identity (--client-identity, --client-cert/--client-key or -E)")
+            }
+            authentication = .mutualTLS
+        case "post": authentication = .clientSecretPost(secret: try secret())
+        default: authentication = .clientSecretBasic(secret: try secret())
+        }
+        return try OAuthClientCredentials(
+            tokenURL: endpoint, clientID: clientID, authentication: authentication, scopes: scopes, hosts: [host], tokenSession: tokenSession
+        )
+    }
+
+    /// The secret from the environment or the file.
+    private func secret() throws -> String {
+        if let secretEnv {
+            guard let value = ProcessInfo.processInfo.environment[secretEnv], !value.isEmpty else {
+                throw ValidationError("the environment variable \(secretEnv) (--oauth2-client-secret-env) is not set")
+            }
+            return value
+        }
+        let contents = try ArgumentFile.read(secretFile ?? "", as: "the client secret file")
+        let secret = ClientIdentityFile.passphrase(inFileContents: contents)
+        guard !secret.isEmpty else { throw ValidationError("the client secret file \(secretFile ?? "") is empty") }
+        return secret
+    }
+}

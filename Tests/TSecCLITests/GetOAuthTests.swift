@@ -1,0 +1,71 @@
+import Foundation
+import PKIBuilder
+import TSecCLI
+import TestServers
+import Testing
+import TransportSecurity
+import TransportSecurityNIO
+
+extension GetCommandTests {
+    @Test("--oauth2-token-url: a token by the client-credentials grant (secret from the environment or a file, basic or post; or tls with the client identity), the token endpoint judged as the URL; refusals and bad options exit 2")
+    func oauthClientCredentials() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let token = server.url("/oauth/token").absoluteString
+        setenv("TSEC_TEST_OAUTH_SECRET", "s3cret", 1)
+        let basic = await get(server.url("/oauth/api"), ["--oauth2-token-url", token, "--oauth2-client-id", "partner", "--oauth2-client-secret-env", "TSEC_TEST_OAUTH_SECRET", "--oauth2-scope", "read", "-v"])
+        #expect(basic.status == 0, "\(basic.output.stderr)")
+        #expect(basic.output.stdout == "hello with token-1")
+        #expect(basic.output.stderr.contains("> Authorization: Basic [hidden]") && basic.output.stderr.contains("> Authorization: Bearer [hidden]"))
+        #expect(!basic.output.stderr.contains("s3cret") && !basic.output.stderr.contains("token-1"), "neither the secret nor the token is shown")
+        #expect(OAuthServer.formFields(try #require(server.oauth.tokenRequests.last).body) == ["grant_type": "client_credentials", "scope": "read"])
+
+        let secretFile = try files.write("client-secret.txt", "s3cret\n")
+        let post = await get(server.url("/oauth/api"), ["--oauth2-token-url", token, "--oauth2-client-id", "partner", "--oauth2-client-secret-file", secretFile, "--oauth2-client-auth", "post"])
+        #expect(post.status == 0 && post.output.stdout == "hello with token-2", "\(post.output.stderr)")
+
+        setenv("TSEC_TEST_OAUTH_SECRET", "wrong", 1)
+        let refused = await get(server.url("/oauth/api"), ["--oauth2-token-url", token, "--oauth2-client-id", "partner", "--oauth2-client-secret-env", "TSEC_TEST_OAUTH_SECRET"])
+        #expect(refused.status == 2)
+        #expect(refused.output.stderr == "tsec get: the token endpoint refused to issue a token: HTTP 401 (invalid_client: unknown client or wrong secret)\n")
+
+        let broken = await get(server.url("/oauth/api"), ["--oauth2-token-url", token + "?broken=type", "--oauth2-client-id", "partner", "--oauth2-client-secret-file", secretFile])
+        #expect(broken.status == 3 && broken.output.stderr.contains("its token_type is 'mac', not Bearer"))
+
+        let pinned = await get(server.url("/oauth/api"), ["--oauth2-token-url", token, "--oauth2-client-id", "partner", "--oauth2-client-secret-file", secretFile, "--pin-sha256", "sha256/" + Data(repeating: 7, count: 32).base64EncodedString()])
+        #expect(pinned.status == 1, "the token endpoint is judged as the URL is: \(pinned.output.stderr)")
+
+        let tokenURL = ["--oauth2-token-url", token, "--oauth2-client-id", "partner"]
+        for (arguments, message) in [
+            (["--oauth2-client-id", "partner"], "go with --oauth2-token-url"),
+            (["--oauth2-token-url", "http://127.0.0.1/token", "--oauth2-client-id", "partner", "--oauth2-client-secret-file", secretFile], "an https URL"),
+            (["--oauth2-token-url", token, "--oauth2-client-secret-file", secretFile], "needs --oauth2-client-id"),
+            (tokenURL, "needs the client's secret"),
+            (tokenURL + ["--oauth2-client-secret-file", secretFile, "--oauth2-client-secret-env", "X"], "needs the client's secret"),
+            (tokenURL + ["--oauth2-client-auth", "tls", "--oauth2-client-secret-file", secretFile], "give no secret"),
+            (tokenURL + ["--oauth2-client-auth", "jwt"], "basic, post or tls"),
+            (tokenURL + ["--oauth2-client-secret-file", secretFile, "--oauth2-bearer", "x"], "goes with none of"),
+            (tokenURL + ["--oauth2-client-auth", "tls"], "needs a client identity"),
+            (tokenURL + ["--oauth2-client-secret-env", "TSEC_TEST_OAUTH_UNSET"], "is not set"),
+        ] {
+            let result = await get(server.url("/oauth/api"), arguments)
+            #expect(result.status == 2 && result.output.stderr.contains(message), "\(arguments): \(result.output.stderr)")
+        }
+        #expect(server.oauth.issuedCount == 2, "no token was asked for by a refused command line")
+        await server.stop()
+    }
+
+    @Test("--oauth2-client-auth tls: the client identity's certificate proves the client to the token endpoint (RFC 8705), and is presented to the API")
+    func oauthMutualTLS() async throws {
+        let clientCA = try lab.pki.issueRoot(.certificateAuthority("Client CA"))
+        let partner = try lab.pki.issue(.client("partner"), by: clientCA)
+        let certificate = try files.write("partner.crt", partner.pemString)
+        let key = try files.write("partner.key", try partner.privateKeyPEM)
+        let server = try await HTTPTestServer(chain: lab.loopbackChain(), clientVerifier: .clients(of: clientCA, at: lab.pki.now))
+        let result = await get(server.url("/oauth/api"), [
+            "--oauth2-token-url", server.url("/oauth/token").absoluteString, "--oauth2-client-id", "partner", "--oauth2-client-auth", "tls",
+            "--client-cert", certificate, "--client-key", key,
+        ])
+        #expect(result.status == 0 && result.output.stdout == "hello with token-1", "\(result.output.stderr)")
+        await server.stop()
+    }
+}
