@@ -23,7 +23,7 @@ struct OAuthOptions: ParsableArguments {
     var secretFile: String?
 
     @Option(name: .customLong("oauth2-client-auth"), help: ArgumentHelp(
-        "How the client proves itself: basic (client_secret_basic, the default), post (client_secret_post) or tls (RFC 8705's tls_client_auth: the client identity's certificate, no secret).",
+        "How the client proves itself: basic (client_secret_basic, the default), post (client_secret_post), tls (RFC 8705's tls_client_auth: the client identity's certificate, no secret) or jwt (RFC 7523's private_key_jwt: assertions signed with --oauth2-client-key).",
         valueName: "METHOD"
     ))
     var method: String?
@@ -31,12 +31,23 @@ struct OAuthOptions: ParsableArguments {
     @Option(name: .customLong("oauth2-scope"), help: ArgumentHelp("A scope to ask for. Repeatable.", valueName: "SCOPE"))
     var scopes: [String] = []
 
+    @Option(name: .customLong("oauth2-client-key"), help: ArgumentHelp(
+        "With --oauth2-client-auth jwt: the PEM private key (P-256, P-384 or RSA) signing the client assertions.", valueName: "FILE"
+    ))
+    var assertionKey: String?
+
+    @Option(name: .customLong("oauth2-client-key-id"), help: ArgumentHelp("The key's identifier at the server (the assertions' kid).", valueName: "KID"))
+    var assertionKeyID: String?
+
+    @Option(name: .customLong("oauth2-client-key-alg"), help: ArgumentHelp("For an RSA --oauth2-client-key: PS256 (the default) or RS256.", valueName: "ALG"))
+    var assertionAlgorithm: String?
+
     /// Refuses parts without the token URL, a token URL that is not https, a method that is
     /// none, and a secret missing, doubled or given for `tls`.
     func validate() throws {
         guard let tokenURL else {
-            if clientID != nil || secretEnv != nil || secretFile != nil || method != nil || !scopes.isEmpty {
-                throw ValidationError("--oauth2-client-id, --oauth2-client-secret-env/-file, --oauth2-client-auth and --oauth2-scope go with --oauth2-token-url")
+            if clientID != nil || secretEnv != nil || secretFile != nil || method != nil || !scopes.isEmpty || assertionKey != nil {
+                throw ValidationError("--oauth2-client-id, --oauth2-client-secret-env/-file, --oauth2-client-auth, --oauth2-client-key and --oauth2-scope go with --oauth2-token-url")
             }
             return
         }
@@ -45,7 +56,17 @@ struct OAuthOptions: ParsableArguments {
         }
         guard clientID?.isEmpty == false else { throw ValidationError("--oauth2-token-url needs --oauth2-client-id") }
         let secrets = [secretEnv, secretFile].compactMap { $0 }.count
-        switch method?.lowercased() ?? "basic" {
+        let chosen = method?.lowercased() ?? "basic"
+        if chosen != "jwt", assertionKey != nil || assertionKeyID != nil || assertionAlgorithm != nil {
+            throw ValidationError("--oauth2-client-key, --oauth2-client-key-id and --oauth2-client-key-alg go with --oauth2-client-auth jwt")
+        }
+        if let assertionAlgorithm, !["PS256", "RS256"].contains(assertionAlgorithm.uppercased()) {
+            throw ValidationError("--oauth2-client-key-alg \(assertionAlgorithm): PS256 or RS256 (an EC key's algorithm follows from its curve)")
+        }
+        switch chosen {
+        case "jwt":
+            if secrets > 0 { throw ValidationError("--oauth2-client-auth jwt proves the client by its signed assertions: give no secret") }
+            if assertionKey == nil { throw ValidationError("--oauth2-client-auth jwt needs --oauth2-client-key FILE") }
         case "tls":
             if secrets > 0 { throw ValidationError("--oauth2-client-auth tls proves the client by its certificate: give no secret") }
         case "basic", "post":
@@ -53,7 +74,7 @@ struct OAuthOptions: ParsableArguments {
                 throw ValidationError("--oauth2-client-auth \(method ?? "basic") needs the client's secret from one of --oauth2-client-secret-env VAR or --oauth2-client-secret-file FILE")
             }
         default:
-            throw ValidationError("--oauth2-client-auth \(method ?? ""): basic, post or tls")
+            throw ValidationError("--oauth2-client-auth \(method ?? ""): basic, post, tls or jwt")
         }
     }
 
@@ -70,6 +91,15 @@ struct OAuthOptions: ParsableArguments {
                 throw ValidationError("--oauth2-client-auth tls needs a client identity (--client-identity, --client-cert/--client-key or -E)")
             }
             authentication = .mutualTLS
+        case "jwt":
+            let file = assertionKey ?? ""
+            let pem = String(decoding: try ArgumentFile.read(file, as: "the client assertion key"), as: UTF8.self)
+            let algorithm: ClientAssertionKey.Algorithm = assertionAlgorithm?.uppercased() == "RS256" ? .rs256 : .ps256
+            do {
+                authentication = .privateKeyJWT(try ClientAssertionKey(pemEncoded: pem, keyID: assertionKeyID, rsaAlgorithm: algorithm))
+            } catch {
+                throw ValidationError("\(file): \(error)")
+            }
         case "post": authentication = .clientSecretPost(secret: try secret())
         default: authentication = .clientSecretBasic(secret: try secret())
         }

@@ -1,3 +1,5 @@
+import Crypto
+import CryptoExtras
 import Foundation
 import PKIBuilder
 import SecureSession
@@ -232,5 +234,45 @@ struct OAuthLibInteropTests {
         }
         await tokenSession.shutdown()
     }
-}
 
+    @Test("private_key_jwt (RFC 7523): client assertions signed with P-256, P-384 and RSA (PS256, RS256) keys, verified by PyJWT with the registered public key; another key's assertion is invalid_client")
+    func privateKeyJWT() async throws {
+        let server = try PythonTLSServer(fixture: "oauth-server", chain: lab.loopbackChain())
+        defer { server.stop() }
+        let tokenSession = lab.session()
+        let rsa = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        let p256 = P256.Signing.PrivateKey()
+        let p384 = P384.Signing.PrivateKey()
+        let keys: [(privateKey: String, publicKey: String, algorithm: ClientAssertionKey.Algorithm)] = [
+            (p256.pemRepresentation, p256.publicKey.pemRepresentation, .es256),
+            (p384.pemRepresentation, p384.publicKey.pemRepresentation, .es384),
+            (rsa.pemRepresentation, rsa.publicKey.pemRepresentation, .ps256),
+            (rsa.pemRepresentation, rsa.publicKey.pemRepresentation, .rs256),
+        ]
+        func api(_ key: ClientAssertionKey) throws -> SecureSession {
+            let interceptor = try OAuthClientCredentials(
+                tokenURL: server.url("/token"), clientID: "partner", authentication: .privateKeyJWT(key), hosts: ["127.0.0.1"], tokenSession: tokenSession
+            )
+            return lab.session { $0.interceptor = interceptor }
+        }
+        for (privateKey, publicKey, algorithm) in keys {
+            _ = try await tokenSession.post(server.url("/register-key"), body: Data(publicKey.utf8))
+            let key = try ClientAssertionKey(pemEncoded: privateKey, keyID: "k1", rsaAlgorithm: algorithm)
+            #expect(key.algorithm == algorithm)
+            let session = try api(key)
+            #expect(try await session.get(server.url("/api")).text == "hello", "\(algorithm)")
+            _ = try await tokenSession.post(server.url("/revoke-all"), body: nil)
+            #expect(try await session.get(server.url("/api")).attempts == 2, "a second assertion, with a jti of its own: \(algorithm)")
+            await session.shutdown()
+        }
+        let stranger = try api(try ClientAssertionKey(pemEncoded: P256.Signing.PrivateKey().pemRepresentation))
+        do {
+            _ = try await stranger.get(server.url("/api"))
+            Issue.record("an assertion signed by another key got a token")
+        } catch OAuthError.tokenRequestRefused(let status, let error, _) {
+            #expect(status == 401 && error == "invalid_client")
+        }
+        await stranger.shutdown()
+        await tokenSession.shutdown()
+    }
+}

@@ -42,7 +42,12 @@ extension GetCommandTests {
             (tokenURL, "needs the client's secret"),
             (tokenURL + ["--oauth2-client-secret-file", secretFile, "--oauth2-client-secret-env", "X"], "needs the client's secret"),
             (tokenURL + ["--oauth2-client-auth", "tls", "--oauth2-client-secret-file", secretFile], "give no secret"),
-            (tokenURL + ["--oauth2-client-auth", "jwt"], "basic, post or tls"),
+            (tokenURL + ["--oauth2-client-auth", "saml"], "basic, post, tls or jwt"),
+            (tokenURL + ["--oauth2-client-auth", "jwt"], "needs --oauth2-client-key FILE"),
+            (tokenURL + ["--oauth2-client-auth", "jwt", "--oauth2-client-key", secretFile, "--oauth2-client-secret-file", secretFile], "give no secret"),
+            (tokenURL + ["--oauth2-client-secret-file", secretFile, "--oauth2-client-key", secretFile], "go with --oauth2-client-auth jwt"),
+            (tokenURL + ["--oauth2-client-auth", "jwt", "--oauth2-client-key", secretFile, "--oauth2-client-key-alg", "HS256"], "PS256 or RS256"),
+            (tokenURL + ["--oauth2-client-auth", "jwt", "--oauth2-client-key", secretFile], "not a PEM P-256, P-384 or RSA private key"),
             (tokenURL + ["--oauth2-client-secret-file", secretFile, "--oauth2-bearer", "x"], "goes with none of"),
             (tokenURL + ["--oauth2-client-auth", "tls"], "needs a client identity"),
             (tokenURL + ["--oauth2-client-secret-env", "TSEC_TEST_OAUTH_UNSET"], "is not set"),
@@ -68,4 +73,21 @@ extension GetCommandTests {
         #expect(result.status == 0 && result.output.stdout == "hello with token-1", "\(result.output.stderr)")
         await server.stop()
     }
+
+    @Test("--oauth2-client-auth jwt: client assertions signed with --oauth2-client-key (kid from --oauth2-client-key-id), verified by oauthlib's server with PyJWT")
+    func oauthPrivateKeyJWT() async throws {
+        let server = try PythonTLSServer(fixture: "oauth-server", chain: lab.loopbackChain())
+        defer { server.stop() }
+        let key = try lab.pki.issue(.client("partner"), by: lab.intermediate)
+        let privateKey = try files.write("assertion.key", try key.privateKeyPEM)
+        let publicKey = try files.write("assertion.pub", try key.certificate.publicKey.serializeAsPEM().pemString)
+        let registered = await get(server.url("/register-key"), ["-X", "POST", "--data-binary", "@" + publicKey])
+        #expect(registered.status == 0 && registered.output.stdout == "registered", "\(registered.output.stderr)")
+        let result = await get(server.url("/api"), [
+            "--oauth2-token-url", server.url("/token").absoluteString, "--oauth2-client-id", "partner", "--oauth2-client-auth", "jwt",
+            "--oauth2-client-key", privateKey, "--oauth2-client-key-id", "partner-key-1",
+        ])
+        #expect(result.status == 0 && result.output.stdout == "hello", "\(result.output.stderr)")
+    }
 }
+

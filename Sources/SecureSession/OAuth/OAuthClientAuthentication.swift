@@ -11,13 +11,20 @@ public enum OAuthClientAuthentication: Sendable, CustomStringConvertible {
     /// usually bound to that certificate (RFC 8705 §3): the session calling the API must present
     /// the same one.
     case mutualTLS
+    /// `private_key_jwt` (RFC 7523 §2.2, OpenID Connect Core §9): a JWT the client signs with
+    /// `key` for every token request (issuer and subject the client ID, audience the token
+    /// endpoint, a unique `jti`, valid for a minute), the authorization server holding the
+    /// public key. FAPI's choice beside mutual TLS.
+    case privateKeyJWT(ClientAssertionKey)
 
-    /// `client_secret_basic`, `client_secret_post` or `tls_client_auth`: RFC 8414's name.
+    /// `client_secret_basic`, `client_secret_post`, `tls_client_auth` or `private_key_jwt`:
+    /// RFC 8414's name.
     public var description: String {
         switch self {
         case .clientSecretBasic: return "client_secret_basic"
         case .clientSecretPost: return "client_secret_post"
         case .mutualTLS: return "tls_client_auth"
+        case .privateKeyJWT: return "private_key_jwt"
         }
     }
 }

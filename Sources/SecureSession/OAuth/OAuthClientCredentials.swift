@@ -68,10 +68,11 @@ public struct OAuthClientCredentials: RequestInterceptor, CustomStringConvertibl
         self.authentication = authentication
         self.scopes = scopes
         self.hosts = try hosts.map(HostPattern.init)
-        let request = Self.tokenRequest(tokenURL: tokenURL, clientID: clientID, authentication: authentication, scopes: scopes, parameters: parameters)
         let logger = tokenSession.configuration.logger
         tokens = AccessTokenCache(margin: refreshMargin) {
-            try await Self.obtainToken(with: request, through: tokenSession, logger: logger)
+            // Made for each token request: a client assertion is valid once, for a minute.
+            let request = try Self.tokenRequest(tokenURL: tokenURL, clientID: clientID, authentication: authentication, scopes: scopes, parameters: parameters)
+            return try await Self.obtainToken(with: request, through: tokenSession, logger: logger)
         }
     }
 
@@ -114,14 +115,15 @@ public struct OAuthClientCredentials: RequestInterceptor, CustomStringConvertibl
         return hosts.contains { $0.matches(server) }
     }
 
-    /// The token request (RFC 6749 §4.4.2), with the client's authentication (§2.3.1).
+    /// The token request (RFC 6749 §4.4.2), with the client's authentication (§2.3.1, RFC 7523
+    /// §2.2, RFC 8705 §2).
     private static func tokenRequest(
         tokenURL: URL,
         clientID: String,
         authentication: OAuthClientAuthentication,
         scopes: [String],
         parameters: [(name: String, value: String)]
-    ) -> SecureRequest {
+    ) throws -> SecureRequest {
         var fields: [(name: String, value: String)] = [("grant_type", "client_credentials")]
         if !scopes.isEmpty { fields.append(("scope", scopes.joined(separator: " "))) }
         var headers: [(name: String, value: String)] = [("Accept", "application/json")]
@@ -134,6 +136,10 @@ public struct OAuthClientCredentials: RequestInterceptor, CustomStringConvertibl
             fields.append(("client_secret", secret))
         case .mutualTLS:
             fields.append(("client_id", clientID))
+        case .privateKeyJWT(let key):
+            fields.append(("client_id", clientID))
+            fields.append(("client_assertion_type", ClientAssertion.type))
+            fields.append(("client_assertion", try ClientAssertion.make(clientID: clientID, audience: tokenURL, key: key)))
         }
         var request = SecureRequest.form(url: tokenURL, fields: fields + parameters)
         request.headers.append(contentsOf: headers)

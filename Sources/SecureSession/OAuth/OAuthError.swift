@@ -15,6 +15,8 @@ public enum OAuthError: Error, Sendable, CustomStringConvertible {
     case invalidTokenResponse(String)
     /// The token endpoint is not an https URL: the client's secret would travel in cleartext.
     case insecureTokenEndpoint(URL)
+    /// The key given for `private_key_jwt` cannot sign client assertions: the reason.
+    case unusableAssertionKey(String)
     /// A request for one of the interceptor's hosts is not over https: its token would travel
     /// in cleartext; nothing was sent.
     case cleartextRequest(URL)
@@ -29,6 +31,8 @@ public enum OAuthError: Error, Sendable, CustomStringConvertible {
             return "the token endpoint's answer holds no usable token: \(reason)".escapingControlCharacters
         case .insecureTokenEndpoint(let url):
             return "the token endpoint \(url.redacted) is not https: the client's credentials would travel in cleartext"
+        case .unusableAssertionKey(let reason):
+            return "the key for client assertions cannot be used: \(reason)"
         case .cleartextRequest(let url):
             return "refused to send a bearer token to \(url.redacted) in cleartext (only https)"
         }

@@ -10,6 +10,10 @@ Usage: server.py CHAIN KEY PORT
 - GET /api: oauthlib's resource endpoint; 200 `hello` with a token it issued and has not
   revoked, else 401 with `WWW-Authenticate: Bearer error="invalid_token"`.
 - POST /revoke-all: forgets every token issued.
+- POST /register-key: the body, a PEM public key, becomes the client's key for private_key_jwt:
+  a client assertion (RFC 7523) verified by PyJWT (Debian's python3-jwt) with that key, for
+  ES256, ES384, PS256 or RS256, issuer and subject `partner`, audience this server's /token,
+  with exp, iat and a jti never seen before.
 """
 import base64
 import http.server
@@ -18,13 +22,37 @@ import sys
 import threading
 import urllib.parse
 
+import jwt
 from oauthlib.oauth2 import BackendApplicationServer, RequestValidator
 
 CLIENT_ID = 'partner'
 CLIENT_SECRET = 's3cret:+/&'
 SCOPES = {'read', 'write'}
+ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer'
+TOKEN_URL = 'https://127.0.0.1:%s/token' % sys.argv[3]
 tokens = set()
+assertion_ids = set()
+assertion_key = [None]
 lock = threading.Lock()
+
+
+def assertion_is_valid(assertion):
+    if assertion_key[0] is None:
+        return False
+    try:
+        claims = jwt.decode(
+            assertion, assertion_key[0], algorithms=['ES256', 'ES384', 'PS256', 'RS256'], audience=TOKEN_URL,
+            issuer=CLIENT_ID, options={'require': ['exp', 'iat', 'jti', 'sub', 'iss', 'aud']},
+        )
+    except jwt.PyJWTError:
+        return False
+    if claims['sub'] != CLIENT_ID:
+        return False
+    with lock:
+        if claims['jti'] in assertion_ids:
+            return False
+        assertion_ids.add(claims['jti'])
+    return True
 
 
 class Client:
@@ -34,6 +62,13 @@ class Client:
 class Validator(RequestValidator):
     def authenticate_client(self, request, *args, **kwargs):
         authorization = request.headers.get('Authorization', '')
+        form = dict(request.decoded_body or [])
+        if form.get('client_assertion_type') == ASSERTION_TYPE:
+            if not assertion_is_valid(form.get('client_assertion', '')):
+                return False
+            request.client = Client()
+            request.client_id = CLIENT_ID
+            return True
         if authorization.startswith('Basic '):
             try:
                 decoded = base64.b64decode(authorization[6:]).decode()
@@ -96,6 +131,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if self.path == '/token':
             headers, answer, status = server.create_token_response(uri, 'POST', body, dict(self.headers))
             self.answer(status, headers, answer)
+        elif self.path == '/register-key':
+            assertion_key[0] = body
+            self.answer(200, {'Content-Type': 'text/plain'}, 'registered')
         elif self.path == '/revoke-all':
             with lock:
                 tokens.clear()

@@ -1,0 +1,37 @@
+import Foundation
+
+/// A client assertion (RFC 7523 §3): a JWT the client signs to prove itself to the token
+/// endpoint, made anew for every token request — issuer and subject the client, audience the
+/// token endpoint, a unique `jti`, valid for a minute from its `iat`.
+enum ClientAssertion {
+    /// The form field naming the kind of assertion (RFC 7523 §2.2).
+    static let type = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+
+    /// How long an assertion is valid.
+    static let lifetime: TimeInterval = 60
+
+    /// The signed JWT: `header.claims.signature`, each part base64url without padding.
+    static func make(clientID: String, audience: URL, key: ClientAssertionKey, at now: Date = Date(), id: UUID = UUID()) throws -> String {
+        var header: [String: Any] = ["alg": key.algorithm.rawValue, "typ": "JWT"]
+        if let keyID = key.keyID { header["kid"] = keyID }
+        let issued = Int(now.timeIntervalSince1970)
+        let claims: [String: Any] = [
+            "iss": clientID, "sub": clientID, "aud": audience.absoluteString, "jti": id.uuidString.lowercased(),
+            "iat": issued, "exp": issued + Int(lifetime),
+        ]
+        let signingInput = try encode(header) + "." + encode(claims)
+        return signingInput + "." + base64URL(try key.sign(Data(signingInput.utf8)))
+    }
+
+    private static func encode(_ object: [String: Any]) throws -> String {
+        base64URL(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+    }
+
+    /// Base64url without padding (RFC 7515 §2).
+    static func base64URL(_ data: Data) -> String {
+        data.base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+}
