@@ -100,7 +100,7 @@ struct ResponseCacheTests {
         await server.stop()
     }
 
-    @Test("a stale response without validators is loaded anew and replaced")
+    @Test("a stale response without validators is loaded anew and replaced; forgotten when the new answer may not be kept")
     func staleWithoutValidators() async throws {
         let server = try await HTTPTestServer(chain: nil)
         let cache = ResponseCache()
@@ -112,6 +112,13 @@ struct ResponseCacheTests {
         #expect(second.text == "body 2 of s")
         #expect(cache.count == 1, "replaced, not added")
         #expect(try await session.send(request(url, policy: .returnCacheDataElseLoad)).text == "body 2 of s")
+
+        let forbidden = server.url("/cached?key=n&cc=max-age=0&nostore-after=1")
+        _ = try await session.get(forbidden)
+        #expect(cache.count == 2)
+        #expect(try await session.get(forbidden).text == "body 2 of n")
+        #expect(cache.count == 1, "the new answer says no-store: the stale one it replaces is forgotten, not kept")
+        #expect(try await session.send(request(forbidden, policy: .returnCacheDataElseLoad)).text == "body 3 of n")
         await session.shutdown()
         await server.stop()
     }

@@ -40,9 +40,9 @@ import TransportSecurityNIO
 /// version 2 after request R; a `Content-Range` S bytes off; with `partial-anyway`, a 206 of its
 /// first 10 bytes whatever was asked; the request's `Range` and
 /// `If-Range` echoed in `X-Range-Asked` and `X-If-Range`),
-/// `/cached?key=K[&cc=V][&etag=1][&modified=1][&vary=NAME][&age=N][&expires=V][&status=S][&size=N][&location=URL]`
+/// `/cached?key=K[&cc=V][&nostore-after=N][&etag=1][&modified=1][&vary=NAME][&age=N][&expires=V][&status=S][&size=N][&location=URL]`
 /// (request M of key K answered `body M of K` (with `for VALUE`, the request's field NAME, when
-/// `vary`), with `Cache-Control: V`, `ETag: "v1"`, a fixed `Last-Modified`, `Vary: NAME`,
+/// `vary`), with `Cache-Control: V` (`no-store` after request N), `ETag: "v1"`, a fixed `Last-Modified`, `Vary: NAME`,
 /// `Age: N`, `Expires: V`, `Location` as given; a `304` with `X-Revalidated: M` when its
 /// `If-None-Match` or `If-Modified-Since` matches; with `size`, N bytes `x` as the body).
 public final class HTTPTestServer: Sendable {
@@ -554,7 +554,11 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
         let key = query["key"] ?? ""
         let count = tally.next(key)
         var fields: [(String, String)] = [("X-Request-Number", "\(count)")]
-        if let control = query["cc"] { fields.append(("Cache-Control", control)) }
+        if let after = query["nostore-after"].flatMap(Int.init), count > after {
+            fields.append(("Cache-Control", "no-store"))
+        } else if let control = query["cc"] {
+            fields.append(("Cache-Control", control))
+        }
         let tag = "\"v1\""
         let modified = "Wed, 21 Oct 2015 07:28:00 GMT"
         if query["etag"] == "1" { fields.append(("ETag", tag)) }

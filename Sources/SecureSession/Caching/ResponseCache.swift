@@ -79,11 +79,7 @@ public final class ResponseCache: Sendable {
     func store(_ response: StoredResponse, for key: CacheKey) {
         let size = response.size
         state.withLockedValue { state in
-            if let index = state.entries[key]?.firstIndex(where: { $0.response.variedFields == response.variedFields }) {
-                state.usage -= state.entries[key]![index].response.size
-                state.entries[key]!.remove(at: index)
-                if state.entries[key]!.isEmpty { state.entries[key] = nil }
-            }
+            Self.remove(variedFields: response.variedFields, for: key, from: &state)
             guard size <= maximumEntrySize else { return }
             state.uses += 1
             state.entries[key, default: []].append(Entry(response: response, lastUse: state.uses))
@@ -94,6 +90,19 @@ public final class ResponseCache: Sendable {
                 if state.entries[oldest.key]!.isEmpty { state.entries[oldest.key] = nil }
             }
         }
+    }
+
+    /// Forgets the response kept under `key` for the varied fields of `response`: the server
+    /// sent a new one that cannot be kept.
+    func remove(_ response: StoredResponse, for key: CacheKey) {
+        state.withLockedValue { Self.remove(variedFields: response.variedFields, for: key, from: &$0) }
+    }
+
+    private static func remove(variedFields: [String: String?], for key: CacheKey, from state: inout State) {
+        guard let index = state.entries[key]?.firstIndex(where: { $0.response.variedFields == variedFields }) else { return }
+        state.usage -= state.entries[key]![index].response.size
+        state.entries[key]!.remove(at: index)
+        if state.entries[key]!.isEmpty { state.entries[key] = nil }
     }
 
     /// Forgets every response to `resource` (``resource(of:)``): after a request that may have

@@ -10,9 +10,10 @@ enum CacheStep {
     case bypass
     /// A kept response answers, without the network.
     case answer(StoredResponse)
-    /// The request goes to the server, conditional on the validators of `revalidating` when set,
-    /// and its response is kept under the key.
-    case load(CacheKey, revalidating: StoredResponse?)
+    /// The request goes to the server and its response is kept under the key, in place of
+    /// `kept` (the stale response there, if any); conditional on `kept`'s validators when
+    /// `conditional`.
+    case load(CacheKey, kept: StoredResponse?, conditional: Bool)
 }
 
 extension SecureSession {
@@ -40,8 +41,9 @@ extension SecureSession {
                 "url": "\(request.url.redacted)", "age": "\(Int(stored.currentAge(at: Date())))",
             ])
             return try await answer(request, with: stored, source: .cache, sink: sink)
-        case .load(let key, let stored):
+        case .load(let key, let kept, let conditional):
             var sent = request
+            let stored = conditional ? kept : nil
             if let stored { sent.headers.append(contentsOf: stored.validators) }
             let tee = CacheBodyTee(limit: cache.maximumEntrySize)
             let requestTime = Date()
@@ -65,6 +67,9 @@ extension SecureSession {
                     ),
                     for: key
                 )
+            } else if let kept {
+                // A new answer that cannot be kept: the one it replaces is no longer current.
+                cache.remove(kept, for: key)
             }
             return exchanged
         }
@@ -84,11 +89,11 @@ extension SecureSession {
         guard !control.has("no-store"), !connectionKey.isSingleUse, let key = CacheKey(request: request, connectionKey: connectionKey) else {
             return .bypass
         }
-        if request.cachePolicy == .reloadIgnoringCacheData { return .load(key, revalidating: nil) }
+        if request.cachePolicy == .reloadIgnoringCacheData { return .load(key, kept: nil, conditional: false) }
         let offline = request.cachePolicy == .returnCacheDataDontLoad || control.has("only-if-cached")
         guard let stored = cache.response(for: key, fields: request.headers) else {
             if offline { throw SecureSessionError.notCached(request.url) }
-            return .load(key, revalidating: nil)
+            return .load(key, kept: nil, conditional: false)
         }
         if request.cachePolicy != .useProtocolCachePolicy { return .answer(stored) }
         let pragmaNoCache = controlFields.isEmpty && request.headers.contains {
@@ -96,7 +101,7 @@ extension SecureSession {
         }
         if stored.answers(control, pragmaNoCache: pragmaNoCache, at: Date()) { return .answer(stored) }
         if offline { throw SecureSessionError.notCached(request.url) }
-        return .load(key, revalidating: stored.validators.isEmpty ? nil : stored)
+        return .load(key, kept: stored, conditional: !stored.validators.isEmpty)
     }
 
     /// `stored` as the answer to `request`: its body to `sink` (unless it is a redirect the
