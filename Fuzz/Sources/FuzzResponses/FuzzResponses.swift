@@ -6,15 +6,31 @@ import SecureSession
 import Glibc
 #endif
 
-/// What the server answers every request with for the input under way, and whether it then
-/// waits for another request on the connection.
+/// What the server answers the requests of the input under way with (the first request, then
+/// every later one), and whether it then waits for another request on the connection.
 private final class ServedBytes: @unchecked Sendable {
     private let lock = NSLock()
-    private var answer: (bytes: [UInt8], keepsOpen: Bool) = ([], false)
+    private var first: [UInt8] = []
+    private var later: [UInt8] = []
+    private var answered = false
+    private var keepsOpen = false
 
-    func set(_ bytes: [UInt8], keepsOpen: Bool) { lock.withLock { answer = (bytes, keepsOpen) } }
-    func get() -> (bytes: [UInt8], keepsOpen: Bool) { lock.withLock { answer } }
+    func set(first: [UInt8], later: [UInt8], keepsOpen: Bool) {
+        lock.withLock { (self.first, self.later, self.keepsOpen, answered) = (first, later, keepsOpen, false) }
+    }
+
+    /// The answer to the next request.
+    func next() -> (bytes: [UInt8], keepsOpen: Bool) {
+        lock.withLock {
+            defer { answered = true }
+            return (answered ? later : first, keepsOpen)
+        }
+    }
 }
+
+/// Where an input's answer to its first request ends and the answer to every later one
+/// begins (without it, the same bytes answer them all): a `304` can then follow a `200`.
+private let laterAnswers = Array("\n#then#\n".utf8)
 
 private let served = ServedBytes()
 
@@ -62,7 +78,7 @@ private func serve(_ connection: Int32) {
             received += buffer[..<count]
         }
         received.removeSubrange(..<(received.firstRange(of: headEnd)!.upperBound))
-        let answer = served.get()
+        let answer = served.next()
         var written = 0
         while written < answer.bytes.count {
             let count = answer.bytes.withUnsafeBytes { send(connection, $0.baseAddress! + written, $0.count - written, Int32(MSG_NOSIGNAL)) }
@@ -74,7 +90,8 @@ private func serve(_ connection: Int32) {
 }
 
 /// One session for the whole run: redirects, challenges (answered with a user and password, so
-/// that Basic and Digest answers are computed), decompression and a cookie jar are all in play.
+/// that Basic and Digest answers are computed), decompression, a cookie jar and a response cache
+/// are all in play.
 /// Every host but a loopback one is reached through the same server as an HTTP proxy, so that a
 /// redirect the fuzzer writes to any host stays on this machine (and the server's bytes answer
 /// `CONNECT` too).
@@ -84,12 +101,18 @@ private let session: SecureSession = {
     configuration.proxies = HTTPProxySettings(https: proxy, http: proxy, bypassesLoopback: true)
     configuration.decompression = .enabled()
     configuration.cookieJar = CookieJar()
+    configuration.responseCache = cache
     configuration.maximumResponseBodySize = 1 << 20
     configuration.challengeHandler = { challenge in
         challenge.previousFailureCount == 0 ? .useCredential(.user("fuzz", password: "secret")) : .performDefaultHandling
     }
     return SecureSession(configuration: configuration)
 }()
+
+/// The session's response cache, emptied after every input: each input has URLs of its own, and
+/// what a cache keeps in a global at exit, LeakSanitizer takes for leaks (it does not follow a
+/// `Data`'s storage through the enum that holds it).
+private let cache = ResponseCache(capacity: 4 << 20)
 
 /// The outcome of one request, carried out of its task.
 private final class Outcome: @unchecked Sendable {
@@ -101,16 +124,46 @@ private final class Outcome: @unchecked Sendable {
 /// 3) and whether the server keeps the connection open after answering (bit 2), so that the
 /// session's pool may lease it again for the next input, whatever it was left holding; the rest
 /// is what the server answers, to the request and to any redirect or challenge answer that
-/// follows it. Whatever the bytes, the request ends with a response or a `SecureSessionError`,
+/// follows it (after `\n#then#\n`, what answers every request but the first). Whatever the bytes, the request ends with a response or a `SecureSessionError`,
 /// never a crash, another error or a hang; a response's body is within the session's limit.
+/// A GET is sent twice (to a URL of its own input): when the cache answers the second, or
+/// confirms it with the server's `304`, its status and body are the first's, and its `Age` a
+/// number of seconds.
 func fuzzResponses(_ input: UnsafeRawBufferPointer) {
     let bytes = Array(input)
     let selector = bytes.first ?? 0
     let methods: [HTTPMethod] = [.get, .head, .post]
     let method = methods[Int(selector) % methods.count]
-    served.set(Array(bytes.dropFirst()), keepsOpen: selector & 0x04 != 0)
-    let url = URL(string: "http://127.0.0.1:\(port)/fuzz")!
+    let answer = Array(bytes.dropFirst())
+    if let split = answer.firstRange(of: laterAnswers) {
+        served.set(first: Array(answer[..<split.lowerBound]), later: Array(answer[split.upperBound...]), keepsOpen: selector & 0x04 != 0)
+    } else {
+        served.set(first: answer, later: answer, keepsOpen: selector & 0x04 != 0)
+    }
+    let url = URL(string: "http://127.0.0.1:\(port)/fuzz?input=\(inputs.next())")!
     let request = SecureRequest(method, url: url, body: method == .post ? Data("fuzz body".utf8) : nil)
+    defer { cache.removeAll() }
+    let first = send(request)
+    guard method == .get, let kept = first.response else { return }
+    let second = send(request)
+    guard let again = second.response, again.source != .network else { return }
+    precondition(again.statusCode == kept.statusCode && again.body == kept.body, "the cache answered other than the server had")
+    if again.source == .cache {
+        precondition(again.header("Age").flatMap { Int($0) }.map { $0 >= 0 } == true, "a cached answer without a number of seconds as its Age")
+    }
+}
+
+/// Counts the inputs, so that each has a URL of its own.
+private final class InputCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func next() -> Int { lock.withLock { count += 1; return count } }
+}
+
+private let inputs = InputCounter()
+
+/// Sends `request`, checking what every request must end with.
+private func send(_ request: SecureRequest) -> Outcome {
     let outcome = Outcome()
     let done = DispatchSemaphore(value: 0)
     Task {
@@ -130,6 +183,7 @@ func fuzzResponses(_ input: UnsafeRawBufferPointer) {
     } else {
         preconditionFailure("neither a response nor an error")
     }
+    return outcome
 }
 
 @main
