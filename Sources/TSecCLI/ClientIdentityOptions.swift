@@ -121,17 +121,7 @@ struct PassphraseOptions: ParsableArguments {
 
     /// The passphrase from wherever it was given; `nil` with neither.
     func read() throws -> String? {
-        if let passphraseEnv {
-            guard let value = ProcessInfo.processInfo.environment[passphraseEnv] else {
-                throw ValidationError("the environment variable \(passphraseEnv) is not set")
-            }
-            return value
-        }
-        if let passphraseFile {
-            let contents = try ArgumentFile.read(passphraseFile, as: "the passphrase file")
-            return ClientIdentityFile.passphrase(inFileContents: contents)
-        }
-        return nil
+        try SecretArgument.read(environment: passphraseEnv, file: passphraseFile, as: "the passphrase file")
     }
 }
 

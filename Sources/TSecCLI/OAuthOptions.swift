@@ -110,15 +110,11 @@ struct OAuthOptions: ParsableArguments {
 
     /// The secret from the environment or the file.
     private func secret() throws -> String {
-        if let secretEnv {
-            guard let value = ProcessInfo.processInfo.environment[secretEnv], !value.isEmpty else {
-                throw ValidationError("the environment variable \(secretEnv) (--oauth2-client-secret-env) is not set")
-            }
-            return value
-        }
-        let contents = try ArgumentFile.read(secretFile ?? "", as: "the client secret file")
-        let secret = ClientIdentityFile.passphrase(inFileContents: contents)
-        guard !secret.isEmpty else { throw ValidationError("the client secret file \(secretFile ?? "") is empty") }
-        return secret
+        let option = "--oauth2-client-secret-env"
+        let secret = try SecretArgument.read(environment: secretEnv, file: secretFile, as: "the client secret file", option: option) ?? ""
+        guard secret.isEmpty else { return secret }
+        // An empty variable is as good as none.
+        if let secretEnv { throw ValidationError("the environment variable \(secretEnv) (\(option)) is not set") }
+        throw ValidationError("the client secret file \(secretFile ?? "") is empty")
     }
 }
