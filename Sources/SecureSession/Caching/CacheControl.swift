@@ -37,8 +37,8 @@ struct CacheControl: Sendable, Hashable {
 
     /// Delta-seconds (§1.2.2): digits only; too large a value is 2³¹; anything else 0.
     static func deltaSeconds(_ text: String?) -> Int {
-        guard let text, !text.isEmpty, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return 0 }
-        return Int(text).map { min($0, 1 << 31) } ?? 1 << 31
+        guard let text, let value = DecimalNumber.saturating(text.utf8) else { return 0 }
+        return Int(min(value, 1 << 31))
     }
 
     /// The comma-separated items of `field`, a comma inside a quoted string kept.

@@ -77,8 +77,8 @@ struct AccessToken: Sendable, CustomStringConvertible {
             let seconds: Int?
             if let number = try? container.decode(Int.self) {
                 seconds = number
-            } else if let text = try? container.decode(String.self), text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
-                seconds = Int(text)
+            } else if let text = try? container.decode(String.self), let number = DecimalNumber.saturating(text.utf8) {
+                seconds = Int(exactly: number)
             } else {
                 seconds = nil
             }
