@@ -443,8 +443,10 @@ public final class SecureSession: Sendable {
     /// (``CertificateRequestedByRenegotiation``), is sent again, once and whatever its method, on
     /// a connection presenting the handler's answer. `tee`, when given, is given a copy of the
     /// body of each attempt's response, whatever is done with it (for the cache).
+    /// `connectionKey`: the request's (``connectionKey(for:)``), when already made.
     func exchange(
         _ request: SecureRequest,
+        connectionKey givenKey: ConnectionKey? = nil,
         sink: @escaping ResponseBodySink,
         closer: ConnectionCloser,
         deadline: Deadline,
@@ -452,7 +454,7 @@ public final class SecureSession: Sendable {
     ) async throws -> Exchange {
         if let malformation = request.malformation() { throw SecureSessionError.invalidRequest(malformation) }
         // What HTTP_1_1_REQUIRED changes for the next try.
-        var keyOfTry = try connectionKey(for: request)
+        var keyOfTry = try givenKey ?? connectionKey(for: request)
         var tlsContextOfTry = try tlsContexts.context(for: keyOfTry.rule, identity: keyOfTry.identity, isHTTP1Only: keyOfTry.isHTTP1Only)
         let configuration = configuration
         let environment = connectorEnvironment

@@ -30,9 +30,11 @@ extension SecureSession {
         guard let cache = configuration.responseCache else {
             return try await exchange(request, sink: sink, closer: closer, deadline: deadline)
         }
-        switch try cacheStep(for: request, in: cache) {
+        // Made once, for the cache's key and the exchange's connection alike.
+        let connectionKey = try connectionKey(for: request)
+        switch try cacheStep(for: request, connectionKey: connectionKey, in: cache) {
         case .bypass:
-            let exchanged = try await exchange(request, sink: sink, closer: closer, deadline: deadline)
+            let exchanged = try await exchange(request, connectionKey: connectionKey, sink: sink, closer: closer, deadline: deadline)
             Self.invalidate(cache, after: request, answered: exchanged.head)
             return exchanged
         case .answer(let stored):
@@ -47,7 +49,7 @@ extension SecureSession {
             if let stored { sent.headers.append(contentsOf: stored.validators) }
             let tee = CacheBodyTee(limit: cache.maximumEntrySize)
             let requestTime = Date()
-            let exchanged = try await exchange(sent, sink: sink, closer: closer, deadline: deadline, tee: tee)
+            let exchanged = try await exchange(sent, connectionKey: connectionKey, sink: sink, closer: closer, deadline: deadline, tee: tee)
             let responseTime = Date()
             if let stored, exchanged.head.status == .notModified {
                 let updated = stored.revalidated(by: exchanged.head, requestTime: requestTime, responseTime: responseTime)
@@ -75,17 +77,16 @@ extension SecureSession {
         }
     }
 
-    /// What the cache does for `request`.
+    /// What the cache does for `request`, whose connections are those of `connectionKey`.
     /// - Throws: ``SecureSessionError/notCached(_:)`` when nothing kept may answer a request that
     ///   may not use the network.
-    func cacheStep(for request: SecureRequest, in cache: ResponseCache) throws -> CacheStep {
+    func cacheStep(for request: SecureRequest, connectionKey: ConnectionKey, in cache: ResponseCache) throws -> CacheStep {
         let conditions = ["If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range", "Range"]
         guard request.method == .get, !request.headers.contains(where: { field in conditions.contains { $0.equalsIgnoringASCIICase(field.name) } }) else {
             return .bypass
         }
         let controlFields = request.headers.filter { $0.name.equalsIgnoringASCIICase("Cache-Control") }.map(\.value)
         let control = CacheControl(fields: controlFields)
-        let connectionKey = try connectionKey(for: request)
         guard !control.has("no-store"), !connectionKey.isSingleUse, let key = CacheKey(request: request, connectionKey: connectionKey) else {
             return .bypass
         }
