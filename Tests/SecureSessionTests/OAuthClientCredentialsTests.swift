@@ -199,20 +199,22 @@ struct OAuthClientCredentialsTests {
 struct OAuthLibInteropTests {
     let lab = try! TrustLab()
 
+    /// A session whose requests to 127.0.0.1 carry tokens from `server`'s oauthlib endpoint.
+    func api(_ server: PythonTLSServer, _ authentication: OAuthClientAuthentication, scopes: [String] = [], tokenSession: SecureSession) throws -> SecureSession {
+        let interceptor = try OAuthClientCredentials(
+            tokenURL: server.url("/token"), clientID: "partner", authentication: authentication, scopes: scopes, hosts: ["127.0.0.1"],
+            tokenSession: tokenSession
+        )
+        return lab.session { $0.interceptor = interceptor }
+    }
+
     @Test("client_secret_basic (a secret with ':', '+', '/' and '&', form-encoded before Basic) and client_secret_post obtain tokens oauthlib accepts; a revoked token is replaced; a wrong secret is oauthlib's invalid_client; a scope it does not know its invalid_scope")
     func oauthlib() async throws {
         let server = try PythonTLSServer(fixture: "oauth-server", chain: lab.loopbackChain())
         defer { server.stop() }
         let tokenSession = lab.session()
-        func api(_ authentication: OAuthClientAuthentication, scopes: [String] = ["read", "write"]) throws -> SecureSession {
-            let interceptor = try OAuthClientCredentials(
-                tokenURL: server.url("/token"), clientID: "partner", authentication: authentication, scopes: scopes, hosts: ["127.0.0.1"],
-                tokenSession: tokenSession
-            )
-            return lab.session { $0.interceptor = interceptor }
-        }
         for authentication in [OAuthClientAuthentication.clientSecretBasic(secret: "s3cret:+/&"), .clientSecretPost(secret: "s3cret:+/&")] {
-            let session = try api(authentication)
+            let session = try api(server, authentication, scopes: ["read", "write"], tokenSession: tokenSession)
             #expect(try await session.get(server.url("/api")).text == "hello", "\(authentication)")
             #expect(try await session.get(server.url("/api")).attempts == 1)
             _ = try await tokenSession.post(server.url("/revoke-all"), body: nil)
@@ -221,13 +223,13 @@ struct OAuthLibInteropTests {
             await session.shutdown()
         }
         do {
-            _ = try await api(.clientSecretBasic(secret: "s3cret")).get(server.url("/api"))
+            _ = try await api(server, .clientSecretBasic(secret: "s3cret"), scopes: ["read", "write"], tokenSession: tokenSession).get(server.url("/api"))
             Issue.record("a wrong secret got a token")
         } catch OAuthError.tokenRequestRefused(let status, let error, _) {
             #expect(status == 401 && error == "invalid_client")
         }
         do {
-            _ = try await api(.clientSecretPost(secret: "s3cret:+/&"), scopes: ["admin"]).get(server.url("/api"))
+            _ = try await api(server, .clientSecretPost(secret: "s3cret:+/&"), scopes: ["admin"], tokenSession: tokenSession).get(server.url("/api"))
             Issue.record("an unknown scope was granted")
         } catch OAuthError.tokenRequestRefused(let status, let error, _) {
             #expect(status == 400 && error == "invalid_scope")
@@ -249,23 +251,17 @@ struct OAuthLibInteropTests {
             (rsa.pemRepresentation, rsa.publicKey.pemRepresentation, .ps256),
             (rsa.pemRepresentation, rsa.publicKey.pemRepresentation, .rs256),
         ]
-        func api(_ key: ClientAssertionKey) throws -> SecureSession {
-            let interceptor = try OAuthClientCredentials(
-                tokenURL: server.url("/token"), clientID: "partner", authentication: .privateKeyJWT(key), hosts: ["127.0.0.1"], tokenSession: tokenSession
-            )
-            return lab.session { $0.interceptor = interceptor }
-        }
         for (privateKey, publicKey, algorithm) in keys {
             _ = try await tokenSession.post(server.url("/register-key"), body: Data(publicKey.utf8))
             let key = try ClientAssertionKey(pemEncoded: privateKey, keyID: "k1", rsaAlgorithm: algorithm)
             #expect(key.algorithm == algorithm)
-            let session = try api(key)
+            let session = try api(server, .privateKeyJWT(key), tokenSession: tokenSession)
             #expect(try await session.get(server.url("/api")).text == "hello", "\(algorithm)")
             _ = try await tokenSession.post(server.url("/revoke-all"), body: nil)
             #expect(try await session.get(server.url("/api")).attempts == 2, "a second assertion, with a jti of its own: \(algorithm)")
             await session.shutdown()
         }
-        let stranger = try api(try ClientAssertionKey(pemEncoded: P256.Signing.PrivateKey().pemRepresentation))
+        let stranger = try api(server, .privateKeyJWT(try ClientAssertionKey(pemEncoded: P256.Signing.PrivateKey().pemRepresentation)), tokenSession: tokenSession)
         do {
             _ = try await stranger.get(server.url("/api"))
             Issue.record("an assertion signed by another key got a token")

@@ -42,10 +42,10 @@ struct ResponseCacheTests {
         #expect(second.httpVersion == (http2 ? "HTTP/2" : "HTTP/1.1"))
         #expect(second.timing.connect == nil && !second.timing.reusedConnection)
 
-        let streamed = DataBox()
+        let streamed = PartsBox()
         let viaStream = try await session.stream(SecureRequest(url: url)) { streamed.append($0) }
         #expect(viaStream.source == .cache)
-        #expect(String(decoding: streamed.data, as: UTF8.self) == "body 1 of fresh")
+        #expect(String(decoding: streamed.all, as: UTF8.self) == "body 1 of fresh")
         let folder = NSTemporaryDirectory() + "tsec-cache-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -344,12 +344,4 @@ struct ResponseCacheNginxTests {
         #expect(answered.map(\.status) == [200, 200, 304, 200, 200])
         await session.shutdown()
     }
-}
-
-/// Bytes collected from a stream, safe to share.
-private final class DataBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var collected = Data()
-    func append(_ data: Data) { lock.withLock { collected.append(data) } }
-    var data: Data { lock.withLock { collected } }
 }

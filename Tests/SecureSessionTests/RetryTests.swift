@@ -316,7 +316,7 @@ struct RetryTests {
 }
 
 /// Parts handed to a stream consumer.
-private final class PartsBox: @unchecked Sendable {
+final class PartsBox: @unchecked Sendable {
     private let lock = NSLock()
     private var data = Data()
     func append(_ part: Data) { lock.withLock { data.append(part) } }
