@@ -89,6 +89,7 @@ let package = Package(
             dependencies: [
                 "TransportSecurity",
                 "TransportSecurityNIO",
+                "SecureSession",
                 .product(name: "GRPCCore", package: "grpc-swift-2"),
                 .product(name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -221,6 +222,7 @@ let package = Package(
                 "TransportSecurityGRPC",
                 "TransportSecurityNIO",
                 "TransportSecurity",
+                "SecureSession",
                 "TestServers",
                 "PKIBuilder",
                 .product(name: "GRPCCore", package: "grpc-swift-2"),

@@ -74,7 +74,7 @@ public final class OAuthServer: @unchecked Sendable {
     }
 
     /// The token an `Authorization` field carries, when the API accepts it.
-    func acceptedToken(_ authorization: String?) -> String? {
+    public func acceptedToken(_ authorization: String?) -> String? {
         guard let authorization, authorization.hasPrefix("Bearer ") else { return nil }
         let token = String(authorization.dropFirst("Bearer ".count))
         return lock.withLock { acceptsTokens && valid.contains(token) } ? token : nil

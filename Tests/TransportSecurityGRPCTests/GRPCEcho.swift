@@ -1,6 +1,7 @@
 import Foundation
 import GRPCCore
 import GRPCNIOTransportHTTP2Posix
+import PKIBuilder
 import Synchronization
 import TransportSecurity
 import TransportSecurityGRPC
@@ -48,15 +49,26 @@ struct EchoServer {
     private let server: GRPCServer<HTTP2ServerTransport.Posix>
     private let serving: Task<Void, any Error>
 
-    init(_ security: HTTP2ServerTransport.Posix.TransportSecurity) async throws {
+    init(_ security: HTTP2ServerTransport.Posix.TransportSecurity, interceptors: [any ServerInterceptor] = []) async throws {
         let transport = HTTP2ServerTransport.Posix(address: .ipv4(host: "127.0.0.1", port: 0), transportSecurity: security)
-        let server = GRPCServer(transport: transport, services: [service])
+        let server = GRPCServer(transport: transport, services: [service], interceptors: interceptors)
         self.server = server
         serving = Task { try await server.serve() }
         guard let port = try await transport.listeningAddress.ipv4?.port else {
             throw RPCError(code: .internalError, message: "the server has no IPv4 address")
         }
         self.port = port
+    }
+
+    /// grpc-swift's own TLS server (no client certificates) presenting `chain`.
+    init(presenting chain: [IssuedCertificate], interceptors: [any ServerInterceptor] = []) async throws {
+        try await self.init(
+            .tls(
+                certificateChain: [.bytes(Array(chain.pemBundle.utf8), format: .pem)],
+                privateKey: .bytes(Array(chain[0].privateKeyPEM.utf8), format: .pem)
+            ),
+            interceptors: interceptors
+        )
     }
 
     func stop() async {
@@ -75,19 +87,33 @@ final class DecisionLog: Sendable {
 /// Calls `/tsec.Echo/Echo` with "ping" through `transport`, failing at once rather than waiting
 /// for a connection that cannot be made, and closes the transport.
 func echo(_ transport: HTTP2ClientTransport.Posix) async throws -> String {
-    try await withGRPCClient(transport: transport) { client in
-        var options = CallOptions.defaults
-        options.timeout = .seconds(15)
-        options.waitForReady = false
-        return try await client.unary(
-            request: ClientRequest(message: Array("ping".utf8)),
-            descriptor: EchoService.method,
-            serializer: RawBytes(),
-            deserializer: RawBytes(),
-            options: options
-        ) { response in
-            String(decoding: try response.message, as: UTF8.self)
-        }
+    try await withGRPCClient(transport: transport) { client in try await ping(client) }
+}
+
+/// Calls `/tsec.Echo/Echo` with "ping" through `client`, with `metadata`, retrying the
+/// `retrying` codes (up to `attempts` attempts) when there are any.
+func ping(
+    _ client: GRPCClient<HTTP2ClientTransport.Posix>,
+    metadata: Metadata = [:],
+    retrying codes: Set<Status.Code> = [],
+    attempts: Int = 2
+) async throws -> String {
+    var options = CallOptions.defaults
+    options.timeout = .seconds(15)
+    options.waitForReady = false
+    if !codes.isEmpty {
+        options.executionPolicy = .retry(RetryPolicy(
+            maxAttempts: attempts, initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(50), backoffMultiplier: 2, retryableStatusCodes: codes
+        ))
+    }
+    return try await client.unary(
+        request: ClientRequest(message: Array("ping".utf8), metadata: metadata),
+        descriptor: EchoService.method,
+        serializer: RawBytes(),
+        deserializer: RawBytes(),
+        options: options
+    ) { response in
+        String(decoding: try response.message, as: UTF8.self)
     }
 }
 

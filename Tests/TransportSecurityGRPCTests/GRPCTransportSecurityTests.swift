@@ -16,17 +16,9 @@ import TransportSecurityNIO
 struct GRPCTransportSecurityTests {
     let lab = try! TrustLab()
 
-    /// grpc-swift's own TLS server (no client certificates) presenting `chain`.
-    func plainTLSServer(_ chain: [IssuedCertificate]) async throws -> EchoServer {
-        try await EchoServer(.tls(
-            certificateChain: [.bytes(Array(chain.pemBundle.utf8), format: .pem)],
-            privateKey: .bytes(Array(chain[0].privateKeyPEM.utf8), format: .pem)
-        ))
-    }
-
     @Test("a pinned client calls a server whose key is pinned, and fails before any RPC against another key, told which pins were seen and expected")
     func pinnedClient() async throws {
-        let server = try await plainTLSServer(lab.chain(.legitimate))
+        let server = try await EchoServer(presenting: lab.chain(.legitimate))
         let log = DecisionLog()
         let pinned = lab.serverVerifier(SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: [lab.root.der]))
         let answer = try await echo(verifiedTransport(port: server.port, pinned, onDecision: log.record))
@@ -52,7 +44,7 @@ struct GRPCTransportSecurityTests {
 
     @Test("the policy owns the host check: validatesDomainName = false reaches a server named otherwise; grpc-swift's default verification would check the host again after the callback")
     func hostCheckOwnedByThePolicy() async throws {
-        let server = try await plainTLSServer(lab.chain(.wrongHost))
+        let server = try await EchoServer(presenting: lab.chain(.wrongHost))
         let log = DecisionLog()
         let checksHost = await rpcErrorCode { try await echo(verifiedTransport(port: server.port, lab.serverVerifier(), onDecision: log.record)) }
         let withoutHost = lab.serverVerifier(SecurityPolicy(pinningMode: .none, validatesDomainName: false))

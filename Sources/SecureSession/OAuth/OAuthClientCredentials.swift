@@ -88,25 +88,60 @@ public struct OAuthClientCredentials: RequestInterceptor, CustomStringConvertibl
     public func adapt(_ request: SecureRequest, attempt: RequestAttempt) async throws -> SecureRequest {
         guard covers(request.url) else { return request }
         guard request.url.scheme?.lowercased() == "https" else { throw OAuthError.cleartextRequest(request.url) }
-        let token = try await tokens.token()
+        let authorization = try await authorizationValue()
         var adapted = request
         adapted.headers.removeAll { $0.name.equalsIgnoringASCIICase("Authorization") }
-        adapted.headers.append((name: "Authorization", value: "Bearer " + token.value))
+        adapted.headers.append((name: "Authorization", value: authorization))
         return adapted
     }
 
     /// After a `401` to a request that carried a token: sent again at once with a new token,
     /// unless servers never accepted the token it carried (a new one would be refused too).
     public func retry(_ request: SecureRequest, after outcome: AttemptOutcome, attempt: RequestAttempt) async -> RetryDecision {
-        guard covers(request.url), let status = outcome.statusCode, let field = request.header("Authorization"), field.hasPrefix("Bearer ") else {
+        guard covers(request.url), let status = outcome.statusCode, let authorization = request.header("Authorization") else {
             return .doNotRetry
         }
-        let token = String(field.dropFirst("Bearer ".count))
         guard status == 401 else {
-            await tokens.accepted(token)
+            await serverAccepted(authorization: authorization)
             return .doNotRetry
         }
-        return await tokens.refused(token) ? .retry(after: .zero) : .doNotRetry
+        return await serverRefused(authorization: authorization) ? .retry(after: .zero) : .doNotRetry
+    }
+
+    /// The credential for a request now: `Bearer` and a token fresh for at least the refresh
+    /// margin, the current one or a new one from the token endpoint (one token request however
+    /// many callers wait). For requests that are not ``SecureRequest``s, such as gRPC calls'
+    /// `authorization` metadata; tell the outcome to ``serverAccepted(authorization:)`` or
+    /// ``serverRefused(authorization:)``.
+    /// - Throws: The token request's failure (``OAuthError``, or the token session's
+    ///   ``SecureSessionError``).
+    public func authorizationValue() async throws -> String {
+        Self.bearerPrefix + (try await tokens.token()).value
+    }
+
+    /// Notes that a server accepted a request that carried `authorization` (a value of
+    /// ``authorizationValue()``): a later refusal of the same token means it was revoked.
+    public func serverAccepted(authorization: String) async {
+        guard let token = Self.token(in: authorization) else { return }
+        await tokens.accepted(token)
+    }
+
+    /// Notes that a server refused a request that carried `authorization` (HTTP `401`, gRPC
+    /// `UNAUTHENTICATED`), and answers whether sending it again could succeed: yes when the
+    /// token is no longer the current one, or servers accepted it before (it is forgotten, and
+    /// the next ``authorizationValue()`` asks for a new one); no when servers never accepted it
+    /// (a new token would be refused too: a client that lost its rights asks for one new token,
+    /// not one per request).
+    public func serverRefused(authorization: String) async -> Bool {
+        guard let token = Self.token(in: authorization) else { return false }
+        return await tokens.refused(token)
+    }
+
+    private static let bearerPrefix = "Bearer "
+
+    /// The token of a `Bearer` credential; `nil` for another one.
+    private static func token(in authorization: String) -> String? {
+        authorization.hasPrefix(bearerPrefix) ? String(authorization.dropFirst(bearerPrefix.count)) : nil
     }
 
     private func covers(_ url: URL) -> Bool {
