@@ -20,7 +20,9 @@ import TransportSecurityNIO
 ///   (a renewed certificate, ``SecureSessionConfiguration/clientIdentityFile``, moves it on);
 /// - `secure_session_cache_lookups_total`, a counter by `result`: `hit` (the session's
 ///   ``ResponseCache`` answered), `revalidated` (it answered after the server's `304`), `miss`
-///   (the server sent a response); requests that bypass the cache are not counted.
+///   (the server sent a response), `stale` (a stale response answered, RFC 5861's
+///   `stale-while-revalidate` or `stale-if-error`); requests that bypass the cache, and
+///   background revalidations, are not counted.
 ///
 /// The process's factory is read when the session is made; when it is swift-metrics' no-op one
 /// (nothing bootstrapped), nothing is counted at all, at no cost to a request.

@@ -91,6 +91,60 @@ struct ResponseCacheRulesTests {
         #expect(!stored([("Cache-Control", "max-age=100, must-revalidate")]).answers(CacheControl(fields: ["max-stale"]), pragmaNoCache: false, at: stale))
     }
 
+    @Test("stale-while-revalidate (RFC 5861 §3): a stale response within the window answers while revalidated; not fresh ones, not past the window, not with no-cache or must-revalidate on either side, a request's max-age it is older than or its min-fresh")
+    func staleWhileRevalidate() {
+        let kept = stored([("Cache-Control", "max-age=100, stale-while-revalidate=60")])
+        let none = CacheControl(fields: [])
+        #expect(!kept.answersWhileRevalidating(none, pragmaNoCache: false, at: received + 50), "fresh: answered as fresh, no revalidation")
+        #expect(kept.answersWhileRevalidating(none, pragmaNoCache: false, at: received + 101))
+        #expect(kept.answersWhileRevalidating(none, pragmaNoCache: false, at: received + 160))
+        #expect(!kept.answersWhileRevalidating(none, pragmaNoCache: false, at: received + 161), "past the window")
+        let at = received + 130
+        #expect(!stored([("Cache-Control", "max-age=100")]).answersWhileRevalidating(none, pragmaNoCache: false, at: at))
+        #expect(!stored([("Cache-Control", "max-age=100, stale-while-revalidate=60, must-revalidate")]).answersWhileRevalidating(none, pragmaNoCache: false, at: at))
+        #expect(!stored([("Cache-Control", "max-age=100, stale-while-revalidate=60, no-cache")]).answersWhileRevalidating(none, pragmaNoCache: false, at: at))
+        #expect(!kept.answersWhileRevalidating(CacheControl(fields: ["no-cache"]), pragmaNoCache: false, at: at))
+        #expect(!kept.answersWhileRevalidating(none, pragmaNoCache: true, at: at))
+        #expect(!kept.answersWhileRevalidating(CacheControl(fields: ["max-age=120"]), pragmaNoCache: false, at: at))
+        #expect(kept.answersWhileRevalidating(CacheControl(fields: ["max-age=130"]), pragmaNoCache: false, at: at))
+        #expect(!kept.answersWhileRevalidating(CacheControl(fields: ["min-fresh=1"]), pragmaNoCache: false, at: at))
+    }
+
+    @Test("stale-if-error (RFC 5861 §4): usable until the response's window, or the request's own, has passed; never with no-cache or must-revalidate in the response, nor with the request's no-cache unless it names its own window")
+    func staleIfError() {
+        let kept = stored([("Cache-Control", "max-age=100, stale-if-error=60")])
+        let none = CacheControl(fields: [])
+        let at = received + 130
+        #expect(kept.usableAfterFailure(none, pragmaNoCache: false, at: at) == received + 160)
+        #expect(kept.usableAfterFailure(none, pragmaNoCache: false, at: received + 50) == received + 160, "fresh (revalidation asked for): until the window ends")
+        #expect(kept.usableAfterFailure(none, pragmaNoCache: false, at: received + 161) == nil, "past the window")
+        #expect(kept.usableAfterFailure(CacheControl(fields: ["stale-if-error=300"]), pragmaNoCache: false, at: received + 161) == received + 400, "the request's own window")
+        #expect(kept.usableAfterFailure(CacheControl(fields: ["stale-if-error=0"]), pragmaNoCache: false, at: at) == nil, "the request refuses stale answers")
+        #expect(stored([("Cache-Control", "max-age=100")]).usableAfterFailure(none, pragmaNoCache: false, at: at) == nil)
+        #expect(stored([("Cache-Control", "max-age=100")]).usableAfterFailure(CacheControl(fields: ["stale-if-error=60"]), pragmaNoCache: false, at: at) == received + 160)
+        #expect(stored([("Cache-Control", "max-age=100, stale-if-error=60, must-revalidate")]).usableAfterFailure(none, pragmaNoCache: false, at: at) == nil)
+        #expect(stored([("Cache-Control", "stale-if-error=60, no-cache")]).usableAfterFailure(CacheControl(fields: ["stale-if-error=60"]), pragmaNoCache: false, at: at) == nil)
+        #expect(kept.usableAfterFailure(CacheControl(fields: ["no-cache"]), pragmaNoCache: false, at: at) == nil)
+        #expect(kept.usableAfterFailure(none, pragmaNoCache: true, at: at) == nil)
+        #expect(kept.usableAfterFailure(CacheControl(fields: ["no-cache", "stale-if-error=60"]), pragmaNoCache: false, at: at) == received + 160)
+    }
+
+    @Test("stale-if-error answers for a server that failed (a connection that failed before or during the answer, a timeout), never in place of a rejected certificate, a failed TLS handshake, a cancellation, a malformed answer or a transport rule's refusal")
+    func staleOnlyAfterServerFailures() {
+        let failed = SecureSessionError.connectionFailed("127.0.0.1:443: connection refused")
+        #expect(SecureSession.fallbackReason(failed) == "connection failed: 127.0.0.1:443: connection refused")
+        #expect(SecureSession.fallbackReason(ConnectionNotEstablished(error: failed)) == "connection failed: 127.0.0.1:443: connection refused")
+        #expect(SecureSession.fallbackReason(SecureSessionError.timeout(.seconds(2))) == "timed out after 2.0 seconds")
+        let rejection = TrustDecision(isTrusted: false, decidedBy: "SecurityPolicy rule 4 (public-key pinning)", reason: "no pinned key")
+        for error: any Error in [
+            SecureSessionError.trustRejected(rejection), SecureSessionError.tlsFailure("handshake failure"), SecureSessionError.cancelled,
+            CancellationError(), SecureSessionError.invalidResponse("no status line"),
+            SecureSessionError.refusedByTransportRules(host: "api.example.com", reason: "TLS 1.2 required"),
+        ] {
+            #expect(SecureSession.fallbackReason(error) == nil, "\(error)")
+        }
+    }
+
     @Test("a 304 updates the fields it sends, but not those of the kept body's bytes nor hop-by-hop ones; its times become the response's")
     func revalidation() {
         let kept = stored([("Content-Length", "4"), ("ETag", #""v1""#), ("X-Version", "1"), ("X-Version", "one"), ("Cache-Control", "max-age=0")])

@@ -123,6 +123,99 @@ struct ResponseCacheTests {
         await server.stop()
     }
 
+    @Test("stale-if-error (RFC 5861): a server's 503, a closed connection or a timeout answered with the stale response within its window, whose source says what failed and whose server error's body never reaches the caller; past the window, or refused by the request, the failure reaches the caller")
+    func staleIfError() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let metrics = TestMetrics()
+        let session = lab.session { $0.responseCache = ResponseCache(); $0.metricsFactory = metrics }
+        let window = "cc=max-age=60,stale-if-error=100&age=100"
+        let url = server.url("/cached?key=e&\(window)&fail-after=1")
+        #expect(try await session.get(url).source == .network)
+        let streamed = PartsBox()
+        let stale = try await session.stream(SecureRequest(url: url)) { streamed.append($0) }
+        #expect(stale.source == .staleAfterFailure(reason: "HTTP 503 Service Unavailable"))
+        #expect(stale.statusCode == 200)
+        #expect(String(decoding: streamed.all, as: UTF8.self) == "body 1 of e", "the 503's body was withheld")
+        #expect(Int(stale.header("Age") ?? "") ?? 0 >= 100)
+        #expect(server.tally.count("e") == 2, "the server was asked")
+        var refusing = request(url, headers: [("Cache-Control", "stale-if-error=0")])
+        refusing.validation = ResponseValidation.none
+        let refused = try await session.send(refusing)
+        #expect(refused.source == .network)
+        #expect(refused.statusCode == 503 && refused.text == "failure 3")
+        #expect(metrics.counterTotal(label: "secure_session_cache_lookups_total", dimensions: [("result", "stale")]) == 1)
+
+        let pastWindow = server.url("/cached?key=p&cc=max-age=60,stale-if-error=100&age=200&fail-after=1")
+        _ = try await session.get(pastWindow)
+        var late = request(pastWindow)
+        late.validation = ResponseValidation.none
+        let failure = try await session.send(late)
+        #expect(failure.source == .network && failure.statusCode == 503 && failure.text == "failure 2")
+
+        let closing = server.url("/cached?key=c&\(window)&fail-after=1&fail=close")
+        _ = try await session.get(closing)
+        let afterClose = try await session.get(closing)
+        guard case .staleAfterFailure(let reason) = afterClose.source else {
+            Issue.record("source: \(afterClose.source)")
+            return
+        }
+        #expect(reason.hasPrefix("connection failed"), "\(reason)")
+        #expect(afterClose.text == "body 1 of c")
+
+        let hanging = server.url("/cached?key=h&\(window)&fail-after=1&fail=hang")
+        _ = try await session.get(hanging)
+        var impatient = request(hanging)
+        impatient.timeout = .milliseconds(300)
+        let afterTimeout = try await session.send(impatient)
+        guard case .staleAfterFailure(let timeout) = afterTimeout.source else {
+            Issue.record("source: \(afterTimeout.source)")
+            return
+        }
+        #expect(timeout.hasPrefix("timed out after 0.3 seconds"), "\(timeout)")
+        #expect(afterTimeout.text == "body 1 of h")
+        await session.shutdown()
+        await server.stop()
+    }
+
+    @Test("stale-while-revalidate (RFC 5861): a stale response within its window answers at once and is revalidated in the background, by a 304 (the head it updates seen next) or a new body (answering next)")
+    func staleWhileRevalidate() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let metrics = TestMetrics()
+        let session = lab.session { $0.responseCache = ResponseCache(); $0.metricsFactory = metrics }
+        let validated = server.url("/cached?key=v&cc=max-age=0,stale-while-revalidate=60&etag=1")
+        #expect(try await session.get(validated).source == .network)
+        let second = try await session.get(validated)
+        #expect(second.source == .staleWhileRevalidating)
+        #expect(second.text == "body 1 of v")
+        #expect(second.header("X-Revalidated") == nil)
+        let confirmed = try await eventually { try await session.get(validated) } until: { $0.header("X-Revalidated") != nil }
+        #expect(confirmed.source == .staleWhileRevalidating)
+        #expect(confirmed.text == "body 1 of v", "confirmed by a 304: the kept body")
+
+        let replaced = server.url("/cached?key=r&cc=max-age=0,stale-while-revalidate=60")
+        _ = try await session.get(replaced)
+        #expect(try await session.get(replaced).text == "body 1 of r")
+        let newer = try await eventually { try await session.get(replaced) } until: { $0.text != "body 1 of r" }
+        #expect(newer.source == .staleWhileRevalidating)
+        #expect(newer.text.hasPrefix("body ") && newer.text.hasSuffix(" of r"))
+        let lookups = "secure_session_cache_lookups_total"
+        #expect(metrics.counterTotal(label: lookups, dimensions: [("result", "miss")]) == 2, "background loads are not lookups")
+        #expect(metrics.counterTotal(label: lookups) == metrics.counterTotal(label: lookups, dimensions: [("result", "stale")]) + 2)
+        await session.shutdown()
+        await server.stop()
+    }
+
+    /// The first value of `body` that meets `condition`, asking every 20 ms for up to 5 s.
+    func eventually(_ body: () async throws -> SecureResponse, until condition: (SecureResponse) -> Bool) async throws -> SecureResponse {
+        let clock = ContinuousClock()
+        let end = clock.now + .seconds(5)
+        while true {
+            let value = try await body()
+            if condition(value) || clock.now > end { return value }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
     @Test("request policies and directives: reload, cache else load, cache only (nothing sent when nothing is kept), only-if-cached, max-stale, no-cache, no-store, Pragma")
     func requestPolicies() async throws {
         let server = try await HTTPTestServer(chain: nil)

@@ -40,11 +40,13 @@ import TransportSecurityNIO
 /// version 2 after request R; a `Content-Range` S bytes off; with `partial-anyway`, a 206 of its
 /// first 10 bytes whatever was asked; the request's `Range` and
 /// `If-Range` echoed in `X-Range-Asked` and `X-If-Range`),
-/// `/cached?key=K[&cc=V][&nostore-after=N][&etag=1][&modified=1][&vary=NAME][&age=N][&expires=V][&status=S][&size=N][&location=URL]`
+/// `/cached?key=K[&cc=V][&nostore-after=N][&etag=1][&modified=1][&vary=NAME][&age=N][&expires=V][&status=S][&size=N][&location=URL][&fail-after=N&fail=STATUS|close|hang]`
 /// (request M of key K answered `body M of K` (with `for VALUE`, the request's field NAME, when
 /// `vary`), with `Cache-Control: V` (`no-store` after request N), `ETag: "v1"`, a fixed `Last-Modified`, `Vary: NAME`,
 /// `Age: N`, `Expires: V`, `Location` as given; a `304` with `X-Revalidated: M` when its
-/// `If-None-Match` or `If-Modified-Since` matches; with `size`, N bytes `x` as the body).
+/// `If-None-Match` or `If-Modified-Since` matches; with `size`, N bytes `x` as the body; after
+/// request N of `fail-after`, `failure M` with the status `fail` (503 by default), or the
+/// connection closed, or no answer).
 public final class HTTPTestServer: Sendable {
     /// The body of `/ranged` (byte i is `(7 i + version) mod 251`): a pattern in which a part
     /// put in the wrong place shows.
@@ -554,6 +556,14 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
         let key = query["key"] ?? ""
         let count = tally.next(key)
         var fields: [(String, String)] = [("X-Request-Number", "\(count)")]
+        if let after = query["fail-after"].flatMap(Int.init), count > after {
+            switch query["fail"] {
+            case "close": context.close(promise: nil)
+            case "hang": break
+            case let status: send(context, HTTPResponseStatus(statusCode: Int(status ?? "") ?? 503), "failure \(count)", type: "text/plain", extra: fields)
+            }
+            return
+        }
         if let after = query["nostore-after"].flatMap(Int.init), count > after {
             fields.append(("Cache-Control", "no-store"))
         } else if let control = query["cc"] {

@@ -5,7 +5,9 @@ public enum RequestCachePolicy: Sendable, Hashable {
     /// said `no-cache`) is revalidated with its `ETag` or `Last-Modified` first, and a
     /// `304 Not Modified` answers with the kept body; the request's own `Cache-Control`
     /// (`no-cache`, `no-store`, `max-age`, `max-stale`, `min-fresh`, `only-if-cached`) and
-    /// `Pragma: no-cache` are followed. The default.
+    /// `Pragma: no-cache` are followed; a stale response answers within its
+    /// `stale-while-revalidate` (revalidated in the background) or, when the server fails, its
+    /// `stale-if-error` (RFC 5861). The default.
     case useProtocolCachePolicy
     /// Loads from the network, whatever is kept, and keeps the response.
     case reloadIgnoringCacheData

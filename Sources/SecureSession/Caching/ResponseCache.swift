@@ -4,7 +4,9 @@ import TransportSecurity
 
 /// Responses kept in memory to answer later requests without the network, or with a short
 /// revalidation (`304 Not Modified`): the `URLCache` of a ``SecureSession``, with RFC 9111's
-/// rules for a private cache (``SecureSessionConfiguration/responseCache``).
+/// rules for a private cache (``SecureSessionConfiguration/responseCache``), and RFC 5861's
+/// stale answers: while revalidated in the background (`stale-while-revalidate`), or when the
+/// server fails (`stale-if-error`; never in place of a rejected certificate).
 ///
 /// A response is kept only for requests made the same way, so that a cache never carries a
 /// response across a trust boundary: the same URL, client identity, trust evaluator (policy,
@@ -27,6 +29,8 @@ public final class ResponseCache: Sendable {
         var entries: [CacheKey: [Entry]] = [:]
         var usage = 0
         var uses: UInt64 = 0
+        /// The keys whose responses are being revalidated in the background.
+        var revalidating: Set<CacheKey> = []
     }
 
     private struct Entry {
@@ -52,7 +56,7 @@ public final class ResponseCache: Sendable {
 
     /// Forgets every response.
     public func removeAll() {
-        state.withLockedValue { $0 = State() }
+        state.withLockedValue { $0 = State(revalidating: $0.revalidating) }
     }
 
     /// Forgets every response to `url` (whoever asked for it, however it was trusted).
@@ -103,6 +107,17 @@ public final class ResponseCache: Sendable {
         state.usage -= state.entries[key]![index].response.size
         state.entries[key]!.remove(at: index)
         if state.entries[key]!.isEmpty { state.entries[key] = nil }
+    }
+
+    /// Notes that the response under `key` is being revalidated in the background; `false` when
+    /// it already was (one revalidation at a time).
+    func beginRevalidation(of key: CacheKey) -> Bool {
+        state.withLockedValue { $0.revalidating.insert(key).inserted }
+    }
+
+    /// Notes that the background revalidation of `key` ended.
+    func endRevalidation(of key: CacheKey) {
+        _ = state.withLockedValue { $0.revalidating.remove(key) }
     }
 
     /// Forgets every response to `resource` (``resource(of:)``): after a request that may have

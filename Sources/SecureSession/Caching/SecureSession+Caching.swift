@@ -10,10 +10,24 @@ enum CacheStep {
     case bypass
     /// A kept response answers, without the network.
     case answer(StoredResponse)
-    /// The request goes to the server and its response is kept under the key, in place of
-    /// `kept` (the stale response there, if any); conditional on `kept`'s validators when
-    /// `conditional`.
-    case load(CacheKey, kept: StoredResponse?, conditional: Bool)
+    /// A kept stale response answers, without the network, and is revalidated in the
+    /// background (`stale-while-revalidate`).
+    case answerWhileRevalidating(StoredResponse, CacheKey)
+    /// The request goes to the server and its response is kept under the key.
+    case load(CacheLoad)
+}
+
+/// A request the cache sends to the server, and what it does with the answer.
+struct CacheLoad {
+    /// Where the response is kept.
+    let key: CacheKey
+    /// The response kept under the key (stale, or one its server said to revalidate), which
+    /// the new one replaces.
+    var kept: StoredResponse?
+    /// Whether the request is made conditional on `kept`'s validators.
+    var conditional = false
+    /// Until when `kept` may answer, stale, if the server fails (`stale-if-error`).
+    var fallbackUntil: Date?
 }
 
 extension SecureSession {
@@ -43,37 +57,131 @@ extension SecureSession {
                 "url": "\(request.url.redacted)", "age": "\(Int(stored.currentAge(at: Date())))",
             ])
             return try await answer(request, with: stored, source: .cache, sink: sink)
-        case .load(let key, let kept, let conditional):
-            var sent = request
-            let stored = conditional ? kept : nil
-            if let stored { sent.headers.append(contentsOf: stored.validators) }
-            let tee = CacheBodyTee(limit: cache.maximumEntrySize)
-            let requestTime = Date()
-            let exchanged = try await exchange(sent, connectionKey: connectionKey, sink: sink, closer: closer, deadline: deadline, tee: tee)
-            let responseTime = Date()
-            if let stored, exchanged.head.status == .notModified {
-                let updated = stored.revalidated(by: exchanged.head, requestTime: requestTime, responseTime: responseTime)
-                cache.store(updated, for: key)
-                instrumentation.cacheLookup("revalidated")
-                configuration.logger.debug("revalidated from the cache (304)", metadata: ["url": "\(request.url.redacted)"])
-                return try await answer(request, with: updated, source: .revalidated, by: exchanged, sink: sink)
+        case .answerWhileRevalidating(let stored, let key):
+            instrumentation.cacheLookup("stale")
+            revalidateInBackground(request, kept: stored, key: key, connectionKey: connectionKey, in: cache)
+            return try await answer(request, with: stored, source: .staleWhileRevalidating, sink: sink)
+        case .load(let load):
+            return try await self.load(request, load, connectionKey: connectionKey, in: cache, sink: sink, closer: closer, deadline: deadline)
+        }
+    }
+
+    /// Sends `request` for `load`, keeps what may be kept of the answer, and answers with the
+    /// kept response when the server confirms it (`304`) or, within `stale-if-error`, fails.
+    /// A background revalidation's load is not counted as a lookup (its request's was).
+    private func load(
+        _ request: SecureRequest,
+        _ load: CacheLoad,
+        inBackground: Bool = false,
+        connectionKey: ConnectionKey,
+        in cache: ResponseCache,
+        sink: @escaping ResponseBodySink,
+        closer: ConnectionCloser,
+        deadline: Deadline
+    ) async throws -> Exchange {
+        var sent = request
+        let stored = load.conditional ? load.kept : nil
+        if let stored { sent.headers.append(contentsOf: stored.validators) }
+        let tee = CacheBodyTee(limit: cache.maximumEntrySize)
+        let fallback = load.fallbackUntil.flatMap { until in load.kept.map { (response: $0, until: until) } }
+        // With a fallback, the body of a server error it answers in place of is not the
+        // caller's (`withheld`), and it answers a failure only if nothing reached the caller.
+        let (delivered, withheld) = (LockedFlag(), LockedFlag())
+        var loadSink = sink
+        if let until = fallback?.until {
+            loadSink = { head, buffer in
+                if Self.fallbackStatuses.contains(head.status.code), withheld.isSet || Date() <= until {
+                    withheld.set()
+                    return
+                }
+                delivered.set()
+                try await sink(head, buffer)
             }
-            instrumentation.cacheLookup("miss")
-            if let body = tee.body, let varied = Self.variedFields(ifStorable: exchanged.head, for: request) {
-                var head = exchanged.head
-                head.headers = HTTPHeaders(StoredResponse.endToEndFields(of: head.headers))
-                cache.store(
-                    StoredResponse(
-                        head: head, body: body, trailers: exchanged.trailers, trustDecision: exchanged.trustDecision,
-                        tlsVersion: exchanged.tlsVersion, requestTime: requestTime, responseTime: responseTime, variedFields: varied
-                    ),
-                    for: key
-                )
-            } else if let kept {
-                // A new answer that cannot be kept: the one it replaces is no longer current.
-                cache.remove(kept, for: key)
+        }
+        let requestTime = Date()
+        let exchanged: Exchange
+        do {
+            exchanged = try await exchange(sent, connectionKey: connectionKey, sink: loadSink, closer: closer, deadline: deadline, tee: tee)
+        } catch {
+            guard let fallback, !delivered.isSet, Date() <= fallback.until, let reason = Self.fallbackReason(error) else { throw error }
+            return try await answer(request, staleAfter: reason, with: fallback.response, sink: sink)
+        }
+        let responseTime = Date()
+        if let fallback, Self.fallbackStatuses.contains(exchanged.head.status.code), withheld.isSet || Date() <= fallback.until {
+            let reason = "HTTP \(exchanged.head.status.code) \(exchanged.head.status.reasonPhrase)"
+            return try await answer(request, staleAfter: reason, with: fallback.response, sink: sink)
+        }
+        if let stored, exchanged.head.status == .notModified {
+            let updated = stored.revalidated(by: exchanged.head, requestTime: requestTime, responseTime: responseTime)
+            cache.store(updated, for: load.key)
+            if !inBackground { instrumentation.cacheLookup("revalidated") }
+            configuration.logger.debug("revalidated from the cache (304)", metadata: ["url": "\(request.url.redacted)"])
+            return try await answer(request, with: updated, source: .revalidated, by: exchanged, sink: sink)
+        }
+        if !inBackground { instrumentation.cacheLookup("miss") }
+        if let body = tee.body, let varied = Self.variedFields(ifStorable: exchanged.head, for: request) {
+            var head = exchanged.head
+            head.headers = HTTPHeaders(StoredResponse.endToEndFields(of: head.headers))
+            cache.store(
+                StoredResponse(
+                    head: head, body: body, trailers: exchanged.trailers, trustDecision: exchanged.trustDecision,
+                    tlsVersion: exchanged.tlsVersion, requestTime: requestTime, responseTime: responseTime, variedFields: varied
+                ),
+                for: load.key
+            )
+        } else if let kept = load.kept {
+            // A new answer that cannot be kept: the one it replaces is no longer current.
+            cache.remove(kept, for: load.key)
+        }
+        return exchanged
+    }
+
+    /// The statuses of a server that failed to answer (RFC 5861 §4).
+    private static let fallbackStatuses: Set<UInt> = [500, 502, 503, 504]
+
+    /// What failed, in words, when `error` is one a stale response may answer in place of: a
+    /// connection that failed or a timeout. `nil` for every other error: a rejected
+    /// certificate, a failed TLS handshake, a cancellation fail the request.
+    static func fallbackReason(_ error: any Error) -> String? {
+        switch (error as? ConnectionNotEstablished)?.error ?? error as? SecureSessionError {
+        case let failure?:
+            switch failure {
+            case .connectionFailed, .timeout: "\(failure)"
+            default: nil
             }
-            return exchanged
+        case nil: nil
+        }
+    }
+
+    /// `stored`, stale, as the answer to `request` whose server failed with `reason`.
+    private func answer(_ request: SecureRequest, staleAfter reason: String, with stored: StoredResponse, sink: @escaping ResponseBodySink) async throws -> Exchange {
+        instrumentation.cacheLookup("stale")
+        configuration.logger.warning("answered with a stale response: the server failed", metadata: [
+            "url": "\(request.url.redacted)", "failure": "\(reason)", "age": "\(Int(stored.currentAge(at: Date())))",
+        ])
+        return try await answer(request, with: stored, source: .staleAfterFailure(reason: reason), sink: sink)
+    }
+
+    /// Revalidates `kept` (the response under `key`) in a task of its own, unless that is
+    /// already being done: `request` sent again, conditional on `kept`'s validators, its answer
+    /// kept as any load's, within the request's own time limit. A failure leaves `kept` as it is.
+    private func revalidateInBackground(_ request: SecureRequest, kept: StoredResponse, key: CacheKey, connectionKey: ConnectionKey, in cache: ResponseCache) {
+        guard cache.beginRevalidation(of: key) else { return }
+        let limit = request.timeout ?? configuration.requestTimeout
+        let logger = configuration.logger
+        Task {
+            defer { cache.endRevalidation(of: key) }
+            let closer = ConnectionCloser()
+            do {
+                _ = try await withDeadline(limit, onTimeout: closer.closeAll) { deadline in
+                    try await self.load(
+                        request, CacheLoad(key: key, kept: kept, conditional: !kept.validators.isEmpty), inBackground: true,
+                        connectionKey: connectionKey, in: cache, sink: { _, _ in }, closer: closer, deadline: deadline
+                    )
+                }
+            } catch {
+                logger.debug("background revalidation failed", metadata: ["url": "\(request.url.redacted)", "error": "\(error)"])
+            }
         }
     }
 
@@ -90,19 +198,24 @@ extension SecureSession {
         guard !control.has("no-store"), !connectionKey.isSingleUse, let key = CacheKey(request: request, connectionKey: connectionKey) else {
             return .bypass
         }
-        if request.cachePolicy == .reloadIgnoringCacheData { return .load(key, kept: nil, conditional: false) }
+        if request.cachePolicy == .reloadIgnoringCacheData { return .load(CacheLoad(key: key)) }
         let offline = request.cachePolicy == .returnCacheDataDontLoad || control.has("only-if-cached")
         guard let stored = cache.response(for: key, fields: request.headers) else {
             if offline { throw SecureSessionError.notCached(request.url) }
-            return .load(key, kept: nil, conditional: false)
+            return .load(CacheLoad(key: key))
         }
         if request.cachePolicy != .useProtocolCachePolicy { return .answer(stored) }
         let pragmaNoCache = controlFields.isEmpty && request.headers.contains {
             $0.name.equalsIgnoringASCIICase("Pragma") && CacheControl(fields: [$0.value]).has("no-cache")
         }
-        if stored.answers(control, pragmaNoCache: pragmaNoCache, at: Date()) { return .answer(stored) }
+        let now = Date()
+        if stored.answers(control, pragmaNoCache: pragmaNoCache, at: now) { return .answer(stored) }
         if offline { throw SecureSessionError.notCached(request.url) }
-        return .load(key, kept: stored, conditional: !stored.validators.isEmpty)
+        if stored.answersWhileRevalidating(control, pragmaNoCache: pragmaNoCache, at: now) { return .answerWhileRevalidating(stored, key) }
+        return .load(CacheLoad(
+            key: key, kept: stored, conditional: !stored.validators.isEmpty,
+            fallbackUntil: stored.usableAfterFailure(control, pragmaNoCache: pragmaNoCache, at: now)
+        ))
     }
 
     /// `stored` as the answer to `request`: its body to `sink` (unless it is a redirect the

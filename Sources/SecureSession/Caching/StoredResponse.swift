@@ -76,6 +76,39 @@ struct StoredResponse: Sendable {
         return -remaining <= TimeInterval(staleness)
     }
 
+    /// How long past its freshness lifetime the response is at `now`; negative while fresh.
+    func staleness(at now: Date) -> TimeInterval { currentAge(at: now) - freshnessLifetime }
+
+    /// Whether the response, stale, may answer a request with `requestControl` at `now` while
+    /// the session revalidates it in the background (RFC 5861 §3): it is stale by no more than
+    /// its `stale-while-revalidate`, and neither side asks for it to be validated first (the
+    /// response's `no-cache` or `must-revalidate`, the request's `no-cache`, `Pragma: no-cache`,
+    /// a `max-age` it is older than, or any `min-fresh`).
+    func answersWhileRevalidating(_ requestControl: CacheControl, pragmaNoCache: Bool, at now: Date) -> Bool {
+        let control = cacheControl
+        guard let window = control.seconds("stale-while-revalidate"), !control.has("no-cache"), !control.has("must-revalidate"),
+            !requestControl.has("no-cache"), !pragmaNoCache, !requestControl.has("min-fresh")
+        else { return false }
+        if let maximumAge = requestControl.seconds("max-age"), currentAge(at: now) > TimeInterval(maximumAge) { return false }
+        let stale = staleness(at: now)
+        return stale > 0 && stale <= TimeInterval(window)
+    }
+
+    /// Until when the response may answer, stale, a request with `requestControl` whose server
+    /// fails (RFC 5861 §4): while it is stale by no more than the request's `stale-if-error`,
+    /// else the response's; `nil` when neither gives one, when the response said `no-cache` or
+    /// `must-revalidate`, or when the request said `no-cache` (or `Pragma: no-cache`) without a
+    /// `stale-if-error` of its own.
+    func usableAfterFailure(_ requestControl: CacheControl, pragmaNoCache: Bool, at now: Date) -> Date? {
+        let control = cacheControl
+        guard !control.has("no-cache"), !control.has("must-revalidate") else { return nil }
+        let asked = requestControl.seconds("stale-if-error")
+        if asked == nil, requestControl.has("no-cache") || pragmaNoCache { return nil }
+        guard let window = asked ?? control.seconds("stale-if-error") else { return nil }
+        let limit = now.addingTimeInterval(TimeInterval(window) - staleness(at: now))
+        return limit >= now ? limit : nil
+    }
+
     /// The response's `Date`, else when it arrived.
     private var dateValue: Date {
         head.headers.first(name: "Date").flatMap(CookieDate.parse) ?? responseTime
