@@ -66,7 +66,7 @@ public struct OAuthCallCredentials: ClientInterceptor, CustomStringConvertible {
         case .success:
             await credentials.serverAccepted(authorization: authorization)
         case .failure(let error) where error.code == .unauthenticated:
-            _ = await credentials.serverRefused(authorization: authorization)
+            await credentials.serverRefused(authorization: authorization)
         case .failure(let error) where Self.transportFailures.contains(error.code):
             break  // The server may never have seen the token.
         case .failure:

@@ -177,7 +177,7 @@ struct ResponseCacheTests {
         await server.stop()
     }
 
-    @Test("stale-while-revalidate (RFC 5861): a stale response within its window answers at once and is revalidated in the background, by a 304 (the head it updates seen next) or a new body (answering next)")
+    @Test("stale-while-revalidate (RFC 5861): a stale response within its window answers at once and is revalidated in the background, by a 304 (the head it updates seen next) or a new body (answering next); a revalidation meeting a 503 leaves it in place")
     func staleWhileRevalidate() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
         let metrics = TestMetrics()
@@ -198,9 +198,18 @@ struct ResponseCacheTests {
         let newer = try await eventually { try await session.get(replaced) } until: { $0.text != "body 1 of r" }
         #expect(newer.source == .staleWhileRevalidating)
         #expect(newer.text.hasPrefix("body ") && newer.text.hasSuffix(" of r"))
+
+        // A revalidation that meets a server error leaves the kept response in place.
+        let failing = server.url("/cached?key=f&cc=max-age=0,stale-while-revalidate=60&fail-after=1")
+        _ = try await session.get(failing)
+        #expect(try await session.get(failing).source == .staleWhileRevalidating)
+        _ = try await eventually { try await session.get(failing) } until: { _ in server.tally.count("f") >= 3 }
+        let afterFailure = try await session.get(failing)
+        #expect(afterFailure.source == .staleWhileRevalidating)
+        #expect(afterFailure.text == "body 1 of f")
         let lookups = "secure_session_cache_lookups_total"
-        #expect(metrics.counterTotal(label: lookups, dimensions: [("result", "miss")]) == 2, "background loads are not lookups")
-        #expect(metrics.counterTotal(label: lookups) == metrics.counterTotal(label: lookups, dimensions: [("result", "stale")]) + 2)
+        #expect(metrics.counterTotal(label: lookups, dimensions: [("result", "miss")]) == 3, "background loads are not lookups")
+        #expect(metrics.counterTotal(label: lookups) == metrics.counterTotal(label: lookups, dimensions: [("result", "stale")]) + 3)
         await session.shutdown()
         await server.stop()
     }

@@ -111,6 +111,9 @@ extension SecureSession {
             let reason = "HTTP \(exchanged.head.status.code) \(exchanged.head.status.reasonPhrase)"
             return try await answer(request, staleAfter: reason, with: fallback.response, sink: sink)
         }
+        // A revalidation in the background that met a server error leaves the kept response
+        // (stale, it may still answer within its stale-if-error).
+        if inBackground, Self.fallbackStatuses.contains(exchanged.head.status.code) { return exchanged }
         if let stored, exchanged.head.status == .notModified {
             let updated = stored.revalidated(by: exchanged.head, requestTime: requestTime, responseTime: responseTime)
             cache.store(updated, for: load.key)

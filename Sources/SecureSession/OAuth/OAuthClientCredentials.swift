@@ -113,6 +113,7 @@ public struct OAuthClientCredentials: RequestInterceptor, CustomStringConvertibl
     /// many callers wait). For requests that are not ``SecureRequest``s, such as gRPC calls'
     /// `authorization` metadata; tell the outcome to ``serverAccepted(authorization:)`` or
     /// ``serverRefused(authorization:)``.
+    /// The value carries the token: like the token itself, never log it.
     /// - Throws: The token request's failure (``OAuthError``, or the token session's
     ///   ``SecureSessionError``).
     public func authorizationValue() async throws -> String {
@@ -132,6 +133,7 @@ public struct OAuthClientCredentials: RequestInterceptor, CustomStringConvertibl
     /// the next ``authorizationValue()`` asks for a new one); no when servers never accepted it
     /// (a new token would be refused too: a client that lost its rights asks for one new token,
     /// not one per request).
+    @discardableResult
     public func serverRefused(authorization: String) async -> Bool {
         guard let token = Self.token(in: authorization) else { return false }
         return await tokens.refused(token)
