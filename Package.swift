@@ -240,6 +240,7 @@ let package = Package(
                 "TSecCLI",
                 "LabServers",
                 "TestServers",
+                "SecureSession",
                 "TransportSecurity",
                 "TransportSecurityNIO",
                 "PKIBuilder",

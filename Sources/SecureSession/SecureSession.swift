@@ -758,8 +758,9 @@ public final class SecureSession: Sendable {
         // through none, and an https one carries it inside the tunnel, to the server). Nor does
         // a Host field the caller wrote: it named the first server's virtual host, and the new
         // server is named by its own authority (as curl drops a custom Host on a redirect).
+        // A DPoP proof is a credential too (RFC 9449).
         if Self.origin(of: target) != Self.origin(of: request.url) {
-            next.headers.removeAll { ["authorization", "proxy-authorization", "cookie", "host"].contains($0.name.lowercased()) }
+            next.headers.removeAll { ["authorization", "proxy-authorization", "cookie", "host", "dpop"].contains($0.name.lowercased()) }
         }
         return next
     }

@@ -743,10 +743,11 @@ public struct GetCommand: TSecCommand {
     }
 
     /// `-v`: a request head as sent, each line after `> `, as curl's `-v` shows it; the
-    /// credentials of `Authorization` and `Proxy-Authorization` hidden after their scheme (no
-    /// message of this tool shows a password).
+    /// credentials of `Authorization` and `Proxy-Authorization` hidden after their scheme, and a
+    /// DPoP proof hidden whole (no message of this tool shows a password or a token).
     private static func tell(_ head: SentRequestHead, to terminal: CommandOutput) {
         let fields = head.headers.map { field in
+            if field.name.equalsIgnoringASCIICase("DPoP") { return "\(field.name): [hidden]" }
             let isCredential = field.name.equalsIgnoringASCIICase("Authorization") || field.name.equalsIgnoringASCIICase("Proxy-Authorization")
             let scheme = field.value.prefix { $0 != " " }
             return "\(field.name): " + (isCredential ? "\(scheme) [hidden]" : field.value)

@@ -42,12 +42,22 @@ struct OAuthOptions: ParsableArguments {
     @Option(name: .customLong("oauth2-client-key-alg"), help: ArgumentHelp("For an RSA --oauth2-client-key: PS256 (the default) or RS256.", valueName: "ALG"))
     var assertionAlgorithm: String?
 
+    @Flag(name: .customLong("oauth2-dpop"), help: ArgumentHelp(
+        "Bind the token to a key by DPoP (RFC 9449): a new P-256 key of this run's own, or --oauth2-dpop-key; every token request and API request carries a proof signed with it."
+    ))
+    var dpop = false
+
+    @Option(name: .customLong("oauth2-dpop-key"), help: ArgumentHelp(
+        "The PEM private key (P-256, P-384 or RSA, PS256) the token is bound to by DPoP, in place of a new one (implies --oauth2-dpop).", valueName: "FILE"
+    ))
+    var dpopKey: String?
+
     /// Refuses parts without the token URL, a token URL that is not https, a method that is
     /// none, and a secret missing, doubled or given for `tls`.
     func validate() throws {
         guard let tokenURL else {
-            if clientID != nil || secretEnv != nil || secretFile != nil || method != nil || !scopes.isEmpty || assertionKey != nil {
-                throw ValidationError("--oauth2-client-id, --oauth2-client-secret-env/-file, --oauth2-client-auth, --oauth2-client-key and --oauth2-scope go with --oauth2-token-url")
+            if clientID != nil || secretEnv != nil || secretFile != nil || method != nil || !scopes.isEmpty || assertionKey != nil || dpop || dpopKey != nil {
+                throw ValidationError("--oauth2-client-id, --oauth2-client-secret-env/-file, --oauth2-client-auth, --oauth2-client-key, --oauth2-scope and --oauth2-dpop(-key) go with --oauth2-token-url")
             }
             return
         }
@@ -104,8 +114,20 @@ struct OAuthOptions: ParsableArguments {
         default: authentication = .clientSecretBasic(secret: try secret())
         }
         return try OAuthClientCredentials(
-            tokenURL: endpoint, clientID: clientID, authentication: authentication, scopes: scopes, hosts: [host], tokenSession: tokenSession
+            tokenURL: endpoint, clientID: clientID, authentication: authentication, scopes: scopes, hosts: [host], tokenSession: tokenSession,
+            proofOfPossession: try proofKey()
         )
+    }
+
+    /// The DPoP key: read from `--oauth2-dpop-key`, new for `--oauth2-dpop`, else none.
+    private func proofKey() throws -> DPoPKey? {
+        guard let dpopKey else { return dpop ? DPoPKey.generated() : nil }
+        let pem = String(decoding: try ArgumentFile.read(dpopKey, as: "the DPoP key"), as: UTF8.self)
+        do {
+            return try DPoPKey(pemEncoded: pem)
+        } catch {
+            throw ValidationError("\(dpopKey): \(error)")
+        }
     }
 
     /// The secret from the environment or the file.

@@ -27,8 +27,10 @@ import SecureSession
 /// whose transport is TLS (`HTTP2ClientTransport.Posix(target:verifiedBy:…)`),
 /// and only to the clients of the servers the token is meant for (grpc-swift's
 /// `ConditionalInterceptor` narrows them to some services). ``OAuthClientCredentials/hosts``
-/// choose the HTTP requests that carry the token, not gRPC calls. The token is never logged or
-/// shown in a description.
+/// choose the HTTP requests that carry the token, not gRPC calls. Tokens bound by DPoP
+/// (``SecureSession/OAuthClientCredentials/proofOfPossession``) are for HTTP requests only: the
+/// calls fail `UNAUTHENTICATED` (``SecureSession/OAuthError/proofRequiredPerRequest``). The token
+/// is never logged or shown in a description.
 @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 public struct OAuthCallCredentials: ClientInterceptor, CustomStringConvertible {
     /// Where the tokens come from.

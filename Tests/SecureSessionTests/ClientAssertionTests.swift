@@ -10,16 +10,9 @@ import Testing
 /// swift-crypto; keys that cannot sign them refused with their reason.
 @Suite("OAuth client assertions")
 struct ClientAssertionTests {
-    /// The base64url text decoded.
-    func decoded(_ part: Substring) throws -> Data {
-        var text = part.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while text.count % 4 != 0 { text += "=" }
-        return try #require(Data(base64Encoded: text))
-    }
+    func decoded(_ part: Substring) throws -> Data { try JWTPart.decoded(part) }
 
-    func json(_ part: Substring) throws -> [String: Any] {
-        try #require(try JSONSerialization.jsonObject(with: decoded(part)) as? [String: Any])
-    }
+    func json(_ part: Substring) throws -> [String: Any] { try JWTPart.json(part) }
 
     @Test("ES256: header, claims (issuer and subject the client, audience the token endpoint, a minute from iat, a jti), an R||S signature swift-crypto verifies; a new jti every time")
     func es256() throws {
@@ -66,25 +59,15 @@ struct ClientAssertionTests {
     @Test("refused with the reason: no key, a public key, an encrypted key, an RSA key under 2048 bits, ES256 asked of an RSA key, an Ed25519 key")
     func unusable() throws {
         func reason(_ pem: String, _ algorithm: ClientAssertionKey.Algorithm = .ps256) -> String {
-            do {
-                _ = try ClientAssertionKey(pemEncoded: pem, rsaAlgorithm: algorithm)
-                return "accepted"
-            } catch {
-                return "\(error)"
-            }
+            SigningKeyRefusal.reason(of: pem, algorithm) { try ClientAssertionKey(pemEncoded: $0, rsaAlgorithm: $1) }
         }
         #expect(reason("not a key") == "the key for client assertions cannot be used: not a PEM P-256, P-384 or RSA private key")
         #expect(reason(P256.Signing.PrivateKey().publicKey.pemRepresentation).contains("not a PEM P-256, P-384 or RSA private key"))
-        let folder = NSTemporaryDirectory() + "tsec-assertion-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        _ = try shell("openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:1024 -out '\(folder)/weak.pem' 2>/dev/null")
-        #expect(reason(try String(contentsOfFile: folder + "/weak.pem", encoding: .utf8)).contains("an RSA key of 1024 bits: client assertions need 2048 or more"))
-        _ = try shell("openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -aes-128-cbc -pass pass:x -out '\(folder)/encrypted.pem' 2>/dev/null")
-        #expect(reason(try String(contentsOfFile: folder + "/encrypted.pem", encoding: .utf8)).contains("an encrypted private key"))
+        #expect(reason(try SigningKeyRefusal.weakRSAKey()).contains("an RSA key of 1024 bits: client assertions need 2048 or more"))
+        let encrypted = try SigningKeyRefusal.openSSLKey("-algorithm EC -pkeyopt ec_paramgen_curve:P-256 -aes-128-cbc -pass pass:x")
+        #expect(reason(encrypted).contains("an encrypted private key"))
         let rsa = try _RSA.Signing.PrivateKey(keySize: .bits2048)
         #expect(reason(rsa.pemRepresentation, .es256).contains("an RSA key signs with PS256 or RS256, not ES256"))
-        _ = try shell("openssl genpkey -algorithm ED25519 -out '\(folder)/ed.pem' 2>/dev/null")
-        #expect(reason(try String(contentsOfFile: folder + "/ed.pem", encoding: .utf8)).contains("not a PEM P-256, P-384 or RSA private key"))
+        #expect(reason(try SigningKeyRefusal.openSSLKey("-algorithm ED25519")).contains("not a PEM P-256, P-384 or RSA private key"))
     }
 }

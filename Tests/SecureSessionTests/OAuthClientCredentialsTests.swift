@@ -200,10 +200,16 @@ struct OAuthLibInteropTests {
     let lab = try! TrustLab()
 
     /// A session whose requests to 127.0.0.1 carry tokens from `server`'s oauthlib endpoint.
-    func api(_ server: PythonTLSServer, _ authentication: OAuthClientAuthentication, scopes: [String] = [], tokenSession: SecureSession) throws -> SecureSession {
+    func api(
+        _ server: PythonTLSServer,
+        _ authentication: OAuthClientAuthentication,
+        scopes: [String] = [],
+        tokenSession: SecureSession,
+        proof: DPoPKey? = nil
+    ) throws -> SecureSession {
         let interceptor = try OAuthClientCredentials(
             tokenURL: server.url("/token"), clientID: "partner", authentication: authentication, scopes: scopes, hosts: ["127.0.0.1"],
-            tokenSession: tokenSession
+            tokenSession: tokenSession, proofOfPossession: proof
         )
         return lab.session { $0.interceptor = interceptor }
     }
@@ -269,6 +275,46 @@ struct OAuthLibInteropTests {
             #expect(status == 401 && error == "invalid_client")
         }
         await stranger.shutdown()
+        await tokenSession.shutdown()
+    }
+
+    @Test("DPoP (RFC 9449): tokens bound to P-256, P-384 and RSA (PS256) keys, every proof verified by PyJWT (typ, jwk, htm, htu, iat, jti, ath), the key's thumbprint the one the server bound; a revoked token replaced with a new proof; the server's nonce demanded at the token endpoint and, once it changes, at the API, each answered by one more try")
+    func dpop() async throws {
+        let server = try PythonTLSServer(fixture: "oauth-server", chain: lab.loopbackChain())
+        defer { server.stop() }
+        let tokenSession = lab.session()
+        let keys = [
+            DPoPKey.generated(),
+            try DPoPKey(pemEncoded: P384.Signing.PrivateKey().pemRepresentation),
+            try DPoPKey(pemEncoded: _RSA.Signing.PrivateKey(keySize: .bits2048).pemRepresentation),
+        ]
+        #expect(keys.map(\.algorithm) == [.es256, .es384, .ps256])
+        for key in keys {
+            let session = try api(server, .clientSecretBasic(secret: "s3cret:+/&"), tokenSession: tokenSession, proof: key)
+            #expect(try await session.get(server.url("/api")).text == "hello " + key.thumbprint, "\(key)")
+            _ = try await tokenSession.post(server.url("/revoke-all"), body: nil)
+            let renewed = try await session.get(server.url("/api"))
+            #expect(renewed.text == "hello " + key.thumbprint && renewed.attempts == 2, "\(key)")
+            await session.shutdown()
+        }
+
+        struct Demands: Decodable, Equatable {
+            let token_nonce_demands: Int
+            let api_nonce_demands: Int
+        }
+        _ = try await tokenSession.post(server.url("/require-dpop-nonce"), body: Data("n-1".utf8))
+        let key = DPoPKey.generated()
+        let session = try api(server, .clientSecretPost(secret: "s3cret:+/&"), tokenSession: tokenSession, proof: key)
+        let first = try await session.get(server.url("/api"))
+        #expect(first.text == "hello " + key.thumbprint && first.attempts == 1, "the token endpoint's nonce serves its origin's API too")
+        _ = try await tokenSession.post(server.url("/require-dpop-nonce"), body: Data("n-2".utf8))
+        let afterChange = try await session.get(server.url("/api"))
+        #expect(afterChange.text == "hello " + key.thumbprint && afterChange.attempts == 2)
+        #expect(try await session.get(server.url("/api")).attempts == 1)
+        let demands = try await tokenSession.get(server.url("/stats")).decode(Demands.self)
+        #expect(demands == Demands(token_nonce_demands: 1, api_nonce_demands: 1))
+        _ = try await tokenSession.post(server.url("/require-dpop-nonce"), body: nil)
+        await session.shutdown()
         await tokenSession.shutdown()
     }
 }

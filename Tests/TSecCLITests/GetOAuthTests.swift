@@ -1,5 +1,6 @@
 import Foundation
 import PKIBuilder
+import SecureSession
 import TSecCLI
 import TestServers
 import Testing
@@ -89,5 +90,27 @@ extension GetCommandTests {
         ])
         #expect(result.status == 0 && result.output.stdout == "hello", "\(result.output.stderr)")
     }
-}
 
+    @Test("--oauth2-dpop: a DPoP-bound token (RFC 9449) from oauthlib's server, proofs verified there with PyJWT, -v hiding the proofs; --oauth2-dpop-key binds it to a key of the user's, whose thumbprint the server names; an unusable key exits 2")
+    func oauthDPoP() async throws {
+        let server = try PythonTLSServer(fixture: "oauth-server", chain: lab.loopbackChain())
+        defer { server.stop() }
+        setenv("TSEC_TEST_OAUTHLIB_SECRET", "s3cret:+/&", 1)
+        let options = ["--oauth2-token-url", server.url("/token").absoluteString, "--oauth2-client-id", "partner", "--oauth2-client-secret-env", "TSEC_TEST_OAUTHLIB_SECRET"]
+        let fresh = await get(server.url("/api"), options + ["--oauth2-dpop", "-v"])
+        #expect(fresh.status == 0 && fresh.output.stdout.hasPrefix("hello "), "\(fresh.output.stderr)")
+        #expect(fresh.output.stderr.contains("> Authorization: DPoP [hidden]") && fresh.output.stderr.contains("> DPoP: [hidden]"))
+        #expect(!fresh.output.stderr.contains("eyJ"), "no proof shown")
+
+        let keyFile = try files.write("dpop.key", try lab.pki.issue(.client("dpop"), by: lab.intermediate).privateKeyPEM)
+        let chosen = await get(server.url("/api"), options + ["--oauth2-dpop-key", keyFile])
+        let chosenKey = try DPoPKey(pemEncoded: try String(contentsOfFile: keyFile, encoding: .utf8))
+        #expect(chosen.status == 0 && chosen.output.stdout == "hello " + chosenKey.thumbprint, "\(chosen.output.stderr)")
+
+        let garbage = try files.write("garbage.key", "not a key")
+        let refused = await get(server.url("/api"), options + ["--oauth2-dpop-key", garbage])
+        #expect(refused.status == 2 && refused.output.stderr.contains("the key for DPoP proofs cannot be used"), "\(refused.output.stderr)")
+        let alone = await get(server.url("/api"), ["--oauth2-dpop"])
+        #expect(alone.status == 2 && alone.output.stderr.contains("go with --oauth2-token-url"))
+    }
+}

@@ -23,9 +23,10 @@ struct AccessToken: Sendable, CustomStringConvertible {
         "access token (\(lifetime.map { "for \($0)" } ?? "no stated lifetime")\(scope.map { ", scope \($0)" } ?? ""))"
     }
 
-    /// The token in the endpoint's JSON answer `body`.
+    /// The token in the endpoint's JSON answer `body`, of the type `type` (`Bearer`, or `DPoP`
+    /// for a token bound to a DPoP key: RFC 9449 §5).
     /// - Throws: ``OAuthError/invalidTokenResponse(_:)`` naming what is wrong.
-    static func parse(_ body: Data, obtained: ContinuousClock.Instant) throws -> AccessToken {
+    static func parse(_ body: Data, obtained: ContinuousClock.Instant, type expected: String = "Bearer") throws -> AccessToken {
         guard let fields = try? JSONDecoder().decode(TokenFields.self, from: body) else {
             throw OAuthError.invalidTokenResponse("the body is not a JSON object of token fields (\(body.count) bytes)")
         }
@@ -36,7 +37,7 @@ struct AccessToken: Sendable, CustomStringConvertible {
             throw OAuthError.invalidTokenResponse("its access_token has characters a bearer token cannot have (RFC 6750 §2.1)")
         }
         guard let type = fields.tokenType else { throw OAuthError.invalidTokenResponse("it has no token_type") }
-        guard type.lowercased() == "bearer" else { throw OAuthError.invalidTokenResponse("its token_type is '\(type)', not Bearer") }
+        guard type.lowercased() == expected.lowercased() else { throw OAuthError.invalidTokenResponse("its token_type is '\(type)', not \(expected)") }
         var lifetime: Duration?
         switch fields.expiresIn {
         case nil, .absent: lifetime = nil

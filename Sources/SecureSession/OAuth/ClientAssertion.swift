@@ -12,26 +12,13 @@ enum ClientAssertion {
 
     /// The signed JWT: `header.claims.signature`, each part base64url without padding.
     static func make(clientID: String, audience: URL, key: ClientAssertionKey, at now: Date = Date(), id: UUID = UUID()) throws -> String {
-        var header: [String: Any] = ["alg": key.algorithm.rawValue, "typ": "JWT"]
+        var header: [String: Any] = ["typ": "JWT"]
         if let keyID = key.keyID { header["kid"] = keyID }
         let issued = Int(now.timeIntervalSince1970)
         let claims: [String: Any] = [
             "iss": clientID, "sub": clientID, "aud": audience.absoluteString, "jti": id.uuidString.lowercased(),
             "iat": issued, "exp": issued + Int(lifetime),
         ]
-        let signingInput = try encode(header) + "." + encode(claims)
-        return signingInput + "." + base64URL(try key.sign(Data(signingInput.utf8)))
-    }
-
-    private static func encode(_ object: [String: Any]) throws -> String {
-        base64URL(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
-    }
-
-    /// Base64url without padding (RFC 7515 §2).
-    static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        return try JWT.signed(header: header, claims: claims, key: key.signingKey)
     }
 }

@@ -19,17 +19,11 @@ public struct ClientAssertionKey: Sendable, CustomStringConvertible {
         case rs256 = "RS256"
     }
 
-    private enum Backing: Sendable {
-        case p256(P256.Signing.PrivateKey)
-        case p384(P384.Signing.PrivateKey)
-        case rsa(_RSA.Signing.PrivateKey, pss: Bool)
-    }
-
     /// The algorithm its signatures are made with (the JWT's `alg`).
     public let algorithm: Algorithm
     /// The key's identifier at the authorization server (the JWT's `kid`), when given.
     public let keyID: String?
-    private let backing: Backing
+    let signingKey: JWSSigningKey
 
     /// Reads a PEM private key (`PRIVATE KEY`, `EC PRIVATE KEY` or `RSA PRIVATE KEY`).
     /// - Parameters:
@@ -40,38 +34,16 @@ public struct ClientAssertionKey: Sendable, CustomStringConvertible {
     ///   shorter than 2048 bits, or an EC algorithm asked for an RSA key.
     public init(pemEncoded: String, keyID: String? = nil, rsaAlgorithm: Algorithm = .ps256) throws {
         self.keyID = keyID
-        if let key = try? P256.Signing.PrivateKey(pemRepresentation: pemEncoded) {
-            (backing, algorithm) = (.p256(key), .es256)
-        } else if let key = try? P384.Signing.PrivateKey(pemRepresentation: pemEncoded) {
-            (backing, algorithm) = (.p384(key), .es384)
-        } else if let key = try? _RSA.Signing.PrivateKey(pemRepresentation: pemEncoded) {
-            guard key.keySizeInBits >= 2048 else {
-                throw OAuthError.unusableAssertionKey("an RSA key of \(key.keySizeInBits) bits: client assertions need 2048 or more (RFC 7518 §3.3)")
-            }
-            guard rsaAlgorithm == .ps256 || rsaAlgorithm == .rs256 else {
-                throw OAuthError.unusableAssertionKey("an RSA key signs with PS256 or RS256, not \(rsaAlgorithm.rawValue)")
-            }
-            (backing, algorithm) = (.rsa(key, pss: rsaAlgorithm == .ps256), rsaAlgorithm)
-        } else if let weak = try? _RSA.Signing.PrivateKey(unsafePEMRepresentation: pemEncoded) {
-            throw OAuthError.unusableAssertionKey("an RSA key of \(weak.keySizeInBits) bits: client assertions need 2048 or more (RFC 7518 §3.3)")
-        } else if pemEncoded.contains("ENCRYPTED PRIVATE KEY") {
-            throw OAuthError.unusableAssertionKey("an encrypted private key: give it decrypted (openssl pkey -in KEY -out PLAIN)")
-        } else {
-            throw OAuthError.unusableAssertionKey("not a PEM P-256, P-384 or RSA private key")
+        do {
+            signingKey = try JWSSigningKey(pemEncoded: pemEncoded, rsaAlgorithm: rsaAlgorithm, purpose: "client assertions")
+        } catch {
+            throw OAuthError.unusableAssertionKey(error.reason)
         }
+        algorithm = signingKey.algorithm
     }
 
     /// `ClientAssertionKey(ES256, kid …)`: no key material.
     public var description: String {
         "ClientAssertionKey(\(algorithm.rawValue)\(keyID.map { ", kid \($0)" } ?? ""))"
-    }
-
-    /// The JWS signature of `input` (RFC 7518 §3: `R || S` for ECDSA).
-    func sign(_ input: Data) throws -> Data {
-        switch backing {
-        case .p256(let key): return try key.signature(for: input).rawRepresentation
-        case .p384(let key): return try key.signature(for: input).rawRepresentation
-        case .rsa(let key, let pss): return try key.signature(for: input, padding: pss ? .PSS : .insecurePKCS1v1_5).rawRepresentation
-        }
     }
 }

@@ -8,7 +8,8 @@ import TransportSecurity
 /// request however many requests wait) and replaces when a server that accepted it refuses it
 /// with a `401` (the request is sent again once with the new one).
 /// The way a server-side client calls a bank's, a payment gateway's or a partner's API (Open
-/// Banking's mutual-TLS-bound tokens included: ``OAuthClientAuthentication/mutualTLS``).
+/// Banking's mutual-TLS-bound tokens included: ``OAuthClientAuthentication/mutualTLS``; or
+/// tokens bound to a key by DPoP, RFC 9449: ``proofOfPossession``).
 ///
 /// ```swift
 /// let tokens = SecureSession(configuration: .init(trustEvaluator: idpPolicy, clientIdentity: identity))
@@ -37,7 +38,11 @@ public struct OAuthClientCredentials: RequestInterceptor, CustomStringConvertibl
     public let scopes: [String]
     /// The hosts whose requests carry the token.
     public let hosts: [HostPattern]
+    /// The key the tokens are bound to by DPoP (RFC 9449), when they are: every token request
+    /// and every request carrying a token also carries a proof signed with it.
+    public let proofOfPossession: DPoPKey?
     private let tokens: AccessTokenCache
+    private let nonces = DPoPNonces()
 
     /// Creates the interceptor.
     /// - Parameters:
@@ -50,6 +55,8 @@ public struct OAuthClientCredentials: RequestInterceptor, CustomStringConvertibl
     ///     `*.example.com` one label, `**.example.com` any depth).
     ///   - tokenSession: The session the token requests go through.
     ///   - refreshMargin: How long before its stated expiry a token is replaced (30 s by default).
+    ///   - proofOfPossession: A key to bind the tokens to by DPoP (RFC 9449;
+    ///     ``DPoPKey/generated()`` for one of this process's own); `nil` for bearer tokens.
     /// - Throws: ``OAuthError/insecureTokenEndpoint(_:)`` for a token URL that is not https, a
     ///   `HostPatternError` for a host pattern that is none.
     public init(
@@ -60,7 +67,8 @@ public struct OAuthClientCredentials: RequestInterceptor, CustomStringConvertibl
         parameters: [(name: String, value: String)] = [],
         hosts: [String],
         tokenSession: SecureSession,
-        refreshMargin: Duration = .seconds(30)
+        refreshMargin: Duration = .seconds(30),
+        proofOfPossession: DPoPKey? = nil
     ) throws {
         guard tokenURL.scheme?.lowercased() == "https" else { throw OAuthError.insecureTokenEndpoint(tokenURL) }
         self.tokenURL = tokenURL
@@ -68,38 +76,59 @@ public struct OAuthClientCredentials: RequestInterceptor, CustomStringConvertibl
         self.authentication = authentication
         self.scopes = scopes
         self.hosts = try hosts.map(HostPattern.init)
+        self.proofOfPossession = proofOfPossession
         let logger = tokenSession.configuration.logger
+        let nonces = nonces
         tokens = AccessTokenCache(margin: refreshMargin) {
-            // Made for each token request: a client assertion is valid once, for a minute.
-            let request = try Self.tokenRequest(tokenURL: tokenURL, clientID: clientID, authentication: authentication, scopes: scopes, parameters: parameters)
-            return try await Self.obtainToken(with: request, through: tokenSession, logger: logger)
+            try await Self.obtainToken(through: tokenSession, proofKey: proofOfPossession, nonces: nonces, logger: logger) {
+                // Made for each token request: a client assertion is valid once, for a minute.
+                try Self.tokenRequest(tokenURL: tokenURL, clientID: clientID, authentication: authentication, scopes: scopes, parameters: parameters)
+            }
         }
     }
 
     /// `OAuthClientCredentials(client-id, client_secret_basic, token URL, hosts)`: no secret.
     public var description: String {
-        "OAuthClientCredentials(\(clientID), \(authentication), \(tokenURL.redacted), hosts: \(hosts.map(\.description).joined(separator: " ")))"
+        let bound = proofOfPossession.map { ", DPoP \($0.algorithm.rawValue)" } ?? ""
+        return "OAuthClientCredentials(\(clientID), \(authentication), \(tokenURL.redacted), hosts: \(hosts.map(\.description).joined(separator: " "))\(bound))"
     }
 
     /// `request` with the current token in its `Authorization` field (replacing one of its
-    /// own), when it goes to one of ``hosts``; else as it is.
+    /// own), when it goes to one of ``hosts``; else as it is. With ``proofOfPossession``, the
+    /// token is a `DPoP` one and the request also carries its proof in the `DPoP` field, made
+    /// for its method and URL (with the server's latest nonce).
     /// - Throws: ``OAuthError/cleartextRequest(_:)`` for such a request over http; the token
     ///   request's failure (``OAuthError``, or the token session's ``SecureSessionError``).
     public func adapt(_ request: SecureRequest, attempt: RequestAttempt) async throws -> SecureRequest {
         guard covers(request.url) else { return request }
         guard request.url.scheme?.lowercased() == "https" else { throw OAuthError.cleartextRequest(request.url) }
-        let authorization = try await authorizationValue()
+        let token = try await tokens.token().value
         var adapted = request
-        adapted.headers.removeAll { $0.name.equalsIgnoringASCIICase("Authorization") }
-        adapted.headers.append((name: "Authorization", value: authorization))
+        adapted.headers.removeAll { $0.name.equalsIgnoringASCIICase("Authorization") || $0.name.equalsIgnoringASCIICase(DPoPProof.field) }
+        guard let key = proofOfPossession else {
+            adapted.headers.append((name: "Authorization", value: Self.bearerPrefix + token))
+            return adapted
+        }
+        let proof = try DPoPProof.make(
+            method: request.method.rawValue, url: request.url, key: key, accessToken: token, nonce: nonces.nonce(for: request.url)
+        )
+        adapted.headers.append((name: "Authorization", value: Self.dpopPrefix + token))
+        adapted.headers.append((name: DPoPProof.field, value: proof))
         return adapted
     }
 
     /// After a `401` to a request that carried a token: sent again at once with a new token,
     /// unless servers never accepted the token it carried (a new one would be refused too).
+    /// With DPoP, a `401` naming `use_dpop_nonce` with a nonce not used yet sends the request
+    /// again with a proof carrying it (the token was not refused).
     public func retry(_ request: SecureRequest, after outcome: AttemptOutcome, attempt: RequestAttempt) async -> RetryDecision {
         guard covers(request.url), let status = outcome.statusCode, let authorization = request.header("Authorization") else {
             return .doNotRetry
+        }
+        if proofOfPossession != nil, case .response(let head) = outcome {
+            let newNonce = nonces.note(head.header(DPoPProof.nonceField), from: request.url)
+            let asksForNonce = head.headers.contains { $0.name.equalsIgnoringASCIICase("WWW-Authenticate") && $0.value.contains(DPoPProof.nonceError) }
+            if status == 401, asksForNonce { return newNonce ? .retry(after: .zero) : .doNotRetry }
         }
         guard status == 401 else {
             await serverAccepted(authorization: authorization)
@@ -114,10 +143,12 @@ public struct OAuthClientCredentials: RequestInterceptor, CustomStringConvertibl
     /// `authorization` metadata; tell the outcome to ``serverAccepted(authorization:)`` or
     /// ``serverRefused(authorization:)``.
     /// The value carries the token: like the token itself, never log it.
-    /// - Throws: The token request's failure (``OAuthError``, or the token session's
-    ///   ``SecureSessionError``).
+    /// - Throws: ``OAuthError/proofRequiredPerRequest`` with ``proofOfPossession`` (a DPoP
+    ///   token goes only with a proof for its HTTP request); the token request's failure
+    ///   (``OAuthError``, or the token session's ``SecureSessionError``).
     public func authorizationValue() async throws -> String {
-        Self.bearerPrefix + (try await tokens.token()).value
+        guard proofOfPossession == nil else { throw OAuthError.proofRequiredPerRequest }
+        return Self.bearerPrefix + (try await tokens.token()).value
     }
 
     /// Notes that a server accepted a request that carried `authorization` (a value of
@@ -140,10 +171,14 @@ public struct OAuthClientCredentials: RequestInterceptor, CustomStringConvertibl
     }
 
     private static let bearerPrefix = "Bearer "
+    private static let dpopPrefix = "DPoP "
 
-    /// The token of a `Bearer` credential; `nil` for another one.
+    /// The token of a `Bearer` or `DPoP` credential; `nil` for another one.
     private static func token(in authorization: String) -> String? {
-        authorization.hasPrefix(bearerPrefix) ? String(authorization.dropFirst(bearerPrefix.count)) : nil
+        for prefix in [bearerPrefix, dpopPrefix] where authorization.hasPrefix(prefix) {
+            return String(authorization.dropFirst(prefix.count))
+        }
+        return nil
     }
 
     private func covers(_ url: URL) -> Bool {
@@ -187,20 +222,41 @@ public struct OAuthClientCredentials: RequestInterceptor, CustomStringConvertibl
         return request
     }
 
-    /// A token from the endpoint, or why there is none.
-    private static func obtainToken(with request: SecureRequest, through session: SecureSession, logger: Logger) async throws -> AccessToken {
-        let asked = ContinuousClock.now
-        let response = try await session.send(request)
-        guard (200..<300).contains(response.statusCode) else {
+    /// A token from the endpoint, or why there is none: the request `makeRequest` makes, with a
+    /// DPoP proof when `proofKey` is given (sent once more, with the nonce, when the endpoint
+    /// answers `use_dpop_nonce` with a new one).
+    private static func obtainToken(
+        through session: SecureSession,
+        proofKey: DPoPKey?,
+        nonces: DPoPNonces,
+        logger: Logger,
+        makeRequest: () throws -> SecureRequest
+    ) async throws -> AccessToken {
+        var nonceRetried = false
+        while true {
+            var request = try makeRequest()
+            if let proofKey {
+                let proof = try DPoPProof.make(method: request.method.rawValue, url: request.url, key: proofKey, nonce: nonces.nonce(for: request.url))
+                request.headers.append((name: DPoPProof.field, value: proof))
+            }
+            let asked = ContinuousClock.now
+            let response = try await session.send(request)
+            let newNonce = proofKey != nil && nonces.note(response.header(DPoPProof.nonceField), from: request.url)
+            if (200..<300).contains(response.statusCode) {
+                let token = try AccessToken.parse(response.body, obtained: asked, type: proofKey == nil ? "Bearer" : "DPoP")
+                logger.debug("access token obtained", metadata: ["url": "\(request.url.redacted)", "token": "\(token)"])
+                return token
+            }
             let refusal = try? JSONDecoder().decode(TokenRefusal.self, from: response.body)
+            if refusal?.error == DPoPProof.nonceError, newNonce, !nonceRetried {
+                nonceRetried = true
+                continue
+            }
             logger.warning("token request refused", metadata: [
                 "url": "\(request.url.redacted)", "status": "\(response.statusCode)", "error": "\(refusal?.error ?? "none")",
             ])
             throw OAuthError.tokenRequestRefused(status: response.statusCode, error: refusal?.error, description: refusal?.errorDescription)
         }
-        let token = try AccessToken.parse(response.body, obtained: asked)
-        logger.debug("access token obtained", metadata: ["url": "\(request.url.redacted)", "token": "\(token)"])
-        return token
     }
 
     /// An error response of the token endpoint (RFC 6749 §5.2).

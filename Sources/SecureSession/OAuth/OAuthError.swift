@@ -11,7 +11,8 @@ public enum OAuthError: Error, Sendable, CustomStringConvertible {
     case tokenRequestRefused(status: Int, error: String?, description: String?)
     /// The token endpoint answered with a success that holds no usable token: not JSON, no
     /// `access_token`, a token that cannot be written in a header, a token type other than
-    /// `Bearer`, an `expires_in` that is no number of seconds.
+    /// `Bearer` (`DPoP` when the client asked for a DPoP-bound token), an `expires_in` that is
+    /// no number of seconds.
     case invalidTokenResponse(String)
     /// The token endpoint is not an https URL: the client's secret would travel in cleartext.
     case insecureTokenEndpoint(URL)
@@ -20,6 +21,12 @@ public enum OAuthError: Error, Sendable, CustomStringConvertible {
     /// A request for one of the interceptor's hosts is not over https: its token would travel
     /// in cleartext; nothing was sent.
     case cleartextRequest(URL)
+    /// The key given for DPoP cannot sign proofs: the reason.
+    case unusableProofKey(String)
+    /// A DPoP-bound token was asked for as a bare authorization value
+    /// (``OAuthClientCredentials/authorizationValue()``): it goes only with a proof made for
+    /// its HTTP request.
+    case proofRequiredPerRequest
 
     /// A sentence saying what went wrong; what the server wrote is escaped.
     public var description: String {
@@ -35,6 +42,10 @@ public enum OAuthError: Error, Sendable, CustomStringConvertible {
             return "the key for client assertions cannot be used: \(reason)"
         case .cleartextRequest(let url):
             return "refused to send a bearer token to \(url.redacted) in cleartext (only https)"
+        case .unusableProofKey(let reason):
+            return "the key for DPoP proofs cannot be used: \(reason)"
+        case .proofRequiredPerRequest:
+            return "a DPoP-bound token goes only with a proof made for its HTTP request, not as a bare authorization value (gRPC calls carry bearer tokens)"
         }
     }
 }

@@ -14,12 +14,21 @@ Usage: server.py CHAIN KEY PORT
   a client assertion (RFC 7523) verified by PyJWT (Debian's python3-jwt) with that key, for
   ES256, ES384, PS256 or RS256, issuer and subject `partner`, audience this server's /token,
   with exp, iat and a jti never seen before.
+- DPoP (RFC 9449): a token request with a `DPoP` proof (typ dpop+jwt, its public JWK in the
+  header, verified by PyJWT; htm, htu, iat within a minute, a jti never seen) gets a `DPoP`
+  token bound to the key's RFC 7638 thumbprint; GET /api with `Authorization: DPoP` needs a
+  proof by the same key with `ath`, and answers `hello JKT`. A DPoP-bound token presented as
+  Bearer is refused. POST /require-dpop-nonce (body: the nonce; empty: none) makes both ask for
+  it (400 / 401 `use_dpop_nonce` with `DPoP-Nonce`); GET /stats counts those demands.
 """
 import base64
+import hashlib
 import http.server
+import json
 import ssl
 import sys
 import threading
+import time
 import urllib.parse
 
 import jwt
@@ -30,10 +39,54 @@ CLIENT_SECRET = 's3cret:+/&'
 SCOPES = {'read', 'write'}
 ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer'
 TOKEN_URL = 'https://127.0.0.1:%s/token' % sys.argv[3]
+API_URL = 'https://127.0.0.1:%s/api' % sys.argv[3]
 tokens = set()
 assertion_ids = set()
 assertion_key = [None]
 lock = threading.Lock()
+proof_ids = set()
+bound = {}
+nonce = [None]
+stats = {'token_nonce_demands': 0, 'api_nonce_demands': 0}
+
+
+def b64url(data):
+    return base64.urlsafe_b64encode(data).rstrip(b'=').decode()
+
+
+def thumbprint(jwk):
+    required = {'EC': ['crv', 'kty', 'x', 'y'], 'RSA': ['e', 'kty', 'n']}[jwk['kty']]
+    canonical = json.dumps({name: jwk[name] for name in required}, separators=(',', ':'), sort_keys=True)
+    return b64url(hashlib.sha256(canonical.encode()).digest())
+
+
+def check_proof(proof, method, url, token=None):
+    """The thumbprint of the key of a valid DPoP proof and None, or None and what is wrong."""
+    try:
+        header = jwt.get_unverified_header(proof)
+        jwk = header.get('jwk') or {}
+        algorithm = header.get('alg')
+        if header.get('typ') != 'dpop+jwt' or algorithm not in ('ES256', 'ES384', 'PS256', 'RS256'):
+            return None, 'typ or alg'
+        if any(name in jwk for name in ('d', 'p', 'q', 'dp', 'dq', 'qi')):
+            return None, 'a private key in the header'
+        key = jwt.PyJWK(jwk, algorithm=algorithm)
+        claims = jwt.decode(proof, key.key, algorithms=[algorithm], options={'require': ['jti', 'htm', 'htu', 'iat']})
+    except (jwt.PyJWTError, KeyError, ValueError) as error:
+        return None, 'invalid proof: %s' % error
+    if claims['htm'] != method or claims['htu'] != url:
+        return None, 'htm or htu'
+    if abs(claims['iat'] - time.time()) > 60:
+        return None, 'iat'
+    with lock:
+        if claims['jti'] in proof_ids:
+            return None, 'jti replayed'
+        proof_ids.add(claims['jti'])
+    if token is not None and claims.get('ath') != b64url(hashlib.sha256(token.encode()).digest()):
+        return None, 'ath'
+    if nonce[0] is not None and claims.get('nonce') != nonce[0]:
+        return None, 'nonce'
+    return thumbprint(jwk), None
 
 
 def assertion_is_valid(assertion):
@@ -99,7 +152,7 @@ class Validator(RequestValidator):
 
     def validate_bearer_token(self, token, scopes, request):
         with lock:
-            if token not in tokens:
+            if token not in tokens or token in bound:
                 return False
         request.client = Client()
         request.scopes = scopes
@@ -129,8 +182,29 @@ class Handler(http.server.BaseHTTPRequestHandler):
         body = self.rfile.read(length).decode()
         uri = 'https://127.0.0.1' + self.path
         if self.path == '/token':
+            proof, jkt = self.headers.get('DPoP'), None
+            if proof is not None:
+                jkt, problem = check_proof(proof, 'POST', TOKEN_URL)
+                if problem == 'nonce':
+                    with lock:
+                        stats['token_nonce_demands'] += 1
+                    self.answer(400, {'Content-Type': 'application/json', 'DPoP-Nonce': nonce[0]},
+                                json.dumps({'error': 'use_dpop_nonce', 'error_description': 'a nonce is required'}))
+                    return
+                if problem is not None:
+                    self.answer(400, {'Content-Type': 'application/json'}, json.dumps({'error': 'invalid_dpop_proof', 'error_description': problem}))
+                    return
             headers, answer, status = server.create_token_response(uri, 'POST', body, dict(self.headers))
+            if jkt is not None and status == 200:
+                fields = json.loads(answer)
+                fields['token_type'] = 'DPoP'
+                with lock:
+                    bound[fields['access_token']] = jkt
+                answer = json.dumps(fields)
             self.answer(status, headers, answer)
+        elif self.path == '/require-dpop-nonce':
+            nonce[0] = body or None
+            self.answer(200, {'Content-Type': 'text/plain'}, 'nonce %s' % nonce[0])
         elif self.path == '/register-key':
             assertion_key[0] = body
             self.answer(200, {'Content-Type': 'text/plain'}, 'registered')
@@ -142,8 +216,29 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.answer(404, {'Content-Type': 'text/plain'}, 'no such path')
 
     def do_GET(self):
+        if self.path == '/stats':
+            with lock:
+                self.answer(200, {'Content-Type': 'application/json'}, json.dumps(stats))
+            return
         if self.path != '/api':
             self.answer(404, {'Content-Type': 'text/plain'}, 'no such path')
+            return
+        authorization = self.headers.get('Authorization', '')
+        if authorization.startswith('DPoP '):
+            token = authorization[len('DPoP '):]
+            jkt, problem = check_proof(self.headers.get('DPoP', ''), 'GET', API_URL, token)
+            if problem == 'nonce':
+                with lock:
+                    stats['api_nonce_demands'] += 1
+                self.answer(401, {'Content-Type': 'text/plain', 'DPoP-Nonce': nonce[0],
+                                  'WWW-Authenticate': 'DPoP error="use_dpop_nonce", error_description="a nonce is required"'}, 'nonce required')
+                return
+            with lock:
+                valid = jkt is not None and token in tokens and bound.get(token) == jkt
+            if valid:
+                self.answer(200, {'Content-Type': 'text/plain'}, 'hello ' + jkt)
+            else:
+                self.answer(401, {'Content-Type': 'text/plain', 'WWW-Authenticate': 'DPoP error="invalid_token"'}, 'refused: %s' % problem)
             return
         valid, _ = server.verify_request('https://127.0.0.1/api', 'GET', None, dict(self.headers), scopes=['read'])
         if valid:

@@ -1,0 +1,17 @@
+import Foundation
+import Testing
+
+/// The parts of a compact JWS as the tests read them.
+enum JWTPart {
+    /// A base64url part decoded.
+    static func decoded(_ part: Substring) throws -> Data {
+        var text = part.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while text.count % 4 != 0 { text += "=" }
+        return try #require(Data(base64Encoded: text))
+    }
+
+    /// A base64url part decoded as a JSON object.
+    static func json(_ part: Substring) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: decoded(part)) as? [String: Any])
+    }
+}
