@@ -29,13 +29,13 @@ struct GRPCOAuthTests {
         }
     }
 
-    func setUp(secret: String = "s3cret", tokenSession: SecureSession? = nil) async throws -> Setup {
+    func setUp(secret: String = "s3cret", tokenSession: SecureSession? = nil, proof: DPoPKey? = nil) async throws -> Setup {
         let tokenServer = try await HTTPTestServer(chain: lab.loopbackChain())
         let gate = BearerGate(oauth: tokenServer.oauth)
         let server = try await EchoServer(presenting: lab.chain(.legitimate), interceptors: [gate])
         let credentials = try OAuthClientCredentials(
             tokenURL: tokenServer.url("/oauth/token"), clientID: "partner", authentication: .clientSecretBasic(secret: secret),
-            scopes: ["payments"], hosts: ["127.0.0.1"], tokenSession: tokenSession ?? lab.session()
+            scopes: ["payments"], hosts: ["127.0.0.1"], tokenSession: tokenSession ?? lab.session(), proofOfPossession: proof
         )
         return Setup(tokenServer: tokenServer, gate: gate, server: server, credentials: credentials)
     }
@@ -111,7 +111,7 @@ struct GRPCOAuthTests {
         #expect(setup.server.service.calls == 0)
     }
 
-    @Test("no token, no call: the token endpoint's refusal fails the call UNAUTHENTICATED with the OAuthError as its cause, a rejected token endpoint fails it UNAVAILABLE with the trust decision; nothing reaches the gRPC server")
+    @Test("no token, no call: the token endpoint's refusal fails the call UNAUTHENTICATED with the OAuthError as its cause, a rejected token endpoint fails it UNAVAILABLE with the trust decision, DPoP-bound credentials fail it UNAUTHENTICATED; nothing reaches the gRPC server")
     func noTokenNoCall() async throws {
         let wrongSecret = try await setUp(secret: "guess")
         let refusal = try await withClient(wrongSecret) { client in await rpcError { try await ping(client) } }
@@ -135,6 +135,16 @@ struct GRPCOAuthTests {
         }
         #expect(decision.pinMismatch?.expected.map(\.pin) == [lab.rogueRoot.der.spkiPin])
         #expect(wrongSecret.gate.authorizations.isEmpty && rejected.gate.authorizations.isEmpty, "no call was sent")
+
+        let bound = try await setUp(proof: .generated())
+        let unbound = try await withClient(bound) { client in await rpcError { try await ping(client) } }
+        await bound.stop()
+        #expect(unbound?.code == .unauthenticated, "a DPoP-bound token goes with HTTP requests only")
+        guard case .proofRequiredPerRequest? = unbound?.cause as? OAuthError else {
+            Issue.record("cause: \(String(describing: unbound?.cause))")
+            return
+        }
+        #expect(bound.gate.authorizations.isEmpty && bound.tokenServer.oauth.issuedCount == 0)
     }
 }
 
