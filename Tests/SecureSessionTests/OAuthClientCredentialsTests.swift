@@ -105,6 +105,65 @@ struct OAuthClientCredentialsTests {
         await server.stop()
     }
 
+    @Test("discovery (RFC 8414): the token endpoint from the issuer's metadata (a tenant's, the root's, OpenID Connect's location as the fallback), its mutual-TLS alias for tls_client_auth (RFC 8705 §5); refused with the reason: another issuer's metadata, an http token endpoint, an authentication or a DPoP algorithm the server does not take, no metadata, an http issuer")
+    func discovery() async throws {
+        let server = try await HTTPTestServer(chain: lab.lab.loopbackChain())
+        let tokenSession = lab.lab.session()
+        let origin = "https://127.0.0.1:\(server.port)"
+        func discover(
+            _ issuer: String,
+            _ authentication: OAuthClientAuthentication = .clientSecretBasic(secret: "s3cret"),
+            proof: DPoPKey? = nil,
+            through session: SecureSession? = nil
+        ) async throws -> OAuthClientCredentials {
+            try await OAuthClientCredentials(
+                issuer: URL(string: issuer)!, clientID: "partner", authentication: authentication, hosts: ["127.0.0.1"],
+                tokenSession: session ?? tokenSession, proofOfPossession: proof
+            )
+        }
+        func refusal(_ issuer: String, _ authentication: OAuthClientAuthentication = .clientSecretBasic(secret: "s3cret"), proof: DPoPKey? = nil) async -> String {
+            do {
+                return "accepted: \(try await discover(issuer, authentication, proof: proof).tokenURL)"
+            } catch {
+                return "\(error)"
+            }
+        }
+        let tenant = try await discover(origin + "/tenant")
+        #expect(tenant.tokenURL.absoluteString == origin + "/oauth/token")
+        let api = lab.lab.session { $0.interceptor = tenant }
+        #expect(try await api.get(server.url("/oauth/api")).text == "hello with token-1")
+        #expect(server.oauth.tokenRequestQueries.last?["via"] == nil)
+        #expect(try await discover(origin).tokenURL.absoluteString == origin + "/oauth/token")
+        #expect(try await discover(origin + "/oidc").tokenURL.absoluteString == origin + "/oauth/token")
+
+        #expect(await refusal(origin + "/mixup") == "the authorization server's metadata at \(origin)/.well-known/oauth-authorization-server/mixup cannot be used: it is the metadata of the issuer '\(origin)/elsewhere', not of \(origin)/mixup (RFC 8414 §3.3)")
+        #expect(await refusal(origin + "/cleartext").hasSuffix("its token endpoint http://127.0.0.1:\(server.port)/oauth/token is not an https URL"))
+        #expect(await refusal(origin + "/secret-only", .clientSecretPost(secret: "s3cret")).hasSuffix("the server takes client_secret_basic at its token endpoint, not client_secret_post"))
+        let p384 = try DPoPKey(pemEncoded: P384.Signing.PrivateKey().pemRepresentation)
+        #expect(await refusal(origin + "/tenant", proof: p384).hasSuffix("the server takes DPoP proofs signed with ES256, PS256, not ES384"))
+        #expect(await refusal(origin + "/missing").hasSuffix("cannot be used: no metadata found (/.well-known/oauth-authorization-server/missing: HTTP 404, /missing/.well-known/openid-configuration: HTTP 404)"))
+        #expect(await refusal("http://127.0.0.1:\(server.port)/tenant").hasSuffix("cannot be used: the issuer is not an https URL"))
+        await api.shutdown()
+        await server.stop()
+
+        // Mutual TLS: the endpoint's alias, reached with the token session's certificate.
+        let mutual = try await HTTPTestServer(chain: lab.lab.loopbackChain(), clientVerifier: .clients(of: lab.clientCA, at: lab.lab.pki.now))
+        let partner = try lab.lab.pki.issue(.client("partner"), by: lab.clientCA)
+        let identity = try ClientIdentity(certificateChainPEM: partner.pemString, privateKeyPEM: partner.privateKeyPEM)
+        let mutualOrigin = "https://127.0.0.1:\(mutual.port)"
+        let bound = try await discover(mutualOrigin + "/tenant", .mutualTLS, through: lab.lab.session { $0.clientIdentity = identity })
+        #expect(bound.tokenURL.absoluteString == mutualOrigin + "/oauth/token?via=mtls")
+        let boundAPI = lab.lab.session {
+            $0.interceptor = bound
+            $0.clientIdentity = identity
+        }
+        #expect(try await boundAPI.get(mutual.url("/oauth/api")).text == "hello with token-1")
+        #expect(mutual.oauth.tokenRequestQueries.last?["via"] == "mtls")
+        await boundAPI.shutdown()
+        await tokenSession.shutdown()
+        await mutual.stop()
+    }
+
     @Test("a token the API refuses is replaced once and the request sent again; one refused right after it was obtained is not, and the 401 reaches the caller")
     func refusedToken() async throws {
         let server = try await HTTPTestServer(chain: lab.lab.loopbackChain())

@@ -332,6 +332,15 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
             send(context, .ok, head.uri, type: "text/plain")
             return
         }
+        if path.contains("/.well-known/") {
+            let origin = "https://" + (head.headers.first(name: "Host") ?? "127.0.0.1")
+            if let json = oauth.metadata(path: path, origin: origin) {
+                send(context, .ok, json, type: "application/json")
+            } else {
+                send(context, .notFound, "no metadata here", type: "text/plain")
+            }
+            return
+        }
         if path.hasPrefix("/files/") {
             if let bytes = files[bytes: String(path.dropFirst("/files/".count))] {
                 send(context, .ok, bytes: bytes, type: path.hasSuffix(".plist") ? "application/x-plist" : "application/octet-stream")

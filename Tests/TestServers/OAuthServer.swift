@@ -12,6 +12,7 @@ public final class OAuthServer: @unchecked Sendable {
     private var issued = 0
     private var valid: Set<String> = []
     private var requests: [(headers: [(String, String)], body: String)] = []
+    private var queries: [[String: String]] = []
     private var lifetime: Int? = 3600
     private var acceptsTokens = true
 
@@ -33,9 +34,16 @@ public final class OAuthServer: @unchecked Sendable {
     /// The token requests received, in order: their header fields and bodies.
     public var tokenRequests: [(headers: [(String, String)], body: String)] { lock.withLock { requests } }
 
+    /// The query of each token request received, in order (`via=mtls` for the mutual-TLS alias
+    /// the metadata names).
+    public var tokenRequestQueries: [[String: String]] { lock.withLock { queries } }
+
     /// The status and JSON answering a token request.
     func answerTokenRequest(headers: HTTPHeaders, body: String, clientCertificate: String?, query: [String: String]) -> (Int, String) {
-        lock.withLock { requests.append((headers.map { ($0.name, $0.value) }, body)) }
+        lock.withLock {
+            requests.append((headers.map { ($0.name, $0.value) }, body))
+            queries.append(query)
+        }
         let fields = Self.formFields(body)
         guard fields["grant_type"] == "client_credentials" else { return (400, #"{"error":"unsupported_grant_type"}"#) }
         guard isPartner(headers: headers, fields: fields, clientCertificate: clientCertificate) else {
@@ -60,6 +68,41 @@ public final class OAuthServer: @unchecked Sendable {
         let expiry = lifetime.map { #","expires_in":\#($0)"# } ?? ""
         let scope = fields["scope"].map { #","scope":"\#($0)""# } ?? ""
         return (200, #"{"access_token":"\#(token)","token_type":"Bearer"\#(expiry)\#(scope)}"#)
+    }
+
+    /// The authorization server metadata (RFC 8414) at `path` of the server at `origin`, for the
+    /// issuer `origin` + TENANT: at `/.well-known/oauth-authorization-server` + TENANT, or (for
+    /// tenants under `/oidc`, only there) at TENANT + `/.well-known/openid-configuration`. The
+    /// token endpoint `/oauth/token`, its mutual-TLS alias `/oauth/token?via=mtls`, the four
+    /// client authentications, DPoP with ES256 and PS256. Tenants that break it: `/mixup` names
+    /// another issuer, `/cleartext` an http token endpoint, `/secret-only` takes
+    /// `client_secret_basic` only, `/missing` has none. `nil`: no metadata at `path`.
+    func metadata(path: String, origin: String) -> String? {
+        let wellKnown = "/.well-known/oauth-authorization-server"
+        let openID = "/.well-known/openid-configuration"
+        let tenant: String
+        if path.hasPrefix(wellKnown), !path.dropFirst(wellKnown.count).hasPrefix("/oidc") {
+            tenant = String(path.dropFirst(wellKnown.count))
+        } else if path.hasSuffix(openID), path.hasPrefix("/oidc") {
+            tenant = String(path.dropLast(openID.count))
+        } else {
+            return nil
+        }
+        var fields: [String: Any] = [
+            "issuer": origin + tenant,
+            "token_endpoint": origin + "/oauth/token",
+            "mtls_endpoint_aliases": ["token_endpoint": origin + "/oauth/token?via=mtls"],
+            "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post", "tls_client_auth", "private_key_jwt"],
+            "dpop_signing_alg_values_supported": ["ES256", "PS256"],
+        ]
+        switch tenant {
+        case "/mixup": fields["issuer"] = origin + "/elsewhere"
+        case "/cleartext": fields["token_endpoint"] = "http" + origin.dropFirst("https".count) + "/oauth/token"
+        case "/secret-only": fields["token_endpoint_auth_methods_supported"] = ["client_secret_basic"]
+        case "/missing": return nil
+        default: break
+        }
+        return (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes])).map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// The fields of a form-encoded body (the first of each name).

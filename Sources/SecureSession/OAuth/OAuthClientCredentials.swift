@@ -87,6 +87,49 @@ public struct OAuthClientCredentials: RequestInterceptor, CustomStringConvertibl
         }
     }
 
+    /// The interceptor, its token endpoint found in the authorization server's metadata
+    /// (RFC 8414's `/.well-known/oauth-authorization-server`, else OpenID Connect Discovery's
+    /// `/.well-known/openid-configuration`), read through `tokenSession`: the metadata must
+    /// name `issuer` exactly (metadata of another issuer would take the client's credentials
+    /// elsewhere), its token endpoint must be https, and where it lists them, take the client's
+    /// authentication and DPoP algorithm. A client using mutual TLS (`tls_client_auth`, or a
+    /// token session presenting a client certificate, for certificate-bound tokens) gets the
+    /// endpoint's mutual-TLS alias when there is one (RFC 8705 §5).
+    /// - Parameters:
+    ///   - issuer: The authorization server's issuer identifier (an https URL).
+    ///   - clientID: The client's identifier.
+    ///   - authentication: How the client proves itself.
+    ///   - scopes: The scopes to ask for.
+    ///   - parameters: More form fields of the token request.
+    ///   - hosts: The hosts whose requests get the token (host patterns).
+    ///   - tokenSession: The session the metadata and token requests go through.
+    ///   - refreshMargin: How long before its stated expiry a token is replaced.
+    ///   - proofOfPossession: A key to bind the tokens to by DPoP; `nil` for bearer tokens.
+    /// - Throws: ``OAuthError/unusableMetadata(_:_:)`` naming what is wrong with the metadata;
+    ///   the token session's errors reading it; a `HostPatternError`.
+    public init(
+        issuer: URL,
+        clientID: String,
+        authentication: OAuthClientAuthentication,
+        scopes: [String] = [],
+        parameters: [(name: String, value: String)] = [],
+        hosts: [String],
+        tokenSession: SecureSession,
+        refreshMargin: Duration = .seconds(30),
+        proofOfPossession: DPoPKey? = nil
+    ) async throws {
+        let (metadata, location) = try await AuthorizationServerMetadata.discover(issuer: issuer, through: tokenSession)
+        let presentsCertificate = tokenSession.configuration.clientIdentity != nil || tokenSession.configuration.clientIdentityFile != nil
+        let tokenURL = try metadata.tokenEndpoint(
+            issuer: issuer, location: location, authentication: authentication, presentsCertificate: presentsCertificate,
+            proofAlgorithm: proofOfPossession?.algorithm.rawValue
+        )
+        try self.init(
+            tokenURL: tokenURL, clientID: clientID, authentication: authentication, scopes: scopes, parameters: parameters, hosts: hosts,
+            tokenSession: tokenSession, refreshMargin: refreshMargin, proofOfPossession: proofOfPossession
+        )
+    }
+
     /// `OAuthClientCredentials(client-id, client_secret_basic, token URL, hosts)`: no secret.
     public var description: String {
         let bound = proofOfPossession.map { ", DPoP \($0.algorithm.rawValue)" } ?? ""

@@ -23,6 +23,10 @@ public enum OAuthError: Error, Sendable, CustomStringConvertible {
     case cleartextRequest(URL)
     /// The key given for DPoP cannot sign proofs: the reason.
     case unusableProofKey(String)
+    /// The authorization server's metadata (RFC 8414), at the URL, cannot be used: the reason
+    /// (none found, another issuer's, no https token endpoint, the client's authentication or
+    /// DPoP algorithm not taken).
+    case unusableMetadata(URL, String)
     /// A DPoP-bound token was asked for as a bare authorization value
     /// (``OAuthClientCredentials/authorizationValue()``): it goes only with a proof made for
     /// its HTTP request.
@@ -44,6 +48,8 @@ public enum OAuthError: Error, Sendable, CustomStringConvertible {
             return "refused to send a bearer token to \(url.redacted) in cleartext (only https)"
         case .unusableProofKey(let reason):
             return "the key for DPoP proofs cannot be used: \(reason)"
+        case .unusableMetadata(let url, let reason):
+            return "the authorization server's metadata at \(url.redacted) cannot be used: \(reason)".escapingControlCharacters
         case .proofRequiredPerRequest:
             return "a DPoP-bound token goes only with a proof made for its HTTP request, not as a bare authorization value (gRPC calls carry bearer tokens)"
         }

@@ -1,0 +1,95 @@
+import Foundation
+
+/// What an authorization server publishes of itself (RFC 8414; OpenID Connect Discovery's
+/// document has the same members), as far as a client of the client-credentials grant needs
+/// it: where its token endpoint is (and its mutual-TLS alias, RFC 8705 §5), and which client
+/// authentications and DPoP algorithms it takes.
+struct AuthorizationServerMetadata: Decodable {
+    let issuer: String?
+    let tokenEndpoint: String?
+    let mtlsEndpointAliases: Aliases?
+    let tokenEndpointAuthMethodsSupported: [String]?
+    let dpopSigningAlgValuesSupported: [String]?
+
+    struct Aliases: Decodable {
+        let tokenEndpoint: String?
+
+        enum CodingKeys: String, CodingKey {
+            case tokenEndpoint = "token_endpoint"
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case issuer
+        case tokenEndpoint = "token_endpoint"
+        case mtlsEndpointAliases = "mtls_endpoint_aliases"
+        case tokenEndpointAuthMethodsSupported = "token_endpoint_auth_methods_supported"
+        case dpopSigningAlgValuesSupported = "dpop_signing_alg_values_supported"
+    }
+
+    /// Where `issuer`'s metadata may be, in the order asked: RFC 8414 §3.1's
+    /// `/.well-known/oauth-authorization-server` before the issuer's path, then OpenID Connect
+    /// Discovery's `/.well-known/openid-configuration` after it.
+    static func locations(of issuer: URL) -> [URL] {
+        guard var parts = URLComponents(url: issuer, resolvingAgainstBaseURL: true) else { return [] }
+        let path = parts.path.hasSuffix("/") ? String(parts.path.dropLast()) : parts.path
+        parts.query = nil
+        parts.fragment = nil
+        var locations: [URL] = []
+        parts.path = "/.well-known/oauth-authorization-server" + path
+        if let url = parts.url { locations.append(url) }
+        parts.path = path + "/.well-known/openid-configuration"
+        if let url = parts.url { locations.append(url) }
+        return locations
+    }
+
+    /// The metadata of `issuer`, read through `session` from the first of its ``locations(of:)``
+    /// that answers `200`.
+    /// - Throws: ``OAuthError/unusableMetadata(_:_:)`` when neither answers, or the answer is no
+    ///   JSON object of metadata; the session's errors (a rejected certificate among them).
+    static func discover(issuer: URL, through session: SecureSession) async throws -> (metadata: AuthorizationServerMetadata, location: URL) {
+        guard issuer.scheme?.lowercased() == "https" else { throw OAuthError.unusableMetadata(issuer, "the issuer is not an https URL") }
+        var statuses: [String] = []
+        for location in locations(of: issuer) {
+            var request = SecureRequest(url: location, headers: [("Accept", "application/json")])
+            request.validation = ResponseValidation.none
+            request.cachePolicy = .reloadIgnoringCacheData
+            request.interceptor = RequestAdapter { request, _ in request }
+            let response = try await session.send(request)
+            guard response.statusCode == 200 else {
+                statuses.append("\(location.path): HTTP \(response.statusCode)")
+                continue
+            }
+            guard let metadata = try? JSONDecoder().decode(AuthorizationServerMetadata.self, from: response.body) else {
+                throw OAuthError.unusableMetadata(location, "not a JSON object of authorization server metadata")
+            }
+            return (metadata, location)
+        }
+        throw OAuthError.unusableMetadata(issuer, "no metadata found (\(statuses.joined(separator: ", ")))")
+    }
+
+    /// The token endpoint for a client authenticating with `authentication`, checked: the
+    /// metadata names `issuer` exactly (RFC 8414 §3.3: metadata of another issuer would send
+    /// the client's credentials to it), the endpoint is https, the server takes the client's
+    /// authentication and, with `proofAlgorithm`, its DPoP algorithm, when it lists them. With
+    /// mutual TLS (`tls_client_auth`, or a client certificate for certificate-bound tokens),
+    /// the endpoint's mutual-TLS alias when it has one (RFC 8705 §5).
+    func tokenEndpoint(issuer: URL, location: URL, authentication: OAuthClientAuthentication, presentsCertificate: Bool, proofAlgorithm: String?) throws -> URL {
+        guard self.issuer == issuer.absoluteString else {
+            throw OAuthError.unusableMetadata(location, "it is the metadata of the issuer '\(self.issuer ?? "none")', not of \(issuer.absoluteString) (RFC 8414 §3.3)")
+        }
+        if let methods = tokenEndpointAuthMethodsSupported, !methods.contains("\(authentication)") {
+            throw OAuthError.unusableMetadata(location, "the server takes \(methods.joined(separator: ", ")) at its token endpoint, not \(authentication)")
+        }
+        if let proofAlgorithm, let algorithms = dpopSigningAlgValuesSupported, !algorithms.contains(proofAlgorithm) {
+            throw OAuthError.unusableMetadata(location, "the server takes DPoP proofs signed with \(algorithms.joined(separator: ", ")), not \(proofAlgorithm)")
+        }
+        let usesMutualTLS = presentsCertificate || { if case .mutualTLS = authentication { return true } else { return false } }()
+        let alias = usesMutualTLS ? mtlsEndpointAliases?.tokenEndpoint : nil
+        guard let text = alias ?? tokenEndpoint else { throw OAuthError.unusableMetadata(location, "it names no token_endpoint") }
+        guard let endpoint = URL(string: text), endpoint.scheme?.lowercased() == "https", endpoint.host?.isEmpty == false else {
+            throw OAuthError.unusableMetadata(location, "its token endpoint \(text) is not an https URL")
+        }
+        return endpoint
+    }
+}
