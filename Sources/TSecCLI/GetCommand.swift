@@ -280,8 +280,8 @@ public struct GetCommand: TSecCommand {
         if tls13OrLater, tlsMax == "1.2" { throw ValidationError("--tlsv1.3 and --tls-max 1.2 leave no TLS version") }
         if dumpHeader == "-", json { throw ValidationError("-D - writes the header fields to standard output, where --json writes its report: give -D a file") }
         if bearerToken != nil, user != nil { throw ValidationError("--oauth2-bearer and -u both answer for the user: give one of them") }
-        if oauth.tokenURL != nil, bearerToken != nil || user != nil || header.contains(where: { $0.lowercased().hasPrefix("authorization:") }) {
-            throw ValidationError("--oauth2-token-url gets the request's token: it goes with none of --oauth2-bearer, -u and -H 'Authorization: …'")
+        if oauth.isRequested, bearerToken != nil || user != nil || header.contains(where: { $0.lowercased().hasPrefix("authorization:") }) {
+            throw ValidationError("--oauth2-token-url (or --oauth2-issuer) gets the request's token: it goes with none of --oauth2-bearer, -u and -H 'Authorization: …'")
         }
         if bearerToken?.contains(where: { $0.isNewline }) == true { throw ValidationError("--oauth2-bearer: the token holds a line break") }
         if !form.isEmpty, hasData { throw ValidationError("-F (a multipart form) and -d (a body of its own) cannot go together") }
@@ -350,7 +350,7 @@ public struct GetCommand: TSecCommand {
             fetcher: revocation.fetches ? sideSession.map { SessionRevocationFetcher(session: $0) } : nil
         )
         // The token endpoint is judged as the URL is, through a session without the token.
-        let tokenSession = oauth.tokenURL == nil ? nil : SecureSession(configuration: tokenFetching(like: configuration))
+        let tokenSession = oauth.isRequested ? SecureSession(configuration: tokenFetching(like: configuration)) : nil
         do {
             if let tokenSession,
                 let interceptor = try oauth.makeInterceptor(for: request.url, tokenSession: tokenSession, hasIdentity: configuration.clientIdentity != nil)
@@ -520,11 +520,11 @@ public struct GetCommand: TSecCommand {
             complain("tsec get: \(error)", to: terminal)
             transfer.errorMessage = error.description
             // Refused credentials or a request that may not carry a token are the caller's to
-            // mend, as a wrong passphrase is; a token endpoint answering nonsense is the server's.
-            if case .invalidTokenResponse = error {
-                transfer.exitStatus = ExitStatus.connectionFailure
-            } else {
-                transfer.exitStatus = ExitStatus.usageOrInput
+            // mend, as a wrong passphrase is; a token endpoint or metadata answering nonsense is
+            // the server's.
+            switch error {
+            case .invalidTokenResponse, .unusableMetadata: transfer.exitStatus = ExitStatus.connectionFailure
+            default: transfer.exitStatus = ExitStatus.usageOrInput
             }
         } catch {
             failure = error

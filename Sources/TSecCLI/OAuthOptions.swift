@@ -13,6 +13,15 @@ struct OAuthOptions: ParsableArguments {
     ))
     var tokenURL: String?
 
+    @Option(name: .customLong("oauth2-issuer"), help: ArgumentHelp(
+        "In place of --oauth2-token-url: the authorization server's issuer (https), whose metadata (RFC 8414, or OpenID Connect's) names the token endpoint, or its mutual-TLS alias for tls or a client identity.",
+        valueName: "URL"
+    ))
+    var issuer: String?
+
+    /// Whether a token is asked for (`--oauth2-token-url` or `--oauth2-issuer`).
+    var isRequested: Bool { tokenURL != nil || issuer != nil }
+
     @Option(name: .customLong("oauth2-client-id"), help: ArgumentHelp("The client's identifier at the token endpoint.", valueName: "ID"))
     var clientID: String?
 
@@ -55,16 +64,18 @@ struct OAuthOptions: ParsableArguments {
     /// Refuses parts without the token URL, a token URL that is not https, a method that is
     /// none, and a secret missing, doubled or given for `tls`.
     func validate() throws {
-        guard let tokenURL else {
+        let endpoints = [("--oauth2-token-url", tokenURL), ("--oauth2-issuer", issuer)].compactMap { option, value in value.map { (option, $0) } }
+        guard let (option, endpoint) = endpoints.first else {
             if clientID != nil || secretEnv != nil || secretFile != nil || method != nil || !scopes.isEmpty || assertionKey != nil || dpop || dpopKey != nil {
-                throw ValidationError("--oauth2-client-id, --oauth2-client-secret-env/-file, --oauth2-client-auth, --oauth2-client-key, --oauth2-scope and --oauth2-dpop(-key) go with --oauth2-token-url")
+                throw ValidationError("--oauth2-client-id, --oauth2-client-secret-env/-file, --oauth2-client-auth, --oauth2-client-key, --oauth2-scope and --oauth2-dpop(-key) go with --oauth2-token-url or --oauth2-issuer")
             }
             return
         }
-        guard let url = URL(string: tokenURL), url.scheme?.lowercased() == "https", url.host?.isEmpty == false else {
-            throw ValidationError("--oauth2-token-url \(tokenURL): an https URL (the client's credentials must not travel in cleartext)")
+        guard endpoints.count == 1 else { throw ValidationError("--oauth2-token-url or --oauth2-issuer: one of them (the issuer's metadata names the token endpoint)") }
+        guard let url = URL(string: endpoint), url.scheme?.lowercased() == "https", url.host?.isEmpty == false else {
+            throw ValidationError("\(option) \(endpoint): an https URL (the client's credentials must not travel in cleartext)")
         }
-        guard clientID?.isEmpty == false else { throw ValidationError("--oauth2-token-url needs --oauth2-client-id") }
+        guard clientID?.isEmpty == false else { throw ValidationError("\(option) needs --oauth2-client-id") }
         let secrets = [secretEnv, secretFile].compactMap { $0 }.count
         let chosen = method?.lowercased() ?? "basic"
         if chosen != "jwt", assertionKey != nil || assertionKeyID != nil || assertionAlgorithm != nil {
@@ -89,11 +100,13 @@ struct OAuthOptions: ParsableArguments {
     }
 
     /// The interceptor for requests to `url`'s host, its tokens obtained through `tokenSession`;
-    /// `nil` without `--oauth2-token-url`.
+    /// `nil` without `--oauth2-token-url` or `--oauth2-issuer`. With the issuer, the token
+    /// endpoint is discovered at the first request, so that a failure to discover it is that
+    /// request's (its exit status as any: a rejected certificate 1, unusable metadata 3).
     /// - Throws: a `ValidationError` for a secret that cannot be read, or for `tls` without a
     ///   client identity (`hasIdentity`).
-    func makeInterceptor(for url: URL, tokenSession: SecureSession, hasIdentity: Bool) throws -> OAuthClientCredentials? {
-        guard let tokenURL, let endpoint = URL(string: tokenURL), let clientID, let host = url.host else { return nil }
+    func makeInterceptor(for url: URL, tokenSession: SecureSession, hasIdentity: Bool) throws -> (any RequestInterceptor)? {
+        guard let clientID, let host = url.host else { return nil }
         let authentication: OAuthClientAuthentication
         switch method?.lowercased() ?? "basic" {
         case "tls":
@@ -113,9 +126,20 @@ struct OAuthOptions: ParsableArguments {
         case "post": authentication = .clientSecretPost(secret: try secret())
         default: authentication = .clientSecretBasic(secret: try secret())
         }
+        let proof = try proofKey()
+        if let issuer, let issuerURL = URL(string: issuer) {
+            let scopes = scopes
+            return DiscoveringOAuthCredentials {
+                try await OAuthClientCredentials(
+                    issuer: issuerURL, clientID: clientID, authentication: authentication, scopes: scopes, hosts: [host], tokenSession: tokenSession,
+                    proofOfPossession: proof
+                )
+            }
+        }
+        guard let tokenURL, let endpoint = URL(string: tokenURL) else { return nil }
         return try OAuthClientCredentials(
             tokenURL: endpoint, clientID: clientID, authentication: authentication, scopes: scopes, hosts: [host], tokenSession: tokenSession,
-            proofOfPossession: try proofKey()
+            proofOfPossession: proof
         )
     }
 

@@ -113,4 +113,24 @@ extension GetCommandTests {
         let alone = await get(server.url("/api"), ["--oauth2-dpop"])
         #expect(alone.status == 2 && alone.output.stderr.contains("go with --oauth2-token-url"))
     }
+
+    @Test("--oauth2-issuer: the token endpoint from the issuer's metadata (RFC 8414); another issuer's metadata exits 3, a metadata server failing the pin 1, an issuer beside --oauth2-token-url or over http 2")
+    func oauthIssuer() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        setenv("TSEC_TEST_OAUTH_ISSUER_SECRET", "s3cret", 1)
+        let client = ["--oauth2-client-id", "partner", "--oauth2-client-secret-env", "TSEC_TEST_OAUTH_ISSUER_SECRET"]
+        let origin = "https://127.0.0.1:\(server.port)"
+        let found = await get(server.url("/oauth/api"), client + ["--oauth2-issuer", origin + "/tenant"])
+        #expect(found.status == 0 && found.output.stdout == "hello with token-1", "\(found.output.stderr)")
+        let mixup = await get(server.url("/oauth/api"), client + ["--oauth2-issuer", origin + "/mixup"])
+        #expect(mixup.status == 3 && mixup.output.stderr.contains("not of \(origin)/mixup (RFC 8414 §3.3)"), "\(mixup.output.stderr)")
+        let pinned = await get(server.url("/oauth/api"), client + ["--oauth2-issuer", origin + "/tenant", "--pin-sha256", "sha256/" + Data(repeating: 7, count: 32).base64EncodedString()])
+        #expect(pinned.status == 1, "the metadata is read as the URL is judged: \(pinned.output.stderr)")
+        let both = await get(server.url("/oauth/api"), client + ["--oauth2-issuer", origin, "--oauth2-token-url", origin + "/oauth/token"])
+        #expect(both.status == 2 && both.output.stderr.contains("one of them"), "\(both.output.stderr)")
+        let cleartext = await get(server.url("/oauth/api"), client + ["--oauth2-issuer", "http://127.0.0.1:\(server.port)"])
+        #expect(cleartext.status == 2 && cleartext.output.stderr.contains("--oauth2-issuer http://127.0.0.1:\(server.port): an https URL"))
+        #expect(server.oauth.issuedCount == 1)
+        await server.stop()
+    }
 }
