@@ -19,8 +19,15 @@ struct OAuthOptions: ParsableArguments {
     ))
     var issuer: String?
 
-    /// Whether a token is asked for (`--oauth2-token-url` or `--oauth2-issuer`).
-    var isRequested: Bool { tokenURL != nil || issuer != nil }
+    @Option(name: .customLong("oauth2-service-account"), help: ArgumentHelp(
+        "A Google Cloud service account's key file (JSON): the token from its token_uri by the JWT bearer grant (RFC 7523), with --oauth2-scope.",
+        valueName: "FILE"
+    ))
+    var serviceAccount: String?
+
+    /// Whether a token is asked for (`--oauth2-token-url`, `--oauth2-issuer` or
+    /// `--oauth2-service-account`).
+    var isRequested: Bool { tokenURL != nil || issuer != nil || serviceAccount != nil }
 
     @Option(name: .customLong("oauth2-client-id"), help: ArgumentHelp("The client's identifier at the token endpoint.", valueName: "ID"))
     var clientID: String?
@@ -64,6 +71,13 @@ struct OAuthOptions: ParsableArguments {
     /// Refuses parts without the token URL, a token URL that is not https, a method that is
     /// none, and a secret missing, doubled or given for `tls`.
     func validate() throws {
+        if serviceAccount != nil {
+            let others: [Any?] = [tokenURL, issuer, clientID, secretEnv, secretFile, method, assertionKey, assertionKeyID, assertionAlgorithm, dpopKey]
+            guard others.allSatisfy({ $0 == nil }), !dpop else {
+                throw ValidationError("--oauth2-service-account names its account, key and token endpoint: it goes with --oauth2-scope only")
+            }
+            return
+        }
         let endpoints = [("--oauth2-token-url", tokenURL), ("--oauth2-issuer", issuer)].compactMap { option, value in value.map { (option, $0) } }
         guard let (option, endpoint) = endpoints.first else {
             if clientID != nil || secretEnv != nil || secretFile != nil || method != nil || !scopes.isEmpty || assertionKey != nil || dpop || dpopKey != nil {
@@ -106,6 +120,14 @@ struct OAuthOptions: ParsableArguments {
     /// - Throws: a `ValidationError` for a secret that cannot be read, or for `tls` without a
     ///   client identity (`hasIdentity`).
     func makeInterceptor(for url: URL, tokenSession: SecureSession, hasIdentity: Bool) throws -> (any RequestInterceptor)? {
+        if let serviceAccount, let host = url.host {
+            do {
+                let key = try ServiceAccountKey(contentsOfFile: serviceAccount)
+                return try OAuthClientCredentials(serviceAccount: key, scopes: scopes, hosts: [host], tokenSession: tokenSession)
+            } catch let error as OAuthError {
+                throw ValidationError("\(error)")
+            }
+        }
         guard let clientID, let host = url.host else { return nil }
         let authentication: OAuthClientAuthentication
         switch method?.lowercased() ?? "basic" {

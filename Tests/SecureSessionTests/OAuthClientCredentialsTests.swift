@@ -376,4 +376,48 @@ struct OAuthLibInteropTests {
         await session.shutdown()
         await tokenSession.shutdown()
     }
+
+    @Test("a service account (Google's JWT bearer grant, RFC 7523 §2.1): grants signed RS256 with the key file's kid, verified by PyJWT (issuer the account, audience the token endpoint, the scopes and sub as claims, an hour); a revoked token replaced by a new grant; another key's grant is invalid_grant")
+    func serviceAccount() async throws {
+        let server = try PythonTLSServer(fixture: "oauth-server", chain: lab.loopbackChain())
+        defer { server.stop() }
+        let tokenSession = lab.session()
+        let rsa = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        _ = try await tokenSession.post(server.url("/register-key"), body: Data(rsa.publicKey.pemRepresentation.utf8))
+        let account = "tsec-test@tsec-project.iam.gserviceaccount.com"
+        func keyFile(_ privateKey: String) throws -> ServiceAccountKey {
+            try ServiceAccountKey(json: JSONSerialization.data(withJSONObject: [
+                "type": "service_account", "project_id": "tsec-project", "private_key_id": "k-1", "private_key": privateKey,
+                "client_email": account, "client_id": "1234", "token_uri": server.url("/token").absoluteString,
+            ]))
+        }
+        let key = try keyFile(rsa.pkcs8PEMRepresentation)
+        #expect("\(key)" == "ServiceAccountKey(\(account), kid k-1)")
+        let scopes = ["https://www.googleapis.com/auth/cloud-platform", "read"]
+        let credentials = try OAuthClientCredentials(serviceAccount: key, scopes: scopes, subject: "admin@example.com", hosts: ["127.0.0.1"], tokenSession: tokenSession)
+        let session = lab.session { $0.interceptor = credentials }
+        #expect(try await session.get(server.url("/api")).text == "hello")
+        let grant = try #require(try JSONSerialization.jsonObject(with: try await tokenSession.get(server.url("/last-grant")).body) as? [String: Any])
+        #expect(grant["iss"] as? String == account && grant["aud"] as? String == server.url("/token").absoluteString)
+        #expect(grant["scope"] as? String == scopes.joined(separator: " ") && grant["sub"] as? String == "admin@example.com")
+        #expect((grant["exp"] as? Int).map { $0 - (grant["iat"] as? Int ?? 0) } == 3600)
+        _ = try await tokenSession.post(server.url("/revoke-all"), body: nil)
+        #expect(try await session.get(server.url("/api")).attempts == 2)
+
+        let stranger = lab.session {
+            $0.interceptor = try? OAuthClientCredentials(
+                serviceAccount: keyFile(_RSA.Signing.PrivateKey(keySize: .bits2048).pkcs8PEMRepresentation), scopes: scopes, hosts: ["127.0.0.1"],
+                tokenSession: tokenSession
+            )
+        }
+        do {
+            _ = try await stranger.get(server.url("/api"))
+            Issue.record("a grant signed by another key got a token")
+        } catch OAuthError.tokenRequestRefused(let status, let error, _) {
+            #expect(status == 400 && error == "invalid_grant")
+        }
+        await session.shutdown()
+        await stranger.shutdown()
+        await tokenSession.shutdown()
+    }
 }

@@ -133,4 +133,27 @@ extension GetCommandTests {
         #expect(server.oauth.issuedCount == 1)
         await server.stop()
     }
+
+    @Test("--oauth2-service-account: a Google service account's key file, the token by the JWT bearer grant from its token_uri (oauthlib's server verifying the grant with PyJWT); a file that cannot be used, or other client options beside it, exit 2")
+    func oauthServiceAccount() async throws {
+        let server = try PythonTLSServer(fixture: "oauth-server", chain: lab.loopbackChain())
+        defer { server.stop() }
+        let key = try lab.pki.issue(.client("service account"), by: lab.intermediate, algorithm: .rsa2048)
+        let publicKey = try files.write("account.pub", try key.certificate.publicKey.serializeAsPEM().pemString)
+        let registered = await get(server.url("/register-key"), ["-X", "POST", "--data-binary", "@" + publicKey])
+        #expect(registered.status == 0, "\(registered.output.stderr)")
+        let json = try JSONSerialization.data(withJSONObject: [
+            "type": "service_account", "client_email": "tsec-test@tsec-project.iam.gserviceaccount.com", "private_key": key.privateKeyPEM,
+            "private_key_id": "k-9", "token_uri": server.url("/token").absoluteString,
+        ])
+        let keyFile = try files.write("account.json", String(decoding: json, as: UTF8.self))
+        let result = await get(server.url("/api"), ["--oauth2-service-account", keyFile, "--oauth2-scope", "read"])
+        #expect(result.status == 0 && result.output.stdout == "hello", "\(result.output.stderr)")
+
+        let garbage = try files.write("garbage.json", "{}")
+        let unusable = await get(server.url("/api"), ["--oauth2-service-account", garbage])
+        #expect(unusable.status == 2 && unusable.output.stderr.contains("\(garbage): its type is 'none', not service_account"), "\(unusable.output.stderr)")
+        let mixed = await get(server.url("/api"), ["--oauth2-service-account", keyFile, "--oauth2-client-id", "partner"])
+        #expect(mixed.status == 2 && mixed.output.stderr.contains("goes with --oauth2-scope only"))
+    }
 }

@@ -78,7 +78,8 @@ struct AuthorizationServerMetadata: Decodable {
         guard self.issuer == issuer.absoluteString else {
             throw OAuthError.unusableMetadata(location, "it is the metadata of the issuer '\(self.issuer ?? "none")', not of \(issuer.absoluteString) (RFC 8414 §3.3)")
         }
-        if let methods = tokenEndpointAuthMethodsSupported, !methods.contains("\(authentication)") {
+        let isGrant = { if case .jwtBearerGrant = authentication { return true } else { return false } }()
+        if let methods = tokenEndpointAuthMethodsSupported, !isGrant, !methods.contains("\(authentication)") {
             throw OAuthError.unusableMetadata(location, "the server takes \(methods.joined(separator: ", ")) at its token endpoint, not \(authentication)")
         }
         if let proofAlgorithm, let algorithms = dpopSigningAlgValuesSupported, !algorithms.contains(proofAlgorithm) {

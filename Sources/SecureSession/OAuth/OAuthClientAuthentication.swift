@@ -16,15 +16,22 @@ public enum OAuthClientAuthentication: Sendable, CustomStringConvertible {
     /// endpoint, a unique `jti`, valid for a minute), the authorization server holding the
     /// public key. FAPI's choice beside mutual TLS.
     case privateKeyJWT(ClientAssertionKey)
+    /// Not a client authentication of RFC 6749 §2.3 but, in its place, the JWT bearer grant
+    /// (RFC 7523 §2.1): a JWT signed with the service account's key for every token request
+    /// (issuer the account, audience the token endpoint, the scopes as its `scope` claim, the
+    /// user it acts for as `sub` when `subject` is given, an hour from `iat`) is the grant, and
+    /// proves the client. Google Cloud's service accounts.
+    case jwtBearerGrant(ServiceAccountKey, subject: String?)
 
     /// `client_secret_basic`, `client_secret_post`, `tls_client_auth` or `private_key_jwt`:
-    /// RFC 8414's name.
+    /// RFC 8414's name; the grant type for the JWT bearer grant.
     public var description: String {
         switch self {
         case .clientSecretBasic: return "client_secret_basic"
         case .clientSecretPost: return "client_secret_post"
         case .mutualTLS: return "tls_client_auth"
         case .privateKeyJWT: return "private_key_jwt"
+        case .jwtBearerGrant: return JWTBearerGrant.type
         }
     }
 }

@@ -130,6 +130,31 @@ public struct OAuthClientCredentials: RequestInterceptor, CustomStringConvertibl
         )
     }
 
+    /// The interceptor for a service account (Google Cloud's): tokens by the JWT bearer grant
+    /// (``OAuthClientAuthentication/jwtBearerGrant(_:subject:)``) from the key's token endpoint,
+    /// the account its client.
+    /// - Parameters:
+    ///   - serviceAccount: The account's key.
+    ///   - scopes: The scopes to ask for (`https://www.googleapis.com/auth/cloud-platform`, …).
+    ///   - subject: The user the account acts for (domain-wide delegation), when it does.
+    ///   - hosts: The hosts whose requests get the token (host patterns).
+    ///   - tokenSession: The session the token requests go through.
+    ///   - refreshMargin: How long before its stated expiry a token is replaced.
+    /// - Throws: A `HostPatternError` for a host pattern that is none.
+    public init(
+        serviceAccount: ServiceAccountKey,
+        scopes: [String],
+        subject: String? = nil,
+        hosts: [String],
+        tokenSession: SecureSession,
+        refreshMargin: Duration = .seconds(30)
+    ) throws {
+        try self.init(
+            tokenURL: serviceAccount.tokenURL, clientID: serviceAccount.clientEmail, authentication: .jwtBearerGrant(serviceAccount, subject: subject),
+            scopes: scopes, hosts: hosts, tokenSession: tokenSession, refreshMargin: refreshMargin
+        )
+    }
+
     /// `OAuthClientCredentials(client-id, client_secret_basic, token URL, hosts)`: no secret.
     public var description: String {
         let bound = proofOfPossession.map { ", DPoP \($0.algorithm.rawValue)" } ?? ""
@@ -243,6 +268,9 @@ public struct OAuthClientCredentials: RequestInterceptor, CustomStringConvertibl
         if !scopes.isEmpty { fields.append(("scope", scopes.joined(separator: " "))) }
         var headers: [(name: String, value: String)] = [("Accept", "application/json")]
         switch authentication {
+        case .jwtBearerGrant(let account, let subject):
+            // The grant alone, as Google's endpoint takes it: the scopes are its claim.
+            fields = [("grant_type", JWTBearerGrant.type), ("assertion", try JWTBearerGrant.make(account: account, subject: subject, scopes: scopes, audience: tokenURL))]
         case .clientSecretBasic(let secret):
             let pair = FormURLEncoding.encode(clientID) + ":" + FormURLEncoding.encode(secret)
             headers.append(("Authorization", "Basic " + Data(pair.utf8).base64EncodedString()))

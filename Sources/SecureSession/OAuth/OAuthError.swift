@@ -21,6 +21,8 @@ public enum OAuthError: Error, Sendable, CustomStringConvertible {
     /// A request for one of the interceptor's hosts is not over https: its token would travel
     /// in cleartext; nothing was sent.
     case cleartextRequest(URL)
+    /// A service account's key file cannot be used: the file and the reason.
+    case unusableServiceAccountKey(String)
     /// The key given for DPoP cannot sign proofs: the reason.
     case unusableProofKey(String)
     /// The authorization server's metadata (RFC 8414), at the URL, cannot be used: the reason
@@ -46,6 +48,8 @@ public enum OAuthError: Error, Sendable, CustomStringConvertible {
             return "the key for client assertions cannot be used: \(reason)"
         case .cleartextRequest(let url):
             return "refused to send a bearer token to \(url.redacted) in cleartext (only https)"
+        case .unusableServiceAccountKey(let reason):
+            return "the service account key cannot be used: \(reason)".escapingControlCharacters
         case .unusableProofKey(let reason):
             return "the key for DPoP proofs cannot be used: \(reason)"
         case .unusableMetadata(let url, let reason):

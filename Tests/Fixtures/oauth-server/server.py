@@ -14,6 +14,11 @@ Usage: server.py CHAIN KEY PORT
   a client assertion (RFC 7523) verified by PyJWT (Debian's python3-jwt) with that key, for
   ES256, ES384, PS256 or RS256, issuer and subject `partner`, audience this server's /token,
   with exp, iat and a jti never seen before.
+- The JWT bearer grant (RFC 7523 §2.1), as Google's token endpoint takes it: grant_type
+  urn:ietf:params:oauth:grant-type:jwt-bearer and an `assertion` signed RS256 with the
+  registered key (/register-key), issuer the service account SERVICE_ACCOUNT, audience /token,
+  exp at most an hour after iat: a bearer token; else 400 `invalid_grant`. GET /last-grant: the
+  claims of the last grant accepted.
 - DPoP (RFC 9449): a token request with a `DPoP` proof (typ dpop+jwt, its public JWK in the
   header, verified by PyJWT; htm, htu, iat within a minute, a jti never seen) gets a `DPoP`
   token bound to the key's RFC 7638 thumbprint; GET /api with `Authorization: DPoP` needs a
@@ -38,6 +43,8 @@ CLIENT_ID = 'partner'
 CLIENT_SECRET = 's3cret:+/&'
 SCOPES = {'read', 'write'}
 ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer'
+GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:jwt-bearer'
+SERVICE_ACCOUNT = 'tsec-test@tsec-project.iam.gserviceaccount.com'
 TOKEN_URL = 'https://127.0.0.1:%s/token' % sys.argv[3]
 API_URL = 'https://127.0.0.1:%s/api' % sys.argv[3]
 tokens = set()
@@ -45,6 +52,25 @@ assertion_ids = set()
 assertion_key = [None]
 lock = threading.Lock()
 proof_ids = set()
+last_grant = [None]
+
+
+def grant_answer(form):
+    """The status and JSON answering a JWT bearer grant (Google's way)."""
+    if assertion_key[0] is None:
+        return 400, {'error': 'invalid_grant', 'error_description': 'no key registered'}
+    try:
+        claims = jwt.decode(form.get('assertion', ''), assertion_key[0], algorithms=['RS256'], audience=TOKEN_URL,
+                            issuer=SERVICE_ACCOUNT, options={'require': ['exp', 'iat', 'iss', 'aud']})
+    except jwt.PyJWTError as error:
+        return 400, {'error': 'invalid_grant', 'error_description': str(error)}
+    if claims['exp'] - claims['iat'] > 3600:
+        return 400, {'error': 'invalid_grant', 'error_description': 'the grant lasts over an hour'}
+    token = 'ya29.' + base64.urlsafe_b64encode(hashlib.sha256(repr(claims).encode() + str(time.time()).encode()).digest()).decode().rstrip('=')
+    with lock:
+        tokens.add(token)
+        last_grant[0] = claims
+    return 200, {'access_token': token, 'token_type': 'Bearer', 'expires_in': 3599}
 bound = {}
 nonce = [None]
 stats = {'token_nonce_demands': 0, 'api_nonce_demands': 0}
@@ -181,7 +207,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         length = int(self.headers.get('Content-Length', '0'))
         body = self.rfile.read(length).decode()
         uri = 'https://127.0.0.1' + self.path
-        if self.path == '/token':
+        if self.path == '/token' and urllib.parse.parse_qs(body).get('grant_type') == [GRANT_TYPE]:
+            status, answer = grant_answer({name: values[0] for name, values in urllib.parse.parse_qs(body).items()})
+            self.answer(status, {'Content-Type': 'application/json'}, json.dumps(answer))
+        elif self.path == '/token':
             proof, jkt = self.headers.get('DPoP'), None
             if proof is not None:
                 jkt, problem = check_proof(proof, 'POST', TOKEN_URL)
@@ -216,6 +245,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.answer(404, {'Content-Type': 'text/plain'}, 'no such path')
 
     def do_GET(self):
+        if self.path == '/last-grant':
+            with lock:
+                self.answer(200, {'Content-Type': 'application/json'}, json.dumps(last_grant[0]))
+            return
         if self.path == '/stats':
             with lock:
                 self.answer(200, {'Content-Type': 'application/json'}, json.dumps(stats))
