@@ -68,8 +68,9 @@ struct OAuthOptions: ParsableArguments {
     ))
     var dpopKey: String?
 
-    /// Refuses parts without the token URL, a token URL that is not https, a method that is
-    /// none, and a secret missing, doubled or given for `tls`.
+    /// Refuses parts without the token URL or issuer, both of them, one that is not https, a
+    /// method that is none, a secret missing, doubled or given for `tls`, and a service account
+    /// beside any client option but the scopes.
     func validate() throws {
         if serviceAccount != nil {
             let others: [Any?] = [tokenURL, issuer, clientID, secretEnv, secretFile, method, assertionKey, assertionKeyID, assertionAlgorithm, dpopKey]
@@ -114,11 +115,12 @@ struct OAuthOptions: ParsableArguments {
     }
 
     /// The interceptor for requests to `url`'s host, its tokens obtained through `tokenSession`;
-    /// `nil` without `--oauth2-token-url` or `--oauth2-issuer`. With the issuer, the token
+    /// `nil` without `--oauth2-token-url`, `--oauth2-issuer` or `--oauth2-service-account`.
+    /// With the issuer, the token
     /// endpoint is discovered at the first request, so that a failure to discover it is that
     /// request's (its exit status as any: a rejected certificate 1, unusable metadata 3).
-    /// - Throws: a `ValidationError` for a secret that cannot be read, or for `tls` without a
-    ///   client identity (`hasIdentity`).
+    /// - Throws: a `ValidationError` for a secret, key or key file that cannot be read or used,
+    ///   or for `tls` without a client identity (`hasIdentity`).
     func makeInterceptor(for url: URL, tokenSession: SecureSession, hasIdentity: Bool) throws -> (any RequestInterceptor)? {
         if let serviceAccount, let host = url.host {
             do {
