@@ -360,6 +360,7 @@ struct OAuthLibInteropTests {
         struct Demands: Decodable, Equatable {
             let token_nonce_demands: Int
             let api_nonce_demands: Int
+            var rotating_demands = 0
         }
         _ = try await tokenSession.post(server.url("/require-dpop-nonce"), body: Data("n-1".utf8))
         let key = DPoPKey.generated()
@@ -373,6 +374,12 @@ struct OAuthLibInteropTests {
         let demands = try await tokenSession.get(server.url("/stats")).decode(Demands.self)
         #expect(demands == Demands(token_nonce_demands: 1, api_nonce_demands: 1))
         _ = try await tokenSession.post(server.url("/require-dpop-nonce"), body: nil)
+        // A server asking for a new nonce every time is followed twice, not for ever.
+        var rotating = SecureRequest(url: server.url("/api-rotating"))
+        rotating.validation = ResponseValidation.none
+        let givenUp = try await session.send(rotating)
+        #expect(givenUp.statusCode == 401 && givenUp.attempts == 3)
+        #expect(try await tokenSession.get(server.url("/stats")).decode(Demands.self).rotating_demands == 3)
         await session.shutdown()
         await tokenSession.shutdown()
     }

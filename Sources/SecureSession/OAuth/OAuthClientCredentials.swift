@@ -188,7 +188,8 @@ public struct OAuthClientCredentials: RequestInterceptor, CustomStringConvertibl
     /// After a `401` to a request that carried a token: sent again at once with a new token,
     /// unless servers never accepted the token it carried (a new one would be refused too).
     /// With DPoP, a `401` naming `use_dpop_nonce` with a nonce not used yet sends the request
-    /// again with a proof carrying it (the token was not refused).
+    /// again with a proof carrying it (the token was not refused), after the first or second
+    /// attempt only: a server that asks for a new nonce every time is not followed for ever.
     public func retry(_ request: SecureRequest, after outcome: AttemptOutcome, attempt: RequestAttempt) async -> RetryDecision {
         guard covers(request.url), let status = outcome.statusCode, let authorization = request.header("Authorization") else {
             return .doNotRetry
@@ -196,7 +197,7 @@ public struct OAuthClientCredentials: RequestInterceptor, CustomStringConvertibl
         if proofOfPossession != nil, case .response(let head) = outcome {
             let newNonce = nonces.note(head.header(DPoPProof.nonceField), from: request.url)
             let asksForNonce = head.headers.contains { $0.name.equalsIgnoringASCIICase("WWW-Authenticate") && $0.value.contains(DPoPProof.nonceError) }
-            if status == 401, asksForNonce { return newNonce ? .retry(after: .zero) : .doNotRetry }
+            if status == 401, asksForNonce { return newNonce && attempt.number <= 2 ? .retry(after: .zero) : .doNotRetry }
         }
         guard status == 401 else {
             await serverAccepted(authorization: authorization)

@@ -25,6 +25,7 @@ Usage: server.py CHAIN KEY PORT
   proof by the same key with `ath`, and answers `hello JKT`. A DPoP-bound token presented as
   Bearer is refused. POST /require-dpop-nonce (body: the nonce; empty: none) makes both ask for
   it (400 / 401 `use_dpop_nonce` with `DPoP-Nonce`); GET /stats counts those demands.
+  GET /api-rotating asks for a new nonce every time (401 `use_dpop_nonce`), counting the asks.
 """
 import base64
 import hashlib
@@ -73,7 +74,7 @@ def grant_answer(form):
     return 200, {'access_token': token, 'token_type': 'Bearer', 'expires_in': 3599}
 bound = {}
 nonce = [None]
-stats = {'token_nonce_demands': 0, 'api_nonce_demands': 0}
+stats = {'token_nonce_demands': 0, 'api_nonce_demands': 0, 'rotating_demands': 0}
 
 
 def b64url(data):
@@ -252,6 +253,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if self.path == '/stats':
             with lock:
                 self.answer(200, {'Content-Type': 'application/json'}, json.dumps(stats))
+            return
+        if self.path == '/api-rotating':
+            with lock:
+                stats['rotating_demands'] += 1
+                fresh = 'rotating-%d' % stats['rotating_demands']
+            self.answer(401, {'Content-Type': 'text/plain', 'DPoP-Nonce': fresh, 'WWW-Authenticate': 'DPoP error="use_dpop_nonce"'}, 'another nonce')
             return
         if self.path != '/api':
             self.answer(404, {'Content-Type': 'text/plain'}, 'no such path')
