@@ -51,10 +51,7 @@ struct AuthorizationServerMetadata: Decodable {
         guard issuer.scheme?.lowercased() == "https" else { throw OAuthError.unusableMetadata(issuer, "the issuer is not an https URL") }
         var statuses: [String] = []
         for location in locations(of: issuer) {
-            var request = SecureRequest(url: location, headers: [("Accept", "application/json")])
-            request.validation = ResponseValidation.none
-            request.cachePolicy = .reloadIgnoringCacheData
-            request.interceptor = RequestAdapter { request, _ in request }
+            let request = SecureRequest(url: location, headers: [("Accept", "application/json")]).toAuthorizationServer
             let response = try await session.send(request)
             guard response.statusCode == 200 else {
                 statuses.append("\(location.path): HTTP \(response.statusCode)")

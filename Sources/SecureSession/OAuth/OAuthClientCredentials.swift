@@ -196,8 +196,9 @@ public struct OAuthClientCredentials: RequestInterceptor, CustomStringConvertibl
         }
         if proofOfPossession != nil, case .response(let head) = outcome {
             let newNonce = nonces.note(head.header(DPoPProof.nonceField), from: request.url)
-            let asksForNonce = head.headers.contains { $0.name.equalsIgnoringASCIICase("WWW-Authenticate") && $0.value.contains(DPoPProof.nonceError) }
-            if status == 401, asksForNonce { return newNonce && attempt.number <= 2 ? .retry(after: .zero) : .doNotRetry }
+            if status == 401, head.headers.contains(where: { $0.name.equalsIgnoringASCIICase("WWW-Authenticate") && $0.value.contains(DPoPProof.nonceError) }) {
+                return newNonce && attempt.number <= 2 ? .retry(after: .zero) : .doNotRetry
+            }
         }
         guard status == 401 else {
             await serverAccepted(authorization: authorization)
@@ -287,11 +288,7 @@ public struct OAuthClientCredentials: RequestInterceptor, CustomStringConvertibl
         }
         var request = SecureRequest.form(url: tokenURL, fields: fields + parameters)
         request.headers.append(contentsOf: headers)
-        // Its own interceptor: never the token session's (which may be an API session's).
-        request.interceptor = RequestAdapter { request, _ in request }
-        request.cachePolicy = .reloadIgnoringCacheData
-        request.validation = ResponseValidation.none
-        return request
+        return request.toAuthorizationServer
     }
 
     /// A token from the endpoint, or why there is none: the request `makeRequest` makes, with a

@@ -1,0 +1,13 @@
+extension SecureRequest {
+    /// The request as one of the OAuth client's own exchanges with the authorization server
+    /// (a token request, its metadata): with an interceptor of its own, never the token
+    /// session's (which may be an API session's, asking itself for a token); never answered
+    /// from a cache; every status returned for the caller to read.
+    var toAuthorizationServer: SecureRequest {
+        var request = self
+        request.interceptor = RequestAdapter { request, _ in request }
+        request.cachePolicy = .reloadIgnoringCacheData
+        request.validation = ResponseValidation.none
+        return request
+    }
+}
