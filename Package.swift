@@ -28,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-http-structured-headers.git", from: "1.7.0"),
         .package(url: "https://github.com/apple/swift-atomics.git", from: "1.3.0"),
         .package(url: "https://github.com/grpc/grpc-swift-2.git", from: "2.4.3"),
         .package(url: "https://github.com/grpc/grpc-swift-nio-transport.git", from: "2.9.2"),
@@ -74,6 +75,8 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "RawStructuredFieldValues", package: "swift-http-structured-headers"),
             ]
         ),
         .target(

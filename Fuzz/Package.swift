@@ -18,6 +18,7 @@ let fuzzTargets: [(name: String, products: [String])] = [
     ("FuzzPropertyListBody", ["SecureSession"]),
     ("FuzzRevocation", ["TransportSecurity", "PKIBuilder"]),
     ("FuzzResponses", ["SecureSession"]),
+    ("FuzzMessageSignatures", ["SecureSession"]),
 ]
 
 let package = Package(

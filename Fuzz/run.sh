@@ -3,7 +3,7 @@
 #   Fuzz/run.sh TARGET SECONDS [extra libFuzzer flags]
 # TARGET is one of FuzzCertificateLoading FuzzCertificateDirectory FuzzPKCS12 FuzzPinParsing
 # FuzzConfiguration FuzzPinUpdate FuzzHostMatching FuzzCookies FuzzHSTS FuzzServerSentEvents FuzzRevocation FuzzPropertyListBody
-# FuzzResponses. The seed corpus is Fuzz/Corpus/TARGET (committed); new inputs go to
+# FuzzResponses FuzzMessageSignatures. The seed corpus is Fuzz/Corpus/TARGET (committed); new inputs go to
 # .build/fuzz-corpus/TARGET (not committed); crashes to Fuzz/artifacts/.
 set -euo pipefail
 target=${1:?usage: run.sh TARGET SECONDS}

@@ -41,6 +41,12 @@ public struct SecureResponse: Sendable {
     /// Where the response came from: the server, or the session's ``ResponseCache`` (as it was
     /// kept, or after the server confirmed it with a `304`).
     public internal(set) var source: ResponseSource = .network
+    /// The request this response answers, as the session sent it: after the interceptor's
+    /// adaptation (a token, a signature), the redirects followed and the challenges answered;
+    /// without the fields the session adds on the wire (`Host`, `Content-Length`, `User-Agent`,
+    /// `Connection`, cookies). What a signed response's `;req` components are checked against
+    /// (``HTTPSignatureMessage/init(_:answering:)``).
+    public internal(set) var sentRequest: SecureRequest? = nil
 
     /// The value of the first trailer field named `name`, compared without case in ASCII.
     public func trailer(_ name: String) -> String? {

@@ -397,7 +397,8 @@ public final class SecureSession: Sendable {
                     duration: clock.now - started,
                     timing: exchanged.timing,
                     trailers: exchanged.trailers.map { $0.map { ($0.name, $0.value) } } ?? [],
-                    source: exchanged.source
+                    source: exchanged.source,
+                    sentRequest: current
                 )
             }
         }
@@ -750,7 +751,7 @@ public final class SecureSession: Sendable {
             next.body = nil
             next.bodyFile = nil
             next.bodyStream = nil
-            next.headers.removeAll { ["content-type", "content-length"].contains($0.name.lowercased()) }
+            next.headers.removeAll { ["content-type", "content-length", "content-digest"].contains($0.name.lowercased()) }
         }
         // Credentials and cookies stay with their origin: not carried to another host, nor to
         // another port or scheme of the same host (another server: curl's CVE-2022-27776); a
@@ -758,9 +759,12 @@ public final class SecureSession: Sendable {
         // through none, and an https one carries it inside the tunnel, to the server). Nor does
         // a Host field the caller wrote: it named the first server's virtual host, and the new
         // server is named by its own authority (as curl drops a custom Host on a redirect).
-        // A DPoP proof is a credential too (RFC 9449).
+        // A DPoP proof is a credential too (RFC 9449), and so is an HTTP message signature
+        // (RFC 9421), which another server could replay to the first.
         if Self.origin(of: target) != Self.origin(of: request.url) {
-            next.headers.removeAll { ["authorization", "proxy-authorization", "cookie", "host", "dpop"].contains($0.name.lowercased()) }
+            next.headers.removeAll {
+                ["authorization", "proxy-authorization", "cookie", "host", "dpop", "signature", "signature-input"].contains($0.name.lowercased())
+            }
         }
         return next
     }

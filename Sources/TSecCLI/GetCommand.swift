@@ -214,6 +214,8 @@ public struct GetCommand: TSecCommand {
 
     @OptionGroup var oauth: OAuthOptions
 
+    @OptionGroup var signing: MessageSigningOptions
+
     @OptionGroup var revocation: RevocationOptions
 
     @Flag(help: "Complete a chain the server sent without its intermediate certificates by fetching them from the caIssuers URLs of its certificates (authority information access), as Apple's SecTrust does; each fetched certificate is checked like a presented one. The URLs come from the server: a hostile one can make tsec GET a URL of its choosing.")
@@ -356,6 +358,10 @@ public struct GetCommand: TSecCommand {
                 let interceptor = try oauth.makeInterceptor(for: request.url, tokenSession: tokenSession, hasIdentity: configuration.clientIdentity != nil)
             {
                 configuration.interceptor = ChainedInterceptor([interceptor] + [configuration.interceptor].compactMap { $0 })
+            }
+            // Last: the signature covers what the others added (a token, a DPoP proof).
+            if let signer = try signing.makeSigner() {
+                configuration.interceptor = ChainedInterceptor([configuration.interceptor].compactMap { $0 } + [signer])
             }
         } catch {
             complain("tsec get: \(error)", to: terminal)
@@ -515,6 +521,13 @@ public struct GetCommand: TSecCommand {
             default:
                 transfer.exitStatus = ExitStatus.connectionFailure
             }
+        } catch let error as HTTPSignatureError {
+            // A covered field the request lacks, a body that cannot be digested: the caller's
+            // to mend.
+            failure = error
+            complain("tsec get: \(error)", to: terminal)
+            transfer.errorMessage = error.description
+            transfer.exitStatus = ExitStatus.usageOrInput
         } catch let error as OAuthError {
             failure = error
             complain("tsec get: \(error)", to: terminal)

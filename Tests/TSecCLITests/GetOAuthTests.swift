@@ -157,3 +157,40 @@ extension GetCommandTests {
         #expect(mixed.status == 2 && mixed.output.stderr.contains("goes with --oauth2-scope only"))
     }
 }
+
+extension GetCommandTests {
+    @Test("--sign-key: the request signed (RFC 9421) with an Ed25519 key from a file, its body covered through Content-Digest, verified by the server; a covered field the request lacks and bad options exit 2")
+    func messageSignatures() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let keyFile = try files.write("signing-key.pem", try shell("openssl genpkey -algorithm ED25519 2>/dev/null"))
+        let publicKey = try shell("openssl pkey -in \(keyFile) -pubout")
+        server.signatures.verifier = HTTPMessageSignatureVerifier(
+            keys: [try HTTPSignatureVerificationKey(id: "client", pemEncoded: publicKey)],
+            requiredComponents: [.method, .targetURI, .field("content-type"), .field("content-digest")]
+        )
+        let signing = ["--sign-key", keyFile, "--sign-key-id", "client"]
+        let signed = await get(server.url("/signed"), signing + [
+            "--sign-component", "@method", "--sign-component", "@target-uri", "--sign-component", "content-type",
+            "-H", "Content-Type: application/json", "-d", #"{"amount":1}"#,
+        ])
+        #expect(signed.status == 0 && signed.output.stdout == "verified sig1 by client, body checked: true", "\(signed.output.stderr)")
+        let uncovered = await get(server.url("/signed"), signing + ["-d", "x"])
+        #expect(uncovered.status == 0 && uncovered.output.stdout.contains(#"does not cover "content-type""#), "the server's 401 says why: \(uncovered.output.stdout)")
+        let lacking = await get(server.url("/signed"), signing + ["--sign-component", "x-request-id"])
+        #expect(lacking.status == 2 && lacking.output.stderr.contains("the message has no field 'x-request-id'"), "\(lacking.output.stderr)")
+
+        let garbage = try files.write("garbage.pem", "not a key")
+        for (arguments, message) in [
+            (["--sign-key-id", "client"], "go with --sign-key"),
+            (["--sign-key", keyFile], "needs --sign-key-id"),
+            (signing + ["--sign-alg", "hmac-sha256"], "rsa-pss-sha512 or rsa-v1_5-sha256"),
+            (signing + ["--sign-component", #""@query-param";nme="x""#], "the parameter 'nme' is not one RFC 9421 defines"),
+            (["--sign-key", garbage, "--sign-key-id", "client"], "not a PEM Ed25519, P-256, P-384 or RSA private key"),
+        ] {
+            let result = await get(server.url("/signed"), arguments)
+            #expect(result.status == 2 && result.output.stderr.contains(message), "\(arguments): \(result.output.stderr)")
+        }
+        #expect(server.signatures.verifiedBases.count == 1, "only the first request verified; no refused command line sent one")
+        await server.stop()
+    }
+}

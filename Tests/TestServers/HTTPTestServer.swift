@@ -28,7 +28,7 @@ import TransportSecurityNIO
 /// `/gzipped`, `/gzipped-truncated` and `/gzipped-corrupt` (a gzip body: whole, cut short, or with bytes that are no deflate data), `/headers` (the
 /// request headers as JSON), `/files/NAME` (what ``files`` holds; `application/x-plist` for a
 /// name ending in `.plist`), `POST /ocsp` (``ocspResponder``),
-/// `/header?name=N&value=V` (a 200 with the field `N: V`), `/early-hints` (a 103 before a 200),
+/// `/header?name=N&value=V` (a 200 with the field `N: V`), `/early-hints` (a 103 before a 200), `/signed` (``signatures``: the request's HTTP message signature checked, the answer signed),
 /// `Expect: 100-continue` answered (see `answerExpectation`), request body bytes counted in ``receivedBodyBytes``,
 /// `/flaky?key=K&failures=N[&status=S][&retry-after=V][&drop=1]` (the first N requests with key K
 /// answered with status S, 503 by default, and `Retry-After: V`, or with the connection closed
@@ -69,6 +69,8 @@ public final class HTTPTestServer: Sendable {
     public let receivedBodyBytes = ByteTally()
     /// The OAuth token endpoint `POST /oauth/token` and the API `/oauth/api` it issues tokens for.
     public let oauth = OAuthServer()
+    /// Checks and makes the HTTP message signatures of `/signed`.
+    public let signatures = SignatureCheckpoint()
 
     public var port: Int { channel.localAddress?.port ?? 0 }
 
@@ -105,6 +107,8 @@ public final class HTTPTestServer: Sendable {
         let tally = tally
         let receivedBodyBytes = receivedBodyBytes
         let oauth = oauth
+        let signatures = signatures
+        let isSecure = isSecure
         let contexts = currentContext
         let offersHTTP2 = offersHTTP2
         let streams = http2Streams
@@ -116,7 +120,7 @@ public final class HTTPTestServer: Sendable {
                 @Sendable func routes() -> RouteHandler {
                     RouteHandler(
                         connection: connection, collected: collected, files: files, responder: responder, tally: tally, receivedBodyBytes: receivedBodyBytes,
-                        oauth: oauth
+                        oauth: oauth, signatures: signatures, isSecure: isSecure
                     )
                 }
                 return channel.eventLoop.makeCompletedFuture {
@@ -251,6 +255,8 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
     let responder: OCSPResponderBox
     let tally: RequestTally
     let oauth: OAuthServer
+    let signatures: SignatureCheckpoint
+    let isSecure: Bool
     let receivedBodyBytes: ByteTally
     private var head: HTTPRequestHead?
     private var requestsOnThisConnection = 0
@@ -258,8 +264,10 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
 
     init(
         connection: Int, collected: CollectedBodies, files: ServedFiles, responder: OCSPResponderBox, tally: RequestTally, receivedBodyBytes: ByteTally,
-        oauth: OAuthServer
+        oauth: OAuthServer, signatures: SignatureCheckpoint, isSecure: Bool
     ) {
+        self.signatures = signatures
+        self.isSecure = isSecure
         self.receivedBodyBytes = receivedBodyBytes
         self.connection = connection
         self.tally = tally
@@ -514,6 +522,10 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
                 headers: head.headers, body: String(buffer: body), clientCertificate: peerCertificate(context)?.subjectSummary, query: query
             )
             send(context, HTTPResponseStatus(statusCode: status), json, type: "application/json")
+        case "/signed":
+            let url = URL(string: "\(isSecure ? "https" : "http")://\(head.headers.first(name: "Host") ?? "127.0.0.1")\(head.uri)")!
+            let answer = signatures.answer(method: head.method.rawValue, url: url, headers: head.headers.map { ($0.name, $0.value) }, body: Data(body.readableBytesView))
+            send(context, HTTPResponseStatus(statusCode: answer.status), answer.body, type: "text/plain", extra: answer.fields)
         case "/oauth/api":
             if let token = oauth.acceptedToken(head.headers.first(name: "Authorization")) {
                 send(context, .ok, "hello with \(token)", type: "text/plain")
