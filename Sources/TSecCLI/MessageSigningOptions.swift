@@ -6,12 +6,12 @@ import SecureSession
 /// signed with a PEM private key, its body covered through `Content-Digest`.
 struct MessageSigningOptions: ParsableArguments {
     @Option(name: .customLong("sign-key"), help: ArgumentHelp(
-        "Sign the request with an HTTP message signature (RFC 9421) made with this PEM private key: Ed25519, P-256, P-384 or RSA (rsa-pss-sha512); a body is covered through Content-Digest (RFC 9530).",
+        "Sign the request with an HTTP message signature (RFC 9421) made with this private key, PEM or a JWK: Ed25519, P-256, P-384 or RSA (rsa-pss-sha512); a body is covered through Content-Digest (RFC 9530).",
         valueName: "FILE"
     ))
     var keyFile: String?
 
-    @Option(name: .customLong("sign-key-id"), help: ArgumentHelp("The key's name at the server (the signature's keyid).", valueName: "KEYID"))
+    @Option(name: .customLong("sign-key-id"), help: ArgumentHelp("The key's name at the server (the signature's keyid); a JWK's kid unless given.", valueName: "KEYID"))
     var keyID: String?
 
     @Option(name: .customLong("sign-component"), help: ArgumentHelp(
@@ -32,8 +32,8 @@ struct MessageSigningOptions: ParsableArguments {
     @Flag(name: .customLong("sign-nonce"), help: ArgumentHelp("Put a random nonce in the signature (for servers that refuse a replay)."))
     var nonce = false
 
-    /// Refuses signing options without `--sign-key`, a key without its `--sign-key-id`, an
-    /// algorithm that is not RSA's, and a component that is no component identifier.
+    /// Refuses signing options without `--sign-key`, an algorithm that is not RSA's, and a
+    /// component that is no component identifier.
     func validate() throws {
         guard keyFile != nil else {
             guard keyID == nil, components.isEmpty, label == nil, tag == nil, algorithm == nil, !nonce else {
@@ -41,7 +41,6 @@ struct MessageSigningOptions: ParsableArguments {
             }
             return
         }
-        guard keyID != nil else { throw ValidationError("--sign-key needs --sign-key-id (the keyid the server knows the key by)") }
         if let algorithm, ![HTTPSignatureAlgorithm.rsaPSSSHA512, .rsaPKCS1v15SHA256].map(\.rawValue).contains(algorithm) {
             throw ValidationError("--sign-alg takes rsa-pss-sha512 or rsa-v1_5-sha256, not '\(algorithm)' (other keys say their algorithm themselves)")
         }
@@ -54,14 +53,21 @@ struct MessageSigningOptions: ParsableArguments {
         }
     }
 
-    /// The signer the options ask for, or `nil` without `--sign-key`.
+    /// The signer the options ask for, or `nil` without `--sign-key`: a JWK (a JSON object) or a
+    /// PEM key, which needs `--sign-key-id`.
     func makeSigner() throws -> HTTPMessageSigner? {
-        guard let keyFile, let keyID else { return nil }
-        let pem = String(decoding: try ArgumentFile.read(keyFile, as: "the signature key"), as: UTF8.self)
+        guard let keyFile else { return nil }
+        let contents = try ArgumentFile.read(keyFile, as: "the signature key")
+        let rsaAlgorithm = algorithm.flatMap(HTTPSignatureAlgorithm.init(rawValue:)) ?? .rsaPSSSHA512
         let key: HTTPSignatureKey
         do {
-            key = try HTTPSignatureKey(id: keyID, pemEncoded: pem, rsaAlgorithm: algorithm.flatMap(HTTPSignatureAlgorithm.init(rawValue:)) ?? .rsaPSSSHA512)
-        } catch {
+            if contents.drop(while: { [0x20, 0x09, 0x0A, 0x0D].contains($0) }).first == UInt8(ascii: "{") {
+                key = try HTTPSignatureKey(jwk: contents, id: keyID, rsaAlgorithm: rsaAlgorithm)
+            } else {
+                guard let keyID else { throw ValidationError("--sign-key needs --sign-key-id (the keyid the server knows the key by)") }
+                key = try HTTPSignatureKey(id: keyID, pemEncoded: String(decoding: contents, as: UTF8.self), rsaAlgorithm: rsaAlgorithm)
+            }
+        } catch let error as HTTPSignatureError {
             throw ValidationError("\(keyFile): \(error)")
         }
         let covered = try components.map { try HTTPMessageComponent(parsing: $0) }

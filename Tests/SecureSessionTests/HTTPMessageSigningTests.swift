@@ -100,6 +100,55 @@ struct HTTPMessageSigningTests {
         #expect(throws: HTTPSignatureError.self) { try base.verify(HTTPSignatureMessage(forged)) }
     }
 
+    @Test("a replay guard refuses a signature accepted before while it is valid (known by its nonce, or by its bytes without one), takes it again once it has expired, refuses a signature with no end, and when full refuses new ones rather than forget; requiresNonce refuses a signature without one")
+    func replays() throws {
+        let key = HTTPSignatureKey.generated(id: "client")
+        let clock = ManualClock(Self.now)
+        var verifier = HTTPMessageSignatureVerifier(keys: [key.verificationKey], maximumAge: .seconds(60), clock: { clock.now })
+        verifier.replayGuard = HTTPSignatureReplayGuard()
+        let withNonce = try Self.signedRequest(by: HTTPMessageSigner(key: key, lifetime: nil, includesNonce: true, clock: { Self.now }))
+        let nonce = try #require(try verifier.verify(HTTPSignatureMessage(withNonce)).parameters.nonce)
+        Self.expect(.replayed(#"keyid "client", nonce "\#(nonce)""#), verifying: withNonce, with: verifier)
+        let another = try Self.signedRequest(by: HTTPMessageSigner(key: key, lifetime: nil, includesNonce: true, clock: { Self.now }))
+        #expect(throws: Never.self) { try verifier.verify(HTTPSignatureMessage(another)) }
+
+        let plain = try Self.signedRequest(by: HTTPMessageSigner(key: key, lifetime: .seconds(30), clock: { Self.now }))
+        #expect(throws: Never.self) { try verifier.verify(HTTPSignatureMessage(plain)) }
+        do {
+            _ = try verifier.verify(HTTPSignatureMessage(plain))
+            Issue.record("a replay without a nonce was accepted")
+        } catch {
+            guard case .replayed(let identity) = error else { Issue.record("\(error)"); return }
+            #expect(identity.hasPrefix(#"keyid "client", signature "#))
+        }
+        // Past its expires (30 s) the signature is refused for its age, and the guard forgets it.
+        clock.now = Self.now.addingTimeInterval(31)
+        #expect(throws: HTTPSignatureError.self) { try verifier.verify(HTTPSignatureMessage(plain)) }
+        #expect(verifier.replayGuard?.count == 3)
+
+        var unbounded = verifier
+        unbounded.maximumAge = nil
+        let forever = try Self.signedRequest(by: HTTPMessageSigner(key: key, lifetime: nil, clock: { Self.now }))
+        Self.expect(.unboundedLifetime, verifying: forever, with: unbounded)
+
+        var small = HTTPMessageSignatureVerifier(keys: [key.verificationKey], maximumAge: .seconds(60), clock: { clock.now })
+        small.replayGuard = HTTPSignatureReplayGuard(capacity: 2)
+        clock.now = Self.now
+        for _ in 0..<2 {
+            _ = try small.verify(HTTPSignatureMessage(try Self.signedRequest(by: HTTPMessageSigner(key: key, includesNonce: true, clock: { Self.now }))))
+        }
+        let third = try Self.signedRequest(by: HTTPMessageSigner(key: key, includesNonce: true, clock: { Self.now }))
+        Self.expect(.replayGuardFull(2), verifying: third, with: small)
+        // Once the two have expired, there is room again.
+        clock.now = Self.now.addingTimeInterval(61)
+        let later = try Self.signedRequest(by: HTTPMessageSigner(key: key, includesNonce: true, clock: { clock.now }))
+        #expect(throws: Never.self) { try small.verify(HTTPSignatureMessage(later)) }
+
+        var nonceRequired = HTTPMessageSignatureVerifier(keys: [key.verificationKey], clock: { Self.now })
+        nonceRequired.requiresNonce = true
+        Self.expect(.missingNonce, verifying: plain, with: nonceRequired)
+    }
+
     @Test("malformed fields and components are refused with their reason: Signature-Input not a dictionary, a member not an inner list, no Signature for the label, an unknown component parameter, an uppercase name, a component covered twice, @status in a request, ;req in a request")
     func malformed() throws {
         let key = HTTPSignatureKey.generated(id: "client")

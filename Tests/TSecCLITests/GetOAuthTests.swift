@@ -159,7 +159,7 @@ extension GetCommandTests {
 }
 
 extension GetCommandTests {
-    @Test("--sign-key: the request signed (RFC 9421) with an Ed25519 key from a file, its body covered through Content-Digest, verified by the server; a covered field the request lacks and bad options exit 2")
+    @Test("--sign-key: the request signed (RFC 9421) with an Ed25519 key from a PEM file or a JWK, its body covered through Content-Digest, verified by the server; a covered field the request lacks and bad options exit 2")
     func messageSignatures() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
         let keyFile = try files.write("signing-key.pem", try shell("openssl genpkey -algorithm ED25519 2>/dev/null"))
@@ -176,6 +176,11 @@ extension GetCommandTests {
         #expect(signed.status == 0 && signed.output.stdout == "verified sig1 by client, body checked: true", "\(signed.output.stderr)")
         let uncovered = await get(server.url("/signed"), signing + ["-d", "x"])
         #expect(uncovered.status == 0 && uncovered.output.stdout.contains(#"does not cover "content-type""#), "the server's 401 says why: \(uncovered.output.stdout)")
+        // A JWK names its key itself.
+        let jwkFile = try files.write("signing-key.jwk", #"{"kty":"OKP","crv":"Ed25519","kid":"rfc","d":"n4Ni-HpISpVObnQMW0wOhCKROaIKqKtW_2ZYb2p9KcU","x":"JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0bs"}"#)
+        server.signatures.verifier = HTTPMessageSignatureVerifier(keys: [try HTTPSignatureKey(jwk: Data(try String(contentsOfFile: jwkFile, encoding: .utf8).utf8)).verificationKey])
+        let byJWK = await get(server.url("/signed"), ["--sign-key", jwkFile])
+        #expect(byJWK.status == 0 && byJWK.output.stdout == "verified sig1 by rfc, body checked: false", "\(byJWK.output.stderr)")
         let lacking = await get(server.url("/signed"), signing + ["--sign-component", "x-request-id"])
         #expect(lacking.status == 2 && lacking.output.stderr.contains("the message has no field 'x-request-id'"), "\(lacking.output.stderr)")
 
@@ -190,7 +195,7 @@ extension GetCommandTests {
             let result = await get(server.url("/signed"), arguments)
             #expect(result.status == 2 && result.output.stderr.contains(message), "\(arguments): \(result.output.stderr)")
         }
-        #expect(server.signatures.verifiedBases.count == 1, "only the first request verified; no refused command line sent one")
+        #expect(server.signatures.verifiedBases.count == 2, "only the first request and the JWK's verified; no refused command line sent one")
         await server.stop()
     }
 }

@@ -33,6 +33,12 @@ public struct HTTPMessageSignatureVerifier: Sendable {
     public var allowedClockSkew: Duration
     /// Whether a signature without `created` is refused.
     public var requiresCreated: Bool
+    /// Whether a signature without `nonce` is refused.
+    public var requiresNonce: Bool = false
+    /// Refuses a signature accepted before, while it is valid (`nil`: replays are not looked
+    /// for). With a guard, a signature needs an end: `created` under ``maximumAge``, or
+    /// `expires`.
+    public var replayGuard: HTTPSignatureReplayGuard?
     private let clock: @Sendable () -> Date
 
     /// A verifier.
@@ -79,6 +85,7 @@ public struct HTTPMessageSignatureVerifier: Sendable {
         guard missing.isEmpty else { throw .requiredComponentsNotCovered(missing.map(\.description)) }
         try checkTimes(of: parameters)
         if let tag, parameters.tag != tag { throw .tagMismatch(expected: tag, found: parameters.tag) }
+        if requiresNonce, parameters.nonce == nil { throw .missingNonce }
         guard case .item(let item) = fields.signatures[label] ?? .innerList(InnerList(bareInnerList: [], parameters: OrderedMap<String, RFC9651BareItem>())),
               case .undecodedByteSequence(let encoded) = item.rfc9651BareItem, let signature = Data(base64Encoded: encoded) else {
             throw .malformedField("Signature", reason: "no byte sequence labelled '\(label)'")
@@ -94,6 +101,11 @@ public struct HTTPMessageSignatureVerifier: Sendable {
             throw .invalidSignature(label: label, keyID: keyID, base: base)
         }
         let bodyVerified = try checkBody(of: message, covered: parameters.components)
+        if let replayGuard {
+            // Only signatures that verified are remembered: nobody fills the guard without a key.
+            let identity = "keyid \"\(keyID)\", " + (parameters.nonce.map { "nonce \"\($0)\"" } ?? "signature \(encoded)")
+            try replayGuard.admit(identity, validUntil: try end(of: parameters), now: clock())
+        }
         return VerifiedHTTPSignature(label: label, keyID: keyID, algorithm: key.algorithm, parameters: parameters, base: base, bodyVerified: bodyVerified)
     }
 
@@ -135,6 +147,14 @@ public struct HTTPMessageSignatureVerifier: Sendable {
         if let expires = parameters.expires, expires < now {
             throw .expired("it expired at \(expires) (now \(now))")
         }
+    }
+
+    /// When the signature stops being accepted: its `expires`, or `created` plus
+    /// ``maximumAge``, whichever comes first.
+    private func end(of parameters: HTTPSignatureParameters) throws(HTTPSignatureError) -> Date {
+        let aged = parameters.created.flatMap { created in maximumAge.map { created.addingTimeInterval($0.inMilliseconds / 1000) } }
+        guard let end = [aged, parameters.expires].compactMap({ $0 }).min() else { throw .unboundedLifetime }
+        return end
     }
 
     /// Compares the body with a covered `Content-Digest`; `false` when the body is not known.

@@ -182,8 +182,7 @@ public struct HTTPMessageSigner: RequestInterceptor {
     private static func nonce() -> String {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        return Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        return JWT.base64URL(bytes)
     }
 
     /// A structured-field key (RFC 8941 §3.1.2).

@@ -33,6 +33,16 @@ public enum HTTPSignatureError: Error, Sendable, Hashable, CustomStringConvertib
     case tagMismatch(expected: String, found: String?)
     /// The body does not match its `Content-Digest`.
     case contentDigestMismatch(String)
+    /// The signature was accepted before (its key and nonce, or its key and bytes, shown): a
+    /// replay (``HTTPSignatureReplayGuard``).
+    case replayed(String)
+    /// The replay guard holds as many valid signatures as it may, and takes no more.
+    case replayGuardFull(Int)
+    /// The signature has no end a replay guard could wait for: neither `created` under the
+    /// verifier's `maximumAge` nor `expires`.
+    case unboundedLifetime
+    /// The signature has no `nonce`, which the verifier requires.
+    case missingNonce
     /// The signature does not verify over the signature base (made from the message as
     /// received): the message was changed, or signed with another key.
     case invalidSignature(label: String, keyID: String, base: String)
@@ -56,6 +66,10 @@ public enum HTTPSignatureError: Error, Sendable, Hashable, CustomStringConvertib
         case .tagMismatch(let expected, let found?): "the signature's tag is \"\(found)\", not \"\(expected)\""
         case .tagMismatch(let expected, nil): "the signature has no tag; \"\(expected)\" is required"
         case .contentDigestMismatch(let reason): "the body does not match its Content-Digest: \(reason)"
+        case .replayed(let identity): "the signature was accepted before (\(identity)): a replay"
+        case .replayGuardFull(let capacity): "the replay guard already holds \(capacity) valid signatures and takes no more"
+        case .unboundedLifetime: "the signature has neither 'created' (the verifier has no maximumAge) nor 'expires': a replay guard cannot tell how long to remember it"
+        case .missingNonce: "the signature has no 'nonce', which the verifier requires"
         case .invalidSignature(let label, let keyID, _): "the signature '\(label)' (keyid \"\(keyID)\") does not verify: the message was changed or signed with another key"
         }
     }

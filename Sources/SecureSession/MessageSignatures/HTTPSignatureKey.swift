@@ -82,7 +82,7 @@ public struct HTTPSignatureKey: Sendable, CustomStringConvertible {
         return HTTPSignatureKey(id: id, algorithm: algorithm, backing: backing)
     }
 
-    private init(id: String, algorithm: HTTPSignatureAlgorithm, backing: Backing) {
+    init(id: String, algorithm: HTTPSignatureAlgorithm, backing: Backing) {
         self.id = id
         self.algorithm = algorithm
         self.backing = backing
