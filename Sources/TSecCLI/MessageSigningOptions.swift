@@ -41,16 +41,8 @@ struct MessageSigningOptions: ParsableArguments {
             }
             return
         }
-        if let algorithm, ![HTTPSignatureAlgorithm.rsaPSSSHA512, .rsaPKCS1v15SHA256].map(\.rawValue).contains(algorithm) {
-            throw ValidationError("--sign-alg takes rsa-pss-sha512 or rsa-v1_5-sha256, not '\(algorithm)' (other keys say their algorithm themselves)")
-        }
-        for component in components {
-            do {
-                _ = try HTTPMessageComponent(parsing: component)
-            } catch {
-                throw ValidationError("--sign-component: \(error)")
-            }
-        }
+        _ = try SignatureArguments.rsaAlgorithm(algorithm, option: "--sign-alg")
+        _ = try SignatureArguments.components(components, option: "--sign-component")
     }
 
     /// The signer the options ask for, or `nil` without `--sign-key`: a JWK (a JSON object) or a
@@ -58,10 +50,10 @@ struct MessageSigningOptions: ParsableArguments {
     func makeSigner() throws -> HTTPMessageSigner? {
         guard let keyFile else { return nil }
         let contents = try ArgumentFile.read(keyFile, as: "the signature key")
-        let rsaAlgorithm = algorithm.flatMap(HTTPSignatureAlgorithm.init(rawValue:)) ?? .rsaPSSSHA512
+        let rsaAlgorithm = try SignatureArguments.rsaAlgorithm(algorithm, option: "--sign-alg")
         let key: HTTPSignatureKey
         do {
-            if contents.drop(while: { [0x20, 0x09, 0x0A, 0x0D].contains($0) }).first == UInt8(ascii: "{") {
+            if SignatureArguments.isJSON(contents) {
                 key = try HTTPSignatureKey(jwk: contents, id: keyID, rsaAlgorithm: rsaAlgorithm)
             } else {
                 guard let keyID else { throw ValidationError("--sign-key needs --sign-key-id (the keyid the server knows the key by)") }
@@ -70,7 +62,7 @@ struct MessageSigningOptions: ParsableArguments {
         } catch let error as HTTPSignatureError {
             throw ValidationError("\(keyFile): \(error)")
         }
-        let covered = try components.map { try HTTPMessageComponent(parsing: $0) }
+        let covered = try SignatureArguments.components(components, option: "--sign-component")
         return HTTPMessageSigner(
             key: key,
             covering: covered.isEmpty ? HTTPMessageSigner.defaultComponents : covered,

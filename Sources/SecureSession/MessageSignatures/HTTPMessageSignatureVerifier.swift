@@ -86,8 +86,8 @@ public struct HTTPMessageSignatureVerifier: Sendable {
         try checkTimes(of: parameters)
         if let tag, parameters.tag != tag { throw .tagMismatch(expected: tag, found: parameters.tag) }
         if requiresNonce, parameters.nonce == nil { throw .missingNonce }
-        guard case .item(let item) = fields.signatures[label] ?? .innerList(InnerList(bareInnerList: [], parameters: OrderedMap<String, RFC9651BareItem>())),
-              case .undecodedByteSequence(let encoded) = item.rfc9651BareItem, let signature = Data(base64Encoded: encoded) else {
+        guard case .item(let item)? = fields.signatures[label], case .undecodedByteSequence(let encoded) = item.rfc9651BareItem,
+              let signature = Data(base64Encoded: encoded) else {
             throw .malformedField("Signature", reason: "no byte sequence labelled '\(label)'")
         }
         // The @signature-params line is the member as received (its parameters in their order,
