@@ -7,7 +7,7 @@ import Foundation
 /// knows it by. Its description never shows key material.
 ///
 /// ```swift
-/// let key = try HTTPSignatureKey(id: "partner-2026", pemEncoded: String(contentsOfFile: "signing-key.pem"))
+/// let key = try HTTPSignatureKey(id: "partner-2026", pemEncoded: String(contentsOfFile: "signing-key.pem", encoding: .utf8))
 /// ```
 public struct HTTPSignatureKey: Sendable, CustomStringConvertible {
     enum Backing: Sendable {
