@@ -93,12 +93,13 @@ public struct HTTPMessageComponent: Sendable, Hashable, CustomStringConvertible 
 
     /// The component an item of a `Signature-Input` inner list names.
     init(item: Item, text: String? = nil) throws(HTTPSignatureError) {
-        let shown = text ?? Self.describe(item)
+        // The identifier as written, for a refusal only (writing it costs a serialization).
+        func shown() -> String { text ?? Self.describe(item) }
         guard case .string(let name) = item.rfc9651BareItem else {
-            throw .invalidComponent(shown, reason: "a component identifier is a quoted string")
+            throw .invalidComponent(shown(), reason: "a component identifier is a quoted string")
         }
-        guard !name.isEmpty, name == name.lowercased() else {
-            throw .invalidComponent(shown, reason: "a component name is lowercase and not empty")
+        guard !name.isEmpty, !name.utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }) else {
+            throw .invalidComponent(shown(), reason: "a component name is lowercase and not empty")
         }
         var parameters: [Parameter] = []
         for (key, value) in item.rfc9651Parameters {
@@ -109,7 +110,7 @@ public struct HTTPMessageComponent: Sendable, Hashable, CustomStringConvertible 
             case ("tr", .bool(true)): parameters.append(.trailer)
             case ("key", .string(let member)): parameters.append(.key(member))
             case ("name", .string(let query)): parameters.append(.name(query))
-            default: throw .invalidComponent(shown, reason: "the parameter '\(key)' is not one RFC 9421 defines (sf, key, bs, req, tr, name)")
+            default: throw .invalidComponent(shown(), reason: "the parameter '\(key)' is not one RFC 9421 defines (sf, key, bs, req, tr, name)")
             }
         }
         self.name = name

@@ -59,9 +59,13 @@ enum HTTPSignatureBase {
         guard let method = message.method, let url = message.url else {
             throw .componentNotInMessage(component.description, reason: "\(component.name) is a request's, and this is a response (mark it ';req' to cover the request's)")
         }
-        let scheme = url.scheme?.lowercased() ?? ""
-        let path = url.path(percentEncoded: true).isEmpty ? "/" : url.path(percentEncoded: true)
-        let query = url.query(percentEncoded: true)
+        // Each part of the URL is read only when asked for: Foundation parses it each time.
+        var scheme: String { url.scheme?.lowercased() ?? "" }
+        var path: String {
+            let path = url.path(percentEncoded: true)
+            return path.isEmpty ? "/" : path
+        }
+        var query: String? { url.query(percentEncoded: true) }
         switch component.name {
         case "@method": return method
         case "@scheme": return scheme

@@ -81,6 +81,6 @@ public struct HTTPSignatureMessage: Sendable {
 
     /// The values of the field lines named `name`, in order.
     func fieldValues(_ name: String) -> [String] {
-        headers.filter { $0.name.lowercased() == name }.map(\.value)
+        headers.compactMap { $0.name.equalsIgnoringASCIICase(name) ? $0.value : nil }
     }
 }
