@@ -20,28 +20,40 @@ public enum ContentDigest {
         }
 
         func digest(ofFile path: String) throws -> Data {
+            switch self {
+            case .sha256: try Self.digest(ofFile: path, into: SHA256())
+            case .sha512: try Self.digest(ofFile: path, into: SHA512())
+            }
+        }
+
+        /// The file's bytes through `hash`, read part by part (never held whole).
+        private static func digest(ofFile path: String, into hash: some HashFunction) throws -> Data {
             guard let stream = InputStream(fileAtPath: path) else { throw CocoaError(.fileReadNoSuchFile) }
             stream.open()
             defer { stream.close() }
-            var sha256 = SHA256()
-            var sha512 = SHA512()
+            var hash = hash
             var buffer = [UInt8](repeating: 0, count: 64 * 1024)
             while true {
                 let count = stream.read(&buffer, maxLength: buffer.count)
                 if count < 0 { throw stream.streamError ?? CocoaError(.fileReadUnknown) }
-                if count == 0 { break }
-                switch self {
-                case .sha256: sha256.update(data: buffer[..<count])
-                case .sha512: sha512.update(data: buffer[..<count])
-                }
+                if count == 0 { return Data(hash.finalize()) }
+                hash.update(data: buffer[..<count])
             }
-            return self == .sha256 ? Data(sha256.finalize()) : Data(sha512.finalize())
         }
     }
 
     /// The field value for `body`: `sha-256=:…:`.
     public static func fieldValue(for body: some DataProtocol, algorithm: Algorithm = .sha256) -> String {
-        "\(algorithm.rawValue)=:\(algorithm.digest(of: body).base64EncodedString()):"
+        fieldValue(digest: algorithm.digest(of: body), algorithm: algorithm)
+    }
+
+    /// The field value for the file at `path`, read part by part.
+    static func fieldValue(forFile path: String, algorithm: Algorithm) throws -> String {
+        fieldValue(digest: try algorithm.digest(ofFile: path), algorithm: algorithm)
+    }
+
+    private static func fieldValue(digest: Data, algorithm: Algorithm) -> String {
+        "\(algorithm.rawValue)=:\(digest.base64EncodedString()):"
     }
 
     /// Checks `body` against a `Content-Digest` field value: every digest it gives of an

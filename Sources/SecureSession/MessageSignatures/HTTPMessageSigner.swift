@@ -149,7 +149,7 @@ public struct HTTPMessageSigner: RequestInterceptor {
         if let body = request.body { return ContentDigest.fieldValue(for: body, algorithm: digestAlgorithm) }
         if let path = request.bodyFile {
             do {
-                return "\(digestAlgorithm.rawValue)=:\(try digestAlgorithm.digest(ofFile: path).base64EncodedString()):"
+                return try ContentDigest.fieldValue(forFile: path, algorithm: digestAlgorithm)
             } catch {
                 throw .bodyNotAvailable("the body file \(path) cannot be read: \(error.localizedDescription)")
             }
@@ -160,23 +160,23 @@ public struct HTTPMessageSigner: RequestInterceptor {
         return ContentDigest.fieldValue(for: Data(), algorithm: digestAlgorithm)
     }
 
-    private func length(of request: SecureRequest) throws(HTTPSignatureError) -> Int {
-        if let body = request.body { return body.count }
-        if let path = request.bodyFile {
-            guard let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int else {
-                throw .bodyNotAvailable("the body file \(path) cannot be read")
-            }
-            return size
-        }
+    /// The `Content-Length` the session will send, measured as it measures it.
+    private func length(of request: SecureRequest) throws(HTTPSignatureError) -> Int64 {
         if request.bodyStream != nil {
             throw .bodyNotAvailable("a streamed body has no Content-Length before it is sent")
         }
+        let body: RequestBodySource?
+        do {
+            body = try RequestBodySource.of(request)
+        } catch {
+            throw .bodyNotAvailable("\(error)")
+        }
+        if let length = body?.length { return length }
         guard [.post, .put, .patch].contains(request.method) else {
             throw .componentNotInMessage("\"content-length\"", reason: "a \(request.method.rawValue) without a body is sent without Content-Length")
         }
         return 0
     }
-
 
     /// 16 random bytes, base64url.
     private static func nonce() -> String {

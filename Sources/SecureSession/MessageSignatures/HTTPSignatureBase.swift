@@ -88,7 +88,8 @@ enum HTTPSignatureBase {
     }
 
     /// The value of `@query-param;name="…"` (§2.2.8): the query parsed as a form
-    /// (`+` a space), the value percent-encoded again; a name found twice is ambiguous.
+    /// (`+` a space), the value percent-encoded again as a form is (a space `%20`); a name
+    /// found twice is ambiguous.
     private static func queryParameter(_ component: HTTPMessageComponent, in query: String) throws(HTTPSignatureError) -> String {
         let names = component.parameters.compactMap { if case .name(let name) = $0 { name } else { nil } }
         guard names.count == 1, let wanted = names.first else {
@@ -96,8 +97,8 @@ enum HTTPSignatureBase {
         }
         let values = query.split(separator: "&", omittingEmptySubsequences: true).compactMap { pair -> String? in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard formEncoded(formDecoded(parts[0])) == wanted else { return nil }
-            return formEncoded(formDecoded(parts.count > 1 ? parts[1] : ""))
+            guard FormURLEncoding.encode(bytes: formDecoded(parts[0]), space: "%20") == wanted else { return nil }
+            return FormURLEncoding.encode(bytes: formDecoded(parts.count > 1 ? parts[1] : ""), space: "%20")
         }
         guard values.count == 1, let value = values.first else {
             throw values.isEmpty
@@ -122,22 +123,6 @@ enum HTTPSignatureBase {
             }
         }
         return bytes
-    }
-
-    /// Percent-encoded but for ASCII letters, digits and `*-._` (the form-urlencoded set), a
-    /// space as `%20`.
-    private static func formEncoded(_ bytes: [UInt8]) -> String {
-        var text = ""
-        for byte in bytes {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "*"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"):
-                text.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                text += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
-            }
-        }
-        return text
     }
 
     private static func fieldValue(of component: HTTPMessageComponent, in message: HTTPSignatureMessage) throws(HTTPSignatureError) -> String {
@@ -201,11 +186,5 @@ extension UInt8 {
     fileprivate var isHexDigit: Bool {
         (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(self)
             || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(self)
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

@@ -15,8 +15,8 @@ extension HTTPSignatureKey {
     ///   a public part that is not the private key's, and every refusal of
     ///   ``HTTPSignatureVerificationKey/init(jwk:id:rsaAlgorithm:)``.
     public init(jwk: Data, id: String? = nil, rsaAlgorithm: HTTPSignatureAlgorithm = .rsaPSSSHA512) throws(HTTPSignatureError) {
-        let expected = try HTTPSignatureVerificationKey(jwk: jwk, id: id, rsaAlgorithm: rsaAlgorithm)
         let key = try JSONWebKey.decode(jwk)
+        let expected = try HTTPSignatureVerificationKey(jwk: key, id: id, rsaAlgorithm: rsaAlgorithm)
         let backing: Backing
         let d = expected.algorithm == .hmacSHA256 ? Data() : try key.bytes("d", key.d)
         switch expected.backing {

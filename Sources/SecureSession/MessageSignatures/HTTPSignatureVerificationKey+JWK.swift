@@ -15,7 +15,11 @@ extension HTTPSignatureVerificationKey {
     ///   a key for encryption, a kind, curve or `alg` RFC 9421 does not sign with, a member
     ///   missing or not base64url, a point not on its curve, a short RSA key or secret.
     public init(jwk: Data, id: String? = nil, rsaAlgorithm: HTTPSignatureAlgorithm = .rsaPSSSHA512) throws(HTTPSignatureError) {
-        let key = try JSONWebKey.decode(jwk)
+        try self.init(jwk: try JSONWebKey.decode(jwk), id: id, rsaAlgorithm: rsaAlgorithm)
+    }
+
+    /// The public key of a JWK already read.
+    init(jwk key: JSONWebKey, id: String?, rsaAlgorithm: HTTPSignatureAlgorithm) throws(HTTPSignatureError) {
         let name = try key.keyID(id)
         let declared = try key.algorithm()
         switch (key.kty, key.crv) {

@@ -15,7 +15,7 @@ struct SignatureFields {
     }
 
     private static func dictionary(_ name: String, in headers: [(name: String, value: String)]) throws(HTTPSignatureError) -> OrderedMap<String, ItemOrInnerList> {
-        let lines = headers.filter { $0.name.lowercased() == name.lowercased() }.map(\.value)
+        let lines = headers.compactMap { $0.name.equalsIgnoringASCIICase(name) ? $0.value : nil }
         guard !lines.isEmpty else { return OrderedMap() }
         var parser = StructuredFieldValueParser(Array(lines.joined(separator: ", ").utf8))
         do {
