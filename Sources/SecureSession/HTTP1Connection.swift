@@ -132,7 +132,7 @@ final class HTTP1Connection: PooledConnection, Sendable {
 
     /// Sends a request and reads its response; the body goes to `sink` before this returns.
     /// Only the request that leased the connection calls this, one request at a time.
-    func execute(head: HTTPRequestHead, body: RequestBodySource?, mayWaitToContinue: Bool, closer: ConnectionCloser, sink: @escaping ResponseBodySink)
+    func execute(head: HTTPRequestHead, replayable: Bool, body: RequestBodySource?, mayWaitToContinue: Bool, closer: ConnectionCloser, sink: @escaping ResponseBodySink)
         async throws -> ExchangedResponse
     {
         closer.track(self)

@@ -91,7 +91,7 @@ final class HTTP2Connection: PooledConnection, Sendable {
     /// Completes when the connection has closed.
     var closeFuture: EventLoopFuture<Void> { channel.closeFuture }
 
-    func execute(head: HTTPRequestHead, body: RequestBodySource?, mayWaitToContinue: Bool, closer: ConnectionCloser, sink: @escaping ResponseBodySink)
+    func execute(head: HTTPRequestHead, replayable: Bool, body: RequestBodySource?, mayWaitToContinue: Bool, closer: ConnectionCloser, sink: @escaping ResponseBodySink)
         async throws -> ExchangedResponse
     {
         // swift-nio-http2 holds a stream opened after the server's GOAWAY without failing it:
@@ -167,7 +167,8 @@ final class HTTP2Connection: PooledConnection, Sendable {
                 error,
                 streamID: await Self.streamID(of: opened.futureResult),
                 answered: bridge.hasDelivered,
-                method: HTTPMethod(rawValue: head.method.rawValue)
+                method: HTTPMethod(rawValue: head.method.rawValue),
+                replayable: replayable
             )
             throw ResponseReader.failure(failure, on: key, closingError: closingError())
         }
@@ -224,7 +225,7 @@ final class HTTP2Connection: PooledConnection, Sendable {
     /// swift-nio-http2 servers answer a client they take for an attacker (many resets) with a
     /// `GOAWAY` naming stream 0 whatever they processed: after a `GOAWAY` with an error code,
     /// only a request that may be repeated anyway counts as unprocessed.
-    private func streamFailure(_ error: any Error, streamID: HTTP2StreamID?, answered: Bool, method: HTTPMethod) -> any Error {
+    private func streamFailure(_ error: any Error, streamID: HTTP2StreamID?, answered: Bool, method: HTTPMethod, replayable: Bool) -> any Error {
         let reset = error as? NIOHTTP2Errors.StreamClosed
         if !answered, reset?.errorCode == .http11Required {
             return HTTP1Required(description: "\(key): the server reset the HTTP/2 stream with HTTP_1_1_REQUIRED: it requires HTTP/1.1 for this request")
@@ -233,13 +234,13 @@ final class HTTP2Connection: PooledConnection, Sendable {
         // it may be repeated anyway.
         let stream = reset?.streamID ?? streamID
         let unprocessedByGoAway = stream.map({ goAway.serverGoAway(above: $0) != nil }) ?? true
-        if !answered, Self.isConnectionLoss(error), goAway.serverErrorCode == .http11Required, method.isIdempotent || unprocessedByGoAway {
+        if !answered, Self.isConnectionLoss(error), goAway.serverErrorCode == .http11Required, replayable || unprocessedByGoAway {
             return HTTP1Required(description: "\(key): the server ended the HTTP/2 connection (GOAWAY) with HTTP_1_1_REQUIRED: it requires HTTP/1.1")
         }
         if reset?.errorCode == .refusedStream {
             return RequestNotProcessed(description: "\(key): the server refused the HTTP/2 stream (REFUSED_STREAM)")
         }
-        if !answered, Self.isConnectionLoss(error), let unprocessed = unprocessedFailure(streamID: stream, method: method) {
+        if !answered, Self.isConnectionLoss(error), let unprocessed = unprocessedFailure(streamID: stream, method: method, replayable: replayable) {
             return unprocessed
         }
         guard let reset else { return error }
@@ -249,7 +250,7 @@ final class HTTP2Connection: PooledConnection, Sendable {
     /// The failure of a request whose stream or connection ended before any answer when the
     /// server never saw it: never sent (no stream ID), or above the last stream the server's
     /// `GOAWAY` says it processed; `nil` when the server may have processed it.
-    private func unprocessedFailure(streamID: HTTP2StreamID?, method: HTTPMethod) -> (any Error)? {
+    private func unprocessedFailure(streamID: HTTP2StreamID?, method: HTTPMethod, replayable: Bool) -> (any Error)? {
         guard let streamID else {
             return RequestNotProcessed(
                 description: "\(key): the HTTP/2 connection ended before the request's stream was sent",
@@ -258,8 +259,8 @@ final class HTTP2Connection: PooledConnection, Sendable {
         }
         guard let serverGoAway = goAway.serverGoAway(above: streamID) else { return nil }
         let said = "the server's GOAWAY (\(serverGoAway.errorCode.rfcName)) says it processed streams up to \(serverGoAway.lastProcessed), not this one (\(streamID))"
-        guard serverGoAway.errorCode == .noError || method.isIdempotent else {
-            return SecureSessionError.connectionFailed("\(key): \(said); a \(method) is not sent again after a GOAWAY with an error code")
+        guard serverGoAway.errorCode == .noError || replayable else {
+            return SecureSessionError.connectionFailed("\(key): \(said); a \(method) without an idempotency key is not sent again after a GOAWAY with an error code")
         }
         // The stream is above the last one processed, so stream 1 was opened, and processed when
         // the GOAWAY says so.

@@ -5,7 +5,7 @@ import TransportSecurity
 /// Receives each part of a response body, with the response's head.
 typealias ResponseBodySink = @Sendable (HTTPResponseHead, ByteBuffer) async throws -> Void
 
-/// A response read by ``PooledConnection/execute(head:body:closer:sink:)``: its head, its
+/// A response read by ``PooledConnection/execute(head:replayable:body:mayWaitToContinue:closer:sink:)``: its head, its
 /// trailer fields, and whether the connection can take another request.
 struct ExchangedResponse: Sendable {
     let head: HTTPResponseHead
@@ -35,8 +35,10 @@ protocol PooledConnection: ClosableConnection {
     /// request occupies (the connection for HTTP/1.1, its stream for HTTP/2) is tracked by
     /// `closer` meanwhile, so that the request's deadline closes it and nothing else. Unless
     /// `mayWaitToContinue` is `false` (after a server refused the expectation), a large body
-    /// may wait for `100 Continue` (``ExpectContinue``, HTTP/1.1).
-    func execute(head: HTTPRequestHead, body: RequestBodySource?, mayWaitToContinue: Bool, closer: ConnectionCloser, sink: @escaping ResponseBodySink)
+    /// may wait for `100 Continue` (``ExpectContinue``, HTTP/1.1). `replayable`: whether the
+    /// request may be sent twice (``SecureRequest/isReplayable``), which decides whether an
+    /// HTTP/2 stream a `GOAWAY` with an error code dropped counts as unprocessed.
+    func execute(head: HTTPRequestHead, replayable: Bool, body: RequestBodySource?, mayWaitToContinue: Bool, closer: ConnectionCloser, sink: @escaping ResponseBodySink)
         async throws -> ExchangedResponse
 }
 

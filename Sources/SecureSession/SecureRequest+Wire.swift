@@ -14,8 +14,9 @@ extension SecureRequest {
 
     /// Why this request cannot be written as it is, or `nil`: a method or header name that is
     /// not an HTTP token, a header value with CR, LF or NUL (which would split the header) or
-    /// another control character but a tab (which swift-nio's encoder refuses), a target with
-    /// white space or control characters. Header values are never quoted back.
+    /// another control character but a tab (which swift-nio's encoder refuses), an idempotency
+    /// key field sent twice, a target with white space or control characters. Header values are
+    /// never quoted back.
     func malformation() -> String? {
         if !Self.isToken(method.rawValue) {
             return "the method \(method.rawValue.debugDescription) is not an HTTP token"
@@ -34,6 +35,7 @@ extension SecureRequest {
         if headers.filter({ $0.name.equalsIgnoringASCIICase("Host") }).count > 1 {
             return "the request has several Host header fields, which a server must refuse (RFC 9112 §3.2)"
         }
+        if let malformation = idempotencyKeyMalformation() { return malformation }
         if [body != nil, bodyFile != nil, bodyStream != nil].filter({ $0 }).count > 1 {
             return "a request has one of a body, a body file and a body stream, not several"
         }

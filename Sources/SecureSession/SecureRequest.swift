@@ -55,6 +55,10 @@ public struct SecureRequest: Sendable {
     /// How the request uses the session's ``SecureSessionConfiguration/responseCache``
     /// (``RequestCachePolicy/useProtocolCachePolicy`` by default).
     public var cachePolicy: RequestCachePolicy
+    /// The field that carries this request's idempotency key when it is not one of
+    /// ``standardIdempotencyKeyFields`` (PayPal's `PayPal-Request-Id`): see ``idempotencyKey``.
+    /// Set by ``setIdempotencyKey(_:field:format:)`` and ``IdempotencyKeys``; `nil` by default.
+    public var idempotencyKeyField: String?
 
     /// Creates a request.
     /// - Parameters:
@@ -87,6 +91,7 @@ public struct SecureRequest: Sendable {
         self.interceptor = nil
         self.uploadProgress = nil
         self.cachePolicy = .useProtocolCachePolicy
+        self.idempotencyKeyField = nil
     }
 
     /// A request whose body is `value` encoded as JSON, with `Content-Type: application/json`.

@@ -1,3 +1,4 @@
+import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
@@ -24,9 +25,10 @@ extension SecureSession {
         }
         let clock = ContinuousClock()
         let started = clock.now
+        let requestID = UUID()
         var number = 1
         while true {
-            let attempt = RequestAttempt(number: number, elapsed: clock.now - started)
+            let attempt = RequestAttempt(number: number, elapsed: clock.now - started, requestID: requestID)
             let adapted = try await interceptor.adapt(request, attempt: attempt)
             let sent = prepare?(adapted) ?? adapted
             let gate = RetryGate(decidingAtHead: startingOver == nil) { head in

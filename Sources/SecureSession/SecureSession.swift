@@ -431,8 +431,9 @@ public final class SecureSession: Sendable {
     }
 
     /// One request on one pooled connection. A server may close an idle keep-alive connection
-    /// just as it is reused: an idempotent request that fails on a reused connection before any
-    /// of its response arrived is sent once more, on a new connection. A request an HTTP/2
+    /// just as it is reused: a replayable request (an idempotent method, or an idempotency key:
+    /// ``SecureRequest/isReplayable``) that fails on a reused connection before any of its
+    /// response arrived is sent once more, on a new connection. A request an HTTP/2
     /// server did not process (``RequestNotProcessed``) is sent again whatever its method, on a
     /// new connection, up to three times in all; a try turned away by a server that ended its
     /// connection gracefully after serving others does not count (it rotates connections, as nginx
@@ -505,6 +506,7 @@ public final class SecureSession: Sendable {
                 }
                 let response = try await connection.execute(
                     head: sentHead,
+                    replayable: request.isReplayable,
                     body: body,
                     mayWaitToContinue: mayWaitToContinue,
                     closer: closer
@@ -585,11 +587,11 @@ public final class SecureSession: Sendable {
                 guard case SecureSessionError.connectionFailed(let detail) = error, reused, attempt == 1, firstPart.withLockedValue({ $0 }) == nil,
                     !Task.isCancelled
                 else { throw error }
-                guard request.method.isIdempotent else {
+                guard request.isReplayable else {
                     // (An HTTP/2 server closing an idle connection says so with a GOAWAY first.)
                     guard connection is HTTP1Connection else { throw error }
                     throw SecureSessionError.connectionFailed(
-                        "\(detail) (on a connection kept from an earlier request, before any answer: the server may have closed it as idle just as the request went; a \(request.method.rawValue) is not sent again by itself, as it may have been processed)"
+                        "\(detail) (on a connection kept from an earlier request, before any answer: the server may have closed it as idle just as the request went; a \(request.method.rawValue) is not sent again by itself, as it may have been processed, unless it carries an idempotency key)"
                     )
                 }
                 configuration.logger.debug("retrying on a new connection", metadata: ["url": "\(request.url.redacted)"])

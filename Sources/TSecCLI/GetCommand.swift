@@ -212,6 +212,9 @@ public struct GetCommand: TSecCommand {
 
     @OptionGroup var retrying: RetryOptions
 
+    @Flag(help: "Send an Idempotency-Key field with a new random key (a UUID, as a structured string: Idempotency-Key: \"…\") unless a -H gives one, so that a server that honours it processes the request once however often it comes: --retry then sends a POST or PATCH again after it may have reached the server, and after a 409. When the request fails with its fate unknown, the key is printed, to send it again with -H.")
+    var idempotencyKey = false
+
     @OptionGroup var oauth: OAuthOptions
 
     @OptionGroup var signing: MessageSigningOptions
@@ -520,6 +523,10 @@ public struct GetCommand: TSecCommand {
                 transfer.exitStatus = ExitStatus.httpError
             default:
                 transfer.exitStatus = ExitStatus.connectionFailure
+                // The request may have been processed: the key makes sending it again safe.
+                if Self.mayHaveReachedServer(error), !request.method.isIdempotent, let field = request.idempotencyKeyFieldCarried {
+                    complain("tsec get: the request may have been processed; send it again with the same key (-H '\(field.name): \(field.value)') and the server processes it once", to: terminal)
+                }
             }
         } catch let error as HTTPSignatureError {
             // A covered field the request lacks, a body that cannot be digested: the caller's
@@ -545,7 +552,7 @@ public struct GetCommand: TSecCommand {
             transfer.errorMessage = "\(error)"
             transfer.exitStatus = ExitStatus.connectionFailure
         }
-        if json, let failure { terminal.line(JSONOutput.encode(GetFailureReport(failure, exitStatus: transfer.exitStatus))) }
+        if json, let failure { terminal.line(JSONOutput.encode(GetFailureReport(failure, exitStatus: transfer.exitStatus, idempotencyKey: request.idempotencyKey))) }
         if transfer.response == nil { transfer.bodyBytes = printedBytes.count }
         transfer.uploadedBytes = uploaded.withLockedValue { $0 }
         writeOut?.write(transfer, to: terminal)
@@ -608,7 +615,20 @@ public struct GetCommand: TSecCommand {
         request.validation = fail ? ResponseValidation(acceptableStatusCodes: Set(100..<400)) : ResponseValidation.none
         request.maximumResponseBodySize = maxFilesize
         request.timeout = TimeLimit.duration(maxTime)
+        if idempotencyKey, request.idempotencyKey == nil {
+            try request.setIdempotencyKey(UUID().uuidString.lowercased())
+        }
         return request
+    }
+
+    /// Whether a request that failed with `error` may have reached the server and been processed
+    /// with no answer heard: a connection that failed or broke, a timeout, an answer that broke
+    /// off or made no sense, an interruption.
+    private static func mayHaveReachedServer(_ error: SecureSessionError) -> Bool {
+        switch error {
+        case .connectionFailed, .timeout, .invalidResponse, .cancelled: return true
+        default: return false
+        }
     }
 
     /// `-G`: `url` with `query` after a `?`, or after an `&` when it has a query already (its

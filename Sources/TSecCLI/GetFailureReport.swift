@@ -20,9 +20,13 @@ struct GetFailureReport: Encodable {
     private(set) var during: String?
     /// For a status `-f` refused, the status.
     private(set) var status: Int?
+    /// The request's idempotency key as its field held it (`--idempotency-key`, or one given
+    /// with `-H`): the key to send the request again with.
+    let idempotencyKey: String?
 
-    init(_ failure: any Error, exitStatus: Int32) {
+    init(_ failure: any Error, exitStatus: Int32, idempotencyKey: String?) {
         self.exitStatus = exitStatus
+        self.idempotencyKey = idempotencyKey
         message = "\(failure)"
         guard let failure = failure as? SecureSessionError else {
             error = "error"

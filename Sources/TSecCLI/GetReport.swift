@@ -41,6 +41,8 @@ struct GetReport: Encodable {
     let timeMilliseconds: Double
     let timing: Timing
     let attempts: Int
+    /// The idempotency key the request carried, as its field held it; absent without one.
+    let idempotencyKey: String?
     let trust: TrustDecision?
     let bodyBytes: Int
     let body: String?
@@ -56,6 +58,7 @@ struct GetReport: Encodable {
         timeMilliseconds = response.duration.inMilliseconds
         timing = Timing(response.timing)
         attempts = response.attempts
+        idempotencyKey = response.sentRequest?.idempotencyKey
         trust = response.trustDecision
         bodyBytes = response.body.count
         body = bodyIncluded ? String(validating: response.body, as: UTF8.self) : nil

@@ -1016,6 +1016,41 @@ struct GetCommandTests {
         }
     }
 
+    @Test("--idempotency-key: one key for every attempt, so --retry sends a POST again after its answer was lost, and after a 409; a failure prints the key; -H's own key is kept")
+    func idempotencyKeys() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        defer { Task { await server.stop() } }
+        let lost = await get(server.url("/payments?lose=1&busy=1"), ["--idempotency-key", "--retry", "3", "--retry-delay", "0", "-d", "order-1", "--json"])
+        #expect(lost.status == 0, "\(lost.output.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(lost.output.stdout.utf8)) as? [String: Any]
+        #expect(report?["status"] as? Int == 201)
+        // The 409 is retried on the connection kept alive; the answer lost there is sent again
+        // on a new one by the session itself (a keyed request may be), within the same attempt.
+        #expect(report?["attempts"] as? Int == 2)
+        let key = try #require(report?["idempotencyKey"] as? String)
+        #expect(key.hasPrefix("\"") && key.count == 38, "a quoted UUID: \(key)")
+        #expect(server.payments.keys == [key, key, key])
+        #expect(server.payments.created == 1)
+
+        // Without a key the POST is not sent twice: the server wants one anyway.
+        let unkeyed = await get(server.url("/payments"), ["--retry", "3", "--retry-delay", "0", "-d", "order-2"])
+        #expect(unkeyed.output.stdout == "the request has no idempotency key")
+        // -H's key is the one sent; out of retries, the failure names it for the next run.
+        let given = await get(server.url("/payments?lose=5"), ["--idempotency-key", "-H", "Idempotency-Key: \"order-3\"", "--retry", "1", "--retry-delay", "0", "-d", "order-3"])
+        #expect(given.status == 3)
+        #expect(given.output.stderr.contains("send it again with the same key (-H 'Idempotency-Key: \"order-3\"')"), "\(given.output.stderr)")
+        #expect(server.payments.requests(withKey: "\"order-3\"") == 2)
+        let again = await get(server.url("/payments"), ["-H", "Idempotency-Key: \"order-3\"", "-d", "order-3", "--json"])
+        let replay = try JSONSerialization.jsonObject(with: Data(again.output.stdout.utf8)) as? [String: Any]
+        #expect((replay?["headers"] as? [[String: String]])?.contains { $0["name"] == "Idempotent-Replayed" } == true)
+        #expect(server.payments.created == 2)
+        // --json on a failure carries the key too.
+        let failed = await get(server.url("/payments?lose=1"), ["--idempotency-key", "-d", "order-4", "--json"])
+        let failure = try JSONSerialization.jsonObject(with: Data(failed.output.stdout.utf8)) as? [String: Any]
+        #expect(failure?["error"] as? String == "connection_failed")
+        #expect((failure?["idempotencyKey"] as? String)?.count == 38)
+    }
+
     @Test("timeouts, refused connections and bodies over --max-filesize exit 3; bad input exits 2")
     func failures() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())

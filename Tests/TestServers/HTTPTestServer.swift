@@ -29,6 +29,7 @@ import TransportSecurityNIO
 /// request headers as JSON), `/files/NAME` (what ``files`` holds; `application/x-plist` for a
 /// name ending in `.plist`), `POST /ocsp` (``ocspResponder``),
 /// `/header?name=N&value=V` (a 200 with the field `N: V`), `/early-hints` (a 103 before a 200), `/signed` (``signatures``: the request's HTTP message signature checked, the answer signed),
+/// `POST /payments[?busy=N][&lose=N][&field=NAME]` (``payments``: a payment API honouring idempotency keys),
 /// `Expect: 100-continue` answered (see `answerExpectation`), request body bytes counted in ``receivedBodyBytes``,
 /// `/flaky?key=K&failures=N[&status=S][&retry-after=V][&drop=1]` (the first N requests with key K
 /// answered with status S, 503 by default, and `Retry-After: V`, or with the connection closed
@@ -71,6 +72,8 @@ public final class HTTPTestServer: Sendable {
     public let oauth = OAuthServer()
     /// Checks and makes the HTTP message signatures of `/signed`.
     public let signatures = SignatureCheckpoint()
+    /// The payment API of `POST /payments`, which honours idempotency keys.
+    public let payments = IdempotentPayments()
 
     public var port: Int { channel.localAddress?.port ?? 0 }
 
@@ -108,6 +111,7 @@ public final class HTTPTestServer: Sendable {
         let receivedBodyBytes = receivedBodyBytes
         let oauth = oauth
         let signatures = signatures
+        let payments = payments
         let isSecure = isSecure
         let contexts = currentContext
         let offersHTTP2 = offersHTTP2
@@ -120,7 +124,7 @@ public final class HTTPTestServer: Sendable {
                 @Sendable func routes() -> RouteHandler {
                     RouteHandler(
                         connection: connection, collected: collected, files: files, responder: responder, tally: tally, receivedBodyBytes: receivedBodyBytes,
-                        oauth: oauth, signatures: signatures, isSecure: isSecure
+                        oauth: oauth, signatures: signatures, payments: payments, isSecure: isSecure
                     )
                 }
                 return channel.eventLoop.makeCompletedFuture {
@@ -256,6 +260,7 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
     let tally: RequestTally
     let oauth: OAuthServer
     let signatures: SignatureCheckpoint
+    let payments: IdempotentPayments
     let isSecure: Bool
     let receivedBodyBytes: ByteTally
     private var head: HTTPRequestHead?
@@ -264,9 +269,10 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
 
     init(
         connection: Int, collected: CollectedBodies, files: ServedFiles, responder: OCSPResponderBox, tally: RequestTally, receivedBodyBytes: ByteTally,
-        oauth: OAuthServer, signatures: SignatureCheckpoint, isSecure: Bool
+        oauth: OAuthServer, signatures: SignatureCheckpoint, payments: IdempotentPayments, isSecure: Bool
     ) {
         self.signatures = signatures
+        self.payments = payments
         self.isSecure = isSecure
         self.receivedBodyBytes = receivedBodyBytes
         self.connection = connection
@@ -526,6 +532,14 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
             let url = URL(string: "\(isSecure ? "https" : "http")://\(head.headers.first(name: "Host") ?? "127.0.0.1")\(head.uri)")!
             let answer = signatures.answer(method: head.method.rawValue, url: url, headers: head.headers.map { ($0.name, $0.value) }, body: Data(body.readableBytesView))
             send(context, HTTPResponseStatus(statusCode: answer.status), answer.body, type: "text/plain", extra: answer.fields)
+        case "/payments":
+            let field = query["field"] ?? "Idempotency-Key"
+            switch payments.answer(keyFields: head.headers[field], body: Data(body.readableBytesView), query: query) {
+            case .dropConnection:
+                context.close(promise: nil)
+            case .respond(let status, let text, let fields):
+                send(context, HTTPResponseStatus(statusCode: status), text, type: "text/plain", extra: fields.map { ($0.key, $0.value) })
+            }
         case "/oauth/api":
             if let token = oauth.acceptedToken(head.headers.first(name: "Authorization")) {
                 send(context, .ok, "hello with \(token)", type: "text/plain")

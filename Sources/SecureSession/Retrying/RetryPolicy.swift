@@ -6,7 +6,8 @@ import Foundation
 /// ``SecureSessionConfiguration/interceptor`` or ``SecureRequest/interceptor``.
 ///
 /// What is never repeated: a request that is not idempotent (`POST`, `PATCH`) once it may have
-/// reached the server (it is repeated only when no connection could be made); a rejected
+/// reached the server (it is repeated only when no connection could be made), unless it carries
+/// an idempotency key (``SecureRequest/idempotencyKey``, set by ``IdempotencyKeys``); a rejected
 /// server certificate, a TLS failure, a refusal by the transport rules, an invalid URL or
 /// response (repeating changes nothing, and a security decision is not put to chance twice).
 ///
@@ -15,6 +16,11 @@ import Foundation
 /// clients turned away together do not come back together. A `Retry-After` field (seconds or an
 /// HTTP date) on the answer is obeyed when it asks for longer; one asking for more than
 /// ``maximumDelay`` ends the retries, and the answer goes to the caller.
+///
+/// A request that carries an idempotency key is repeated whatever its method, since the server
+/// processes it once however often it comes (``retriesRequestsWithIdempotencyKeys``), and after
+/// a `409 Conflict` too, the draft's answer while the first request with the key is still being
+/// processed (``retryableStatusCodesWithIdempotencyKey``).
 public struct RetryPolicy: RequestInterceptor, Hashable {
     /// A kind of failure that may be worth repeating.
     public enum RetryableFailure: Sendable, Hashable, CaseIterable {
@@ -29,6 +35,10 @@ public struct RetryPolicy: RequestInterceptor, Hashable {
     public static let idempotentMethods: Set<HTTPMethod> = [.get, .head, .put, .delete, .options, "TRACE"]
     /// The statuses repeated by default: 408, 429, 500, 502, 503, 504 (curl's `--retry`).
     public static let transientStatusCodes: Set<Int> = [408, 429, 500, 502, 503, 504]
+    /// The statuses repeated besides ``retryableStatusCodes`` by default for a request that
+    /// carries an idempotency key: 409, the answer of draft-ietf-httpapi-idempotency-key-header
+    /// (§2.7) and of Stripe while the first request with the same key is still being processed.
+    public static let idempotencyKeyConflictStatusCodes: Set<Int> = [409]
 
     /// The most retries after the first attempt.
     public var maximumRetries: Int
@@ -53,9 +63,19 @@ public struct RetryPolicy: RequestInterceptor, Hashable {
     public var maximumElapsed: Duration?
     /// Whether a `Retry-After` field on a retried answer is obeyed.
     public var honorsRetryAfter: Bool
+    /// Whether a request that carries an idempotency key (``SecureRequest/idempotencyKey``) is
+    /// repeated after it may have reached the server, whatever its method (its server processes
+    /// it once). `true` by default.
+    public var retriesRequestsWithIdempotencyKeys: Bool
+    /// The answers repeated, besides ``retryableStatusCodes``, for a request that carries an
+    /// idempotency key (with ``retriesRequestsWithIdempotencyKeys``):
+    /// ``idempotencyKeyConflictStatusCodes`` by default. A `422` (the key reused with another
+    /// body) is never worth repeating.
+    public var retryableStatusCodesWithIdempotencyKey: Set<Int>
 
     /// Creates a policy. The defaults: two retries, after 0.5 s and 1 s (less up to 20 %), for
-    /// idempotent requests, on the transient statuses, connection failures and timeouts.
+    /// idempotent requests and requests with an idempotency key, on the transient statuses,
+    /// connection failures and timeouts (and a 409 for a request with a key).
     public init(
         maximumRetries: Int = 2,
         initialDelay: Duration = .milliseconds(500),
@@ -66,7 +86,9 @@ public struct RetryPolicy: RequestInterceptor, Hashable {
         retryableStatusCodes: Set<Int> = RetryPolicy.transientStatusCodes,
         retryableFailures: Set<RetryableFailure> = Set(RetryableFailure.allCases),
         maximumElapsed: Duration? = nil,
-        honorsRetryAfter: Bool = true
+        honorsRetryAfter: Bool = true,
+        retriesRequestsWithIdempotencyKeys: Bool = true,
+        retryableStatusCodesWithIdempotencyKey: Set<Int> = RetryPolicy.idempotencyKeyConflictStatusCodes
     ) {
         self.maximumRetries = maximumRetries
         self.initialDelay = initialDelay
@@ -78,17 +100,30 @@ public struct RetryPolicy: RequestInterceptor, Hashable {
         self.retryableFailures = retryableFailures
         self.maximumElapsed = maximumElapsed
         self.honorsRetryAfter = honorsRetryAfter
+        self.retriesRequestsWithIdempotencyKeys = retriesRequestsWithIdempotencyKeys
+        self.retryableStatusCodesWithIdempotencyKey = retryableStatusCodesWithIdempotencyKey
     }
 
     /// Retries as the policy says.
     public func retry(_ request: SecureRequest, after outcome: AttemptOutcome, attempt: RequestAttempt) async -> RetryDecision {
-        decision(for: request.method, after: outcome, attempt: attempt)
+        decision(for: request, after: outcome, attempt: attempt)
     }
 
-    /// The decision for a request of `method` after `outcome`, with `now` for a `Retry-After`
-    /// date.
+    /// The decision for `request` (as the attempt sent it, its idempotency key included) after
+    /// `outcome`, with `now` for a `Retry-After` date.
+    public func decision(for request: SecureRequest, after outcome: AttemptOutcome, attempt: RequestAttempt, now: Date = Date()) -> RetryDecision {
+        decision(for: request.method, keyed: request.idempotencyKey != nil, after: outcome, attempt: attempt, now: now)
+    }
+
+    /// The decision for a request of `method` without an idempotency key after `outcome`, with
+    /// `now` for a `Retry-After` date.
     public func decision(for method: HTTPMethod, after outcome: AttemptOutcome, attempt: RequestAttempt, now: Date = Date()) -> RetryDecision {
-        guard attempt.retriesSoFar < maximumRetries, isRepeatable(outcome, method: method) else { return .doNotRetry }
+        decision(for: method, keyed: false, after: outcome, attempt: attempt, now: now)
+    }
+
+    private func decision(for method: HTTPMethod, keyed: Bool, after outcome: AttemptOutcome, attempt: RequestAttempt, now: Date) -> RetryDecision {
+        let repeatable = isRepeatable(outcome, method: method, keyed: keyed && retriesRequestsWithIdempotencyKeys)
+        guard attempt.retriesSoFar < maximumRetries, repeatable else { return .doNotRetry }
         var wait = backoff(afterRetries: attempt.retriesSoFar)
         if honorsRetryAfter, case .response(let head) = outcome, let asked = RetryAfter.delay(in: head, now: now) {
             guard asked <= maximumDelay, asked <= .seconds(Int64(Self.longestWaitSeconds)) else { return .doNotRetry }
@@ -98,13 +133,17 @@ public struct RetryPolicy: RequestInterceptor, Hashable {
         return .retry(after: wait)
     }
 
-    private func isRepeatable(_ outcome: AttemptOutcome, method: HTTPMethod) -> Bool {
+    /// Whether `outcome` is worth repeating for a request of `method`; `keyed`: it carries an
+    /// idempotency key that the policy honours.
+    private func isRepeatable(_ outcome: AttemptOutcome, method: HTTPMethod, keyed: Bool) -> Bool {
+        let mayRepeatSent = keyed || retryableMethods.contains(method)
         switch outcome {
         case .response(let head):
-            return retryableStatusCodes.contains(head.statusCode) && retryableMethods.contains(method)
+            let retryable = retryableStatusCodes.contains(head.statusCode) || (keyed && retryableStatusCodesWithIdempotencyKey.contains(head.statusCode))
+            return retryable && mayRepeatSent
         case .failure(let error, let requestSent):
             guard let kind = Self.kind(of: error), retryableFailures.contains(kind) else { return false }
-            return !requestSent || retryableMethods.contains(method)
+            return !requestSent || mayRepeatSent
         }
     }
 
