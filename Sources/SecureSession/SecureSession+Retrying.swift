@@ -29,7 +29,9 @@ extension SecureSession {
         var number = 1
         while true {
             let attempt = RequestAttempt(number: number, elapsed: clock.now - started, requestID: requestID)
-            let adapted = try await interceptor.adapt(request, attempt: attempt)
+            var adapted = try await interceptor.adapt(request, attempt: attempt)
+            // However the interceptor made its request, it is read as the caller's is.
+            adapted.deliveredAsItArrives = request.deliveredAsItArrives
             let sent = prepare?(adapted) ?? adapted
             let gate = RetryGate(decidingAtHead: startingOver == nil) { head in
                 await interceptor.retry(sent, after: .response(head), attempt: attempt)

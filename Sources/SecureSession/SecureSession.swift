@@ -92,6 +92,9 @@ public final class SecureSession: Sendable {
             try body.append(buffer, of: head)
         }
         response = response.with(body: body.data)
+        if let requirement = configuration.responseSignatures, requirement.applies(to: response.url) {
+            try requirement.verify(response)
+        }
         if let violation = (request.validation ?? configuration.validation).violation(in: response) { throw violation }
         return response
     }
@@ -126,7 +129,9 @@ public final class SecureSession: Sendable {
         continuingPartialFile: Bool = false,
         progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) async throws -> SecureResponse {
-        try await instrumentation.request(request) {
+        var request = request
+        request.deliveredAsItArrives = true
+        return try await instrumentation.request(request) { [request] in
             try await downloadMeasured(request, to: path, continuingPartialFile: continuingPartialFile, progress: progress)
         }
     }
@@ -194,7 +199,9 @@ public final class SecureSession: Sendable {
         head onHead: @escaping @Sendable (ResponseHead) async throws -> Void,
         into consume: @escaping @Sendable (Data) async throws -> Void
     ) async throws -> SecureResponse {
-        try await instrumentation.request(request) { try await streamMeasured(request, head: onHead, into: consume) }
+        var request = request
+        request.deliveredAsItArrives = true
+        return try await instrumentation.request(request) { [request] in try await streamMeasured(request, head: onHead, into: consume) }
     }
 
     private func streamMeasured(
@@ -330,6 +337,15 @@ public final class SecureSession: Sendable {
         }
     }
 
+    /// Refuses a request whose response must be signed (``SecureSessionConfiguration/responseSignatures``)
+    /// when it would reach the caller as it arrives, before it could be verified.
+    func refuseUnverifiable(_ request: SecureRequest) throws(SecureSessionError) {
+        guard request.deliveredAsItArrives, let requirement = configuration.responseSignatures, requirement.applies(to: request.url) else { return }
+        throw .invalidRequest(
+            "the responses of \(request.url.host(percentEncoded: false) ?? "the host") must carry a verified signature (responseSignatures), and one read as it arrives (a stream, bytes(for:), a download, a WebSocket) cannot be verified before it is used: send the request with send(_:)"
+        )
+    }
+
     private func performOnce(_ request: SecureRequest, sink: @escaping ResponseBodySink) async throws -> SecureResponse {
         let clock = ContinuousClock()
         let started = clock.now
@@ -345,6 +361,7 @@ public final class SecureSession: Sendable {
             var redirects: [URL] = []
             var authentication = HTTPAuthentication(configuration: self.configuration)
             while true {
+                try self.refuseUnverifiable(current)
                 let exchanged = try await self.exchangeThroughCache(self.withCookies(current), sink: sink, closer: closer, deadline: deadline)
                 let (head, heldBody) = (exchanged.head, exchanged.heldBody)
                 self.configuration.logger.debug("response", metadata: [

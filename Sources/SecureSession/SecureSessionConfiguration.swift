@@ -126,6 +126,10 @@ public struct SecureSessionConfiguration: Sendable {
     /// that no response crosses from one to another. `nil` (the default): nothing is kept, as a
     /// server-side client that calls the same API again usually wants its answer anew.
     public var responseCache: ResponseCache?
+    /// The hosts whose responses are accepted only with an HTTP message signature (RFC 9421)
+    /// that verifies, covering their body (``ResponseSignatureRequirement``); `nil` (the
+    /// default): responses are not looked at for signatures.
+    public var responseSignatures: ResponseSignatureRequirement?
 
     /// Creates a configuration.
     public init(

@@ -25,6 +25,7 @@ extension SecureSessionError {
         case .fileError: return "file_error"
         case .unreadableUpload: return "unreadable_upload"
         case .notCached: return "not_cached"
+        case .responseSignatureRejected: return "response_signature_rejected"
         }
     }
 }

@@ -61,6 +61,11 @@ public enum SecureSessionError: Error, Sendable, CustomStringConvertible {
     /// (``RequestCachePolicy/returnCacheDataDontLoad``, or its `Cache-Control: only-if-cached`):
     /// nothing was sent.
     case notCached(URL)
+    /// The response of a host whose responses must be signed
+    /// (``SecureSessionConfiguration/responseSignatures``) carries no signature the verifier
+    /// accepts, or its body does not match what the signature covers: nothing of it is the
+    /// caller's. Never retried.
+    case responseSignatureRejected(statusCode: Int, reason: HTTPSignatureError)
 
     /// A sentence saying what went wrong. Control and bidirectional formatting characters are
     /// written escaped (`\u{1B}`): much of what an error says comes from the server (a content
@@ -95,6 +100,8 @@ public enum SecureSessionError: Error, Sendable, CustomStringConvertible {
         case .unreadableUpload(let detail): return "cannot send the upload file: \(detail)"
         case .notCached(let url):
             return "no response kept in the cache may answer \(url.redacted), and the request may not use the network (returnCacheDataDontLoad or only-if-cached)"
+        case .responseSignatureRejected(let status, let reason):
+            return "the response (status \(status)) was refused: its HTTP message signature does not hold: \(reason)"
         }
     }
 }

@@ -219,6 +219,8 @@ public struct GetCommand: TSecCommand {
 
     @OptionGroup var signing: MessageSigningOptions
 
+    @OptionGroup var responseVerification: ResponseVerificationOptions
+
     @OptionGroup var revocation: RevocationOptions
 
     @Flag(help: "Complete a chain the server sent without its intermediate certificates by fetching them from the caIssuers URLs of its certificates (authority information access), as Apple's SecTrust does; each fetched certificate is checked like a presented one. The URLs come from the server: a hostile one can make tsec GET a URL of its choosing.")
@@ -309,6 +311,9 @@ public struct GetCommand: TSecCommand {
             guard !compressed else { throw ValidationError("-C - cannot go with --compressed: ranges count the compressed bytes") }
         }
         if cookieJar?.isEmpty == true { throw ValidationError("-c/--cookie-jar needs a file name") }
+        if responseVerification.isRequested, output != nil || remoteName || compressed {
+            throw ValidationError("--verify-response-key holds the body to check it before it is printed: it goes with neither -o, -O nor --compressed")
+        }
         try ResolveOption.validate(resolve)
     }
 
@@ -329,6 +334,7 @@ public struct GetCommand: TSecCommand {
             configuration.decompression = compressed ? .enabled() : .disabled
             configuration.cookieJar = try makeCookieJar(logger: configuration.logger)
             configuration.interceptor = retrying.makePolicy(method: request.method.rawValue, failsOnHTTPErrors: fail || failWithBody)
+            configuration.responseSignatures = try responseVerification.makeRequirement()
             configuration.hsts = try loadHSTS(logger: configuration.logger)
             configuration.expectContinue = expect100Timeout == 0 ? nil : ExpectContinue(timeout: TimeLimit.duration(expect100Timeout))
             // The files written at the end are checked first: a request is not sent for what
@@ -465,7 +471,7 @@ public struct GetCommand: TSecCommand {
                 // not counted.
                 let after = held.withLockedValue { $0 }
                 transfer.bodyBytes = response.statusCode == 206 ? after - before : response.statusCode == 416 ? 0 : after
-            } else if !json {
+            } else if !json, !responseVerification.isRequested {
                 // Printed as it arrives (after the status line and headers with -i), never held
                 // whole; --max-filesize, when given, still ends it.
                 let include = include || headOnly || dumpHeader == "-"
@@ -516,6 +522,9 @@ public struct GetCommand: TSecCommand {
                 transfer.exitStatus = decision.decidedBy == TransportRuleEvaluator.decider ? ExitStatus.refusedByTransportRules : ExitStatus.rejected
             case .refusedByTransportRules:
                 transfer.exitStatus = ExitStatus.refusedByTransportRules
+            case .responseSignatureRejected:
+                // The server's answer is not trusted, as a rejected certificate is not.
+                transfer.exitStatus = ExitStatus.rejected
             case .invalidURL, .invalidRequest, .fileError, .unreadableUpload:
                 transfer.exitStatus = ExitStatus.usageOrInput
             case .unacceptableStatus:

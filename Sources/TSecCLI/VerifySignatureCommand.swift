@@ -108,20 +108,7 @@ public struct VerifySignatureCommand: TSecCommand {
 
     /// The keys of `--key`: a JWK set, a JWK, or a PEM key or certificate under `--key-id`.
     private func loadKeys() throws -> [HTTPSignatureVerificationKey] {
-        let contents = try ArgumentFile.read(key, as: "the key")
-        let rsaAlgorithm = try SignatureArguments.rsaAlgorithm(algorithm, option: "--alg")
-        do {
-            if SignatureArguments.isJSON(contents) {
-                if (try? JSONSerialization.jsonObject(with: contents) as? [String: Any])?["keys"] != nil {
-                    return try HTTPSignatureVerificationKey.keys(jwkSet: contents)
-                }
-                return [try HTTPSignatureVerificationKey(jwk: contents, id: keyID, rsaAlgorithm: rsaAlgorithm)]
-            }
-            guard let keyID else { throw ValidationError("a PEM --key needs --key-id (the keyid signatures name it by)") }
-            return [try HTTPSignatureVerificationKey(id: keyID, pemEncoded: String(decoding: contents, as: UTF8.self), rsaAlgorithm: rsaAlgorithm)]
-        } catch let error as HTTPSignatureError {
-            throw ValidationError("\(key): \(error)")
-        }
+        try SignatureArguments.verificationKeys(file: key, keyID: keyID, algorithm: algorithm, algorithmOption: "--alg", keyIDOption: "--key-id")
     }
 }
 

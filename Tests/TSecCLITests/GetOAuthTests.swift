@@ -198,4 +198,48 @@ extension GetCommandTests {
         #expect(server.signatures.verifiedBases.count == 2, "only the first request and the JWK's verified; no refused command line sent one")
         await server.stop()
     }
+
+    @Test("--verify-response-key: a signed answer over its body and the request's method is printed; an unsigned one or one by another key is not, exit 1; -o and --compressed refused")
+    func responseSignatures() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        defer { Task { await server.stop() } }
+        let clientKeyFile = try files.write("client-key.pem", try shell("openssl genpkey -algorithm ED25519 2>/dev/null"))
+        server.signatures.verifier = HTTPMessageSignatureVerifier(keys: [try HTTPSignatureVerificationKey(id: "client", pemEncoded: try shell("openssl pkey -in \(clientKeyFile) -pubout"))])
+        let serverKeyFile = try files.write("server-key.pem", try shell("openssl genpkey -algorithm ED25519 2>/dev/null"))
+        let serverPublic = try files.write("server-key.pub", try shell("openssl pkey -in \(serverKeyFile) -pubout"))
+        let serverKey = try HTTPSignatureKey(id: "server", pemEncoded: try String(contentsOfFile: serverKeyFile, encoding: .utf8))
+        server.signatures.responseSigner = HTTPMessageSigner(key: serverKey, covering: [.status, .field("content-digest"), HTTPMessageComponent.method.ofRequest])
+        let arguments = ["--sign-key", clientKeyFile, "--sign-key-id", "client", "--verify-response-key", serverPublic, "--verify-response-key-id", "server"]
+
+        let verified = await get(server.url("/signed"), arguments + ["--verify-response-component", #""@method";req"#, "-i"])
+        #expect(verified.status == 0, "\(verified.output.stderr)")
+        #expect(verified.output.stdout.hasPrefix("HTTP/1.1 200 OK\n") && verified.output.stdout.hasSuffix("verified sig1 by client, body checked: false"), "\(verified.output.stdout)")
+        let json = await get(server.url("/signed"), arguments + ["--json"])
+        #expect(json.status == 0 && json.output.stdout.contains("\"status\" : 200"), "\(json.output.stdout)")
+
+        let uncovered = await get(server.url("/signed"), arguments + ["--verify-response-component", "x-request-id"])
+        #expect(uncovered.status == 1 && uncovered.output.stdout.isEmpty)
+        #expect(uncovered.output.stderr.contains(#"does not cover "x-request-id""#), "\(uncovered.output.stderr)")
+        server.signatures.responseSigner = HTTPMessageSigner(key: HTTPSignatureKey.generated(id: "server"), covering: [.status, .field("content-digest")])
+        let forged = await get(server.url("/signed"), arguments)
+        #expect(forged.status == 1 && forged.output.stdout.isEmpty)
+        #expect(forged.output.stderr.contains("the response (status 200) was refused: its HTTP message signature does not hold"), "\(forged.output.stderr)")
+        server.signatures.responseSigner = nil
+        let unsigned = await get(server.url("/signed"), arguments + ["--json"])
+        #expect(unsigned.status == 1)
+        #expect(unsigned.output.stdout.contains("\"error\" : \"response_signature_rejected\""), "\(unsigned.output.stdout)")
+
+        for (extra, message) in [
+            (["-o", files.path("out")], "goes with neither -o, -O nor --compressed"),
+            (["--compressed"], "goes with neither -o, -O nor --compressed"),
+            (["--verify-response-alg", "ed25519"], "rsa-pss-sha512 or rsa-v1_5-sha256"),
+        ] {
+            let refused = await get(server.url("/signed"), arguments + extra)
+            #expect(refused.status == 2 && refused.output.stderr.contains(message), "\(extra): \(refused.output.stderr)")
+        }
+        let alone = await get(server.url("/signed"), ["--verify-response-key-id", "server"])
+        #expect(alone.status == 2 && alone.output.stderr.contains("go with --verify-response-key"), "\(alone.output.stderr)")
+        let noID = await get(server.url("/signed"), ["--verify-response-key", serverPublic])
+        #expect(noID.status == 2 && noID.output.stderr.contains("needs --verify-response-key-id"), "\(noID.output.stderr)")
+    }
 }

@@ -44,7 +44,9 @@ extension SecureSession {
         maximumMessageSize: Int = 16 << 20,
         _ body: (SecureWebSocket) async throws -> Result
     ) async throws -> Result {
-        let request = withCookies(SecureRequest(.get, url: try Self.httpURL(ofWebSocket: url), headers: headers))
+        var request = withCookies(SecureRequest(.get, url: try Self.httpURL(ofWebSocket: url), headers: headers))
+        request.deliveredAsItArrives = true
+        try refuseUnverifiable(request)
         guard maximumMessageSize > 0 else { throw SecureSessionError.invalidRequest("maximumMessageSize must be positive, not \(maximumMessageSize)") }
         if let malformation = request.malformation() { throw SecureSessionError.invalidRequest(malformation) }
         var upgradedRequest = request

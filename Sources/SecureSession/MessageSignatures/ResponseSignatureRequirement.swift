@@ -1,0 +1,74 @@
+import Foundation
+import TransportSecurity
+
+/// Which responses a session accepts only signed (RFC 9421), and how their signatures are
+/// verified: FAPI 2.0 message signing, or any API whose answers must be proven to come from
+/// its signing key beyond the TLS connection that carried them (a TLS-terminating gateway, a
+/// proxy in between).
+///
+/// ```swift
+/// configuration.responseSignatures = ResponseSignatureRequirement(
+///     verifier: HTTPMessageSignatureVerifier(
+///         keys: try HTTPSignatureVerificationKey.keys(jwkSet: bankKeys),
+///         requiredComponents: [.status, .field("content-digest")]
+///     ),
+///     hosts: [try HostPattern("api.bank.example")]
+/// )
+/// ```
+///
+/// ``SecureSession/send(_:)`` (and the helpers built on it) verifies the final answer of every
+/// request to those hosts, redirects followed, before anything of it reaches the caller, as an
+/// error body or not: a signature that does not verify, a body that does not match its covered
+/// `Content-Digest`, or no signature at all fails the request with
+/// ``SecureSessionError/responseSignatureRejected(statusCode:reason:)``, which is never retried.
+/// The verifier sees the response with the request the last attempt sent, so that components
+/// with `;req` (the request's own signature, its method and target) can be covered. Responses
+/// read as they arrive (``SecureSession/stream(_:into:)``, ``SecureSession/bytes(for:)``,
+/// downloads, WebSockets) cannot be verified before they are consumed: a request of those to a
+/// host under the requirement is refused (``SecureSessionError/invalidRequest(_:)``) rather
+/// than let through unverified.
+///
+/// A response with a body is accepted only when its signature covers `content-digest` and the
+/// body matches it (``requiresBodyCoverage``): a signature over the head alone says nothing of
+/// the body. A body is checked as it came: with ``SecureSessionConfiguration/decompression`` enabled, a
+/// compressed answer loses its `Content-Encoding` and is decoded, and its check fails; turn
+/// decompression off for these hosts' session. A response kept by the session's response cache
+/// is verified again each time it answers, under the verifier's `maximumAge`.
+public struct ResponseSignatureRequirement: Sendable {
+    /// Verifies the responses.
+    public var verifier: HTTPMessageSignatureVerifier
+    /// The hosts whose responses must be signed; empty: every host.
+    public var hosts: [HostPattern]
+    /// Whether a response with a body must be signed over it (its signature covering
+    /// `content-digest`, which must match the body). `true` unless said otherwise.
+    public var requiresBodyCoverage: Bool
+
+    /// Requires the responses of `hosts` (every host when empty) to carry a signature `verifier`
+    /// accepts, covering the body of those that have one unless `requiresBodyCoverage` is
+    /// `false`.
+    public init(verifier: HTTPMessageSignatureVerifier, hosts: [HostPattern] = [], requiresBodyCoverage: Bool = true) {
+        self.verifier = verifier
+        self.hosts = hosts
+        self.requiresBodyCoverage = requiresBodyCoverage
+    }
+
+    /// Whether the responses of `url`'s host must be signed.
+    public func applies(to url: URL) -> Bool {
+        guard !hosts.isEmpty else { return true }
+        guard let host = url.host(percentEncoded: false) else { return false }
+        return hosts.contains { $0.matches(host) }
+    }
+
+    /// Verifies `response`, answering the request its last attempt sent.
+    /// - Throws: ``SecureSessionError/responseSignatureRejected(statusCode:reason:)``.
+    func verify(_ response: SecureResponse) throws(SecureSessionError) {
+        do throws(HTTPSignatureError) {
+            let verified = try verifier.verify(HTTPSignatureMessage(response))
+            if requiresBodyCoverage, !response.body.isEmpty, !verified.bodyVerified {
+                throw .requiredComponentsNotCovered(["content-digest"])
+            }
+        } catch {
+            throw .responseSignatureRejected(statusCode: response.statusCode, reason: error)
+        }
+    }
+}

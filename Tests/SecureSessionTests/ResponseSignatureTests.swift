@@ -1,0 +1,173 @@
+import Foundation
+import PKIBuilder
+import SecureSession
+import TestServers
+import Testing
+import TransportSecurity
+
+/// A session that accepts some hosts' responses only signed
+/// (``SecureSessionConfiguration/responseSignatures``): against the test server's `/signed`,
+/// which signs its answers with the key the test gives it, and a scripted server for answers
+/// changed after they were signed.
+@Suite("Responses accepted only signed")
+struct ResponseSignatureTests {
+    let lab = try! TrustLab()
+    let clientKey = HTTPSignatureKey.generated(id: "client-2026")
+    let serverKey = HTTPSignatureKey.generated(id: "server-2026")
+
+    /// A server whose `/signed` takes the session's signed requests and signs its answers with
+    /// `signer` (none: unsigned).
+    private func server(signingWith signer: HTTPMessageSigner?) async throws -> HTTPTestServer {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        server.signatures.verifier = HTTPMessageSignatureVerifier(keys: [clientKey.verificationKey])
+        server.signatures.responseSigner = signer
+        return server
+    }
+
+    /// A session that signs its requests and requires the answers of `hosts` signed by the
+    /// server's key (`requiredComponents`, the body's coverage as `requiresBodyCoverage` says).
+    private func session(
+        hosts: [HostPattern] = [],
+        requiredComponents: [HTTPMessageComponent] = [.status],
+        requiresBodyCoverage: Bool = true,
+        keys: [HTTPSignatureVerificationKey]? = nil
+    ) -> SecureSession {
+        let verifier = HTTPMessageSignatureVerifier(keys: keys ?? [serverKey.verificationKey], requiredComponents: requiredComponents)
+        return lab.session {
+            $0.interceptor = HTTPMessageSigner(key: clientKey)
+            $0.responseSignatures = ResponseSignatureRequirement(verifier: verifier, hosts: hosts, requiresBodyCoverage: requiresBodyCoverage)
+        }
+    }
+
+    private static func rejection(_ error: any Error) -> (status: Int, reason: HTTPSignatureError)? {
+        guard case SecureSessionError.responseSignatureRejected(let status, let reason) = error else { return nil }
+        return (status, reason)
+    }
+
+    private var coveringBody: HTTPMessageSigner {
+        HTTPMessageSigner(key: serverKey, covering: [.status, .field("content-digest"), HTTPMessageComponent.field("signature", key: "sig1").ofRequest])
+    }
+
+    @Test("a signed answer over its body and the request's signature is the caller's; the verifier saw the request the last attempt sent")
+    func accepted() async throws {
+        let server = try await server(signingWith: coveringBody)
+        defer { Task { await server.stop() } }
+        let session = session(requiredComponents: [.status, HTTPMessageComponent.field("signature", key: "sig1").ofRequest])
+        defer { Task { await session.shutdown() } }
+        let response = try await session.send(SecureRequest(.put, url: server.url("/signed"), body: Data("order".utf8)))
+        #expect(response.statusCode == 200)
+        #expect(response.text == "verified sig1 by client-2026, body checked: true")
+        // An error answer is verified before its status is judged: signed, it is the caller's error.
+        server.signatures.verifier = HTTPMessageSignatureVerifier(keys: [clientKey.verificationKey], requiredComponents: [.field("x-missing")])
+        await #expect {
+            try await session.send(SecureRequest(.put, url: server.url("/signed"), body: Data("order".utf8)))
+        } throws: { error in
+            guard case SecureSessionError.unacceptableStatus(401, _) = error else { return false }
+            return true
+        }
+    }
+
+    @Test("no signature, another key, a signature over the head alone: refused, whatever the status; a host not named is not looked at; the body's coverage may be waived")
+    func refused() async throws {
+        let server = try await server(signingWith: nil)
+        defer { Task { await server.stop() } }
+        let strict = session()
+        defer { Task { await strict.shutdown() } }
+        let request = SecureRequest(.put, url: server.url("/signed"), body: Data("order".utf8))
+
+        await #expect { try await strict.send(request) } throws: { error in
+            guard let (status, reason) = Self.rejection(error), case .noSignature = reason else { return false }
+            return status == 200 && "\(error)".contains("the response (status 200) was refused")
+        }
+        // A 404 unsigned is refused as unsigned, not reported as a 404.
+        await #expect { try await strict.get(server.url("/no-such-route")) } throws: { error in
+            Self.rejection(error)?.status == 404
+        }
+
+        server.signatures.responseSigner = HTTPMessageSigner(key: HTTPSignatureKey.generated(id: "server-2026"), covering: [.status, .field("content-digest")])
+        await #expect { try await strict.send(request) } throws: { error in
+            guard case .invalidSignature(_, let keyID, _)? = Self.rejection(error)?.reason else { return false }
+            return keyID == "server-2026"
+        }
+
+        server.signatures.responseSigner = HTTPMessageSigner(key: serverKey, covering: [.status])
+        await #expect { try await strict.send(request) } throws: { error in
+            Self.rejection(error)?.reason == .requiredComponentsNotCovered(["content-digest"])
+        }
+        let waiving = session(requiresBodyCoverage: false)
+        defer { Task { await waiving.shutdown() } }
+        #expect(try await waiving.send(request).statusCode == 200)
+
+        // Another host's answers are not looked at.
+        server.signatures.responseSigner = nil
+        let elsewhere = session(hosts: [try HostPattern("api.bank.example")])
+        defer { Task { await elsewhere.shutdown() } }
+        #expect(try await elsewhere.send(request).statusCode == 200)
+        let named = session(hosts: [try HostPattern("127.0.0.1")])
+        defer { Task { await named.shutdown() } }
+        await #expect { try await named.send(request) } throws: { Self.rejection($0) != nil }
+    }
+
+    @Test("a body changed after it was signed fails its Content-Digest; so does a header the signature covers")
+    func tampered() async throws {
+        let signer = HTTPMessageSigner(key: serverKey, covering: [.status, .field("content-type"), .field("content-digest")])
+        let body = Data("{\"amount\":\"10.00\"}".utf8)
+        let fields = [("Content-Type", "application/json"), ("Content-Digest", ContentDigest.fieldValue(for: body))]
+        let signature = try signer.signature(for: HTTPSignatureMessage.response(statusCode: 200, headers: fields, body: body))
+        func answer(body: String, contentType: String = "application/json") -> String {
+            "HTTP/1.1 200 OK\r\nContent-Type: \(contentType)\r\nContent-Digest: \(fields[1].1)\r\nSignature-Input: \(signature.signatureInputMember)\r\nSignature: \(signature.signatureMember)\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+        }
+        let server = try await ScriptedResponseServer(responses: [
+            answer(body: "{\"amount\":\"10.00\"}"),
+            answer(body: "{\"amount\":\"99.00\"}"),
+            answer(body: "{\"amount\":\"10.00\"}", contentType: "text/plain"),
+        ])
+        let session = lab.session {
+            $0.responseSignatures = ResponseSignatureRequirement(verifier: HTTPMessageSignatureVerifier(keys: [serverKey.verificationKey], requiredComponents: [.status]))
+        }
+        defer { Task { await session.shutdown() } }
+        #expect(try await session.get(server.url).text == "{\"amount\":\"10.00\"}")
+        await #expect { try await session.get(server.url) } throws: { error in
+            guard case .contentDigestMismatch? = Self.rejection(error)?.reason else { return false }
+            return true
+        }
+        await #expect { try await session.get(server.url) } throws: { error in
+            guard case .invalidSignature? = Self.rejection(error)?.reason else { return false }
+            return true
+        }
+        await server.stop()
+    }
+
+    @Test("streams, bytes(for:), downloads and WebSockets to a host whose answers must be signed are refused before anything is sent, redirects included; to other hosts they go")
+    func unverifiableReads() async throws {
+        let server = try await server(signingWith: coveringBody)
+        defer { Task { await server.stop() } }
+        let session = session(hosts: [try HostPattern("127.0.0.1")])
+        defer { Task { await session.shutdown() } }
+        func refusedUnverifiable(_ error: any Error) -> Bool {
+            guard case SecureSessionError.invalidRequest(let reason) = error else { return false }
+            return reason.contains("cannot be verified before it is used: send the request with send(_:)")
+        }
+        let before = server.connections.total
+        await #expect { _ = try await session.stream(SecureRequest(url: server.url("/hello"))) { _ in } } throws: { refusedUnverifiable($0) }
+        await #expect { _ = try await session.bytes(for: SecureRequest(url: server.url("/hello"))) } throws: { refusedUnverifiable($0) }
+        let file = NSTemporaryDirectory() + "tsec-signed-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        await #expect { _ = try await session.download(SecureRequest(url: server.url("/hello")), to: file) } throws: { refusedUnverifiable($0) }
+        #expect(!FileManager.default.fileExists(atPath: file))
+        await #expect {
+            try await session.webSocket(URL(string: "wss://127.0.0.1:\(server.port)/ws")!) { _ in }
+        } throws: { refusedUnverifiable($0) }
+        #expect(server.connections.total == before, "nothing was sent")
+
+        // A stream to a host not named goes; one redirected to a named host is refused there.
+        let parts = PartsBox()
+        let streamed = try await session.stream(SecureRequest(url: server.url("/hello", host: "localhost"))) { parts.append($0) }
+        #expect(streamed.statusCode == 200 && String(decoding: parts.all, as: UTF8.self) == "hello")
+        let redirected = SecureRequest(url: server.url("/redirect?to=" + server.url("/hello").absoluteString, host: "localhost"))
+        await #expect { _ = try await session.stream(redirected) { _ in } } throws: { refusedUnverifiable($0) }
+        // The same request through send(_:) is verified instead.
+        let sent = try await session.send(SecureRequest(url: server.url("/signed")))
+        #expect(sent.text == "verified sig1 by client-2026, body checked: false")
+    }
+}
