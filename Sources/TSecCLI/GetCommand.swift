@@ -707,19 +707,21 @@ public struct GetCommand: TSecCommand {
         return "tsec get: the server's certificates say where their issuers are published (\(url)); --fetch-intermediates fetches a missing intermediate from there"
     }
 
-    /// The configuration of the session fetching OCSP responses, CRLs and issuer certificates:
-    /// the same store, time, proxies, address overrides, connect timeout and log as
-    /// `configuration`.
     /// What the OAuth token requests go through: the request's own configuration (policy, pins,
-    /// rules, client identity, proxies), without its interceptor, cookies or HSTS file.
+    /// rules, client identity, proxies), without its interceptor, cookies, HSTS file or
+    /// response signature key (the key is the API's; a token endpoint does not sign with it).
     private func tokenFetching(like configuration: SecureSessionConfiguration) -> SecureSessionConfiguration {
         var tokens = configuration
         tokens.interceptor = nil
         tokens.cookieJar = nil
         tokens.hsts = nil
+        tokens.responseSignatures = nil
         return tokens
     }
 
+    /// The configuration of the session fetching OCSP responses, CRLs and issuer certificates:
+    /// the same store, time, proxies, address overrides, connect timeout and log as
+    /// `configuration`.
     private func sideFetching(like configuration: SecureSessionConfiguration) -> SecureSessionConfiguration {
         SecureSessionConfiguration(
             systemStore: configuration.systemStore,

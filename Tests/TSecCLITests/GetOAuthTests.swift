@@ -216,6 +216,12 @@ extension GetCommandTests {
         #expect(verified.output.stdout.hasPrefix("HTTP/1.1 200 OK\n") && verified.output.stdout.hasSuffix("verified sig1 by client, body checked: false"), "\(verified.output.stdout)")
         let json = await get(server.url("/signed"), arguments + ["--json"])
         #expect(json.status == 0 && json.output.stdout.contains("\"status\" : 200"), "\(json.output.stdout)")
+        // The token endpoint's answers are not the API's: not required signed.
+        let secretFile = try files.write("response-signatures-secret.txt", "s3cret\n")
+        let withToken = await get(server.url("/signed"), arguments + [
+            "--oauth2-token-url", server.url("/oauth/token").absoluteString, "--oauth2-client-id", "partner", "--oauth2-client-secret-file", secretFile,
+        ])
+        #expect(withToken.status == 0 && withToken.output.stdout == "verified sig1 by client, body checked: false", "\(withToken.output.stderr)")
 
         let uncovered = await get(server.url("/signed"), arguments + ["--verify-response-component", "x-request-id"])
         #expect(uncovered.status == 1 && uncovered.output.stdout.isEmpty)
