@@ -88,6 +88,10 @@ final class DownloadFile: @unchecked Sendable {
     /// How many bytes the file holds: a partial file's own, and those written since.
     var length: Int64 { lock.withLock { written } }
 
+    /// Whether the body goes straight to a device or pipe (written as it arrives, never taken
+    /// back).
+    var isDevice: Bool { lock.withLock { target == .device } }
+
     /// Appends a part of the body.
     func write(_ buffer: ByteBuffer) throws {
         try lock.withLock {

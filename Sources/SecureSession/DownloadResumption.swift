@@ -43,11 +43,12 @@ final class DownloadResumption: @unchecked Sendable {
     private var wasComplete = false
 
     /// Prepares the download of `request` into `file`; `continuing` when `file` holds the start
-    /// of the body (the caller's partial file).
-    init(file: DownloadFile, request: SecureRequest, continuing: Bool, decompression: ResponseDecompression, logger: Logger) {
+    /// of the body (the caller's partial file); without `resumes`, every attempt asks for the
+    /// whole body.
+    init(file: DownloadFile, request: SecureRequest, continuing: Bool, decompression: ResponseDecompression, resumes: Bool = true, logger: Logger) {
         self.file = file
         self.logger = logger
-        isEnabled = decompression == .disabled && request.header("Range") == nil
+        isEnabled = resumes && decompression == .disabled && request.header("Range") == nil
         holdsBodyStart = continuing && file.length > 0
         validator = request.header("If-Range")
         continuesUnvalidated = continuing

@@ -59,10 +59,10 @@ public struct SecureRequest: Sendable {
     /// ``standardIdempotencyKeyFields`` (PayPal's `PayPal-Request-Id`): see ``idempotencyKey``.
     /// Set by ``setIdempotencyKey(_:field:format:)`` and ``IdempotencyKeys``; `nil` by default.
     public var idempotencyKeyField: String?
-    /// Whether the response goes to the caller as it arrives (a stream, `bytes(for:)`, a
-    /// download), so that it cannot be verified before it is used
-    /// (``SecureSessionConfiguration/responseSignatures``).
-    var deliveredAsItArrives = false
+    /// For a response read as it arrives (a stream, `bytes(for:)`, a download) under
+    /// ``SecureSessionConfiguration/responseSignatures``: its signature check, told each request
+    /// sent.
+    var arrivalCheck: ArrivingResponseCheck?
 
     /// Creates a request.
     /// - Parameters:

@@ -30,8 +30,8 @@ extension SecureSession {
         while true {
             let attempt = RequestAttempt(number: number, elapsed: clock.now - started, requestID: requestID)
             var adapted = try await interceptor.adapt(request, attempt: attempt)
-            // However the interceptor made its request, it is read as the caller's is.
-            adapted.deliveredAsItArrives = request.deliveredAsItArrives
+            // However the interceptor made its request, its answer is checked as the caller's is.
+            adapted.arrivalCheck = request.arrivalCheck
             let sent = prepare?(adapted) ?? adapted
             let gate = RetryGate(decidingAtHead: startingOver == nil) { head in
                 await interceptor.retry(sent, after: .response(head), attempt: attempt)

@@ -129,9 +129,7 @@ public final class SecureSession: Sendable {
         continuingPartialFile: Bool = false,
         progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) async throws -> SecureResponse {
-        var request = request
-        request.deliveredAsItArrives = true
-        return try await instrumentation.request(request) { [request] in
+        try await instrumentation.request(request) {
             try await downloadMeasured(request, to: path, continuingPartialFile: continuingPartialFile, progress: progress)
         }
     }
@@ -142,6 +140,14 @@ public final class SecureSession: Sendable {
         continuingPartialFile: Bool,
         progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> SecureResponse {
+        var request = request
+        let check = configuration.responseSignatures.map(ArrivingResponseCheck.init)
+        request.arrivalCheck = check
+        if let requirement = configuration.responseSignatures, continuingPartialFile, requirement.applies(to: request.url) {
+            throw SecureSessionError.invalidRequest(
+                "the responses of \(request.url.host(percentEncoded: false) ?? "the host") must carry a verified signature (responseSignatures), and the bytes of a partial file came with no answer to verify: download the whole body"
+            )
+        }
         if continuingPartialFile {
             guard configuration.decompression == .disabled else {
                 throw SecureSessionError.invalidRequest("a partial file cannot be continued when the session decompresses bodies: ranges count the compressed bytes")
@@ -151,22 +157,34 @@ public final class SecureSession: Sendable {
             }
         }
         let file = try DownloadFile(destination: path, appending: continuingPartialFile)
+        if check != nil, file.isDevice {
+            throw SecureSessionError.invalidRequest("a download to a device or pipe is written as it arrives, before its signature could be verified (responseSignatures): download to a file")
+        }
+        // Under a signature requirement, a body is never spliced from two answers: each is
+        // verified whole.
         let resumption = DownloadResumption(
             file: file,
             request: request,
             continuing: continuingPartialFile,
             decompression: configuration.decompression,
+            resumes: check == nil,
             logger: configuration.logger
         )
         do {
             // A file can take back a failed attempt's body (or keep it to continue); a pipe or
             // device cannot. Only a retry needs it.
-            let startOver: (@Sendable () -> Bool)? = interceptor(for: request) != nil ? { @Sendable () -> Bool in file.canStartOver } : nil
+            let startOver: (@Sendable () -> Bool)? = interceptor(for: request) != nil ? { @Sendable () -> Bool in
+                check?.startOver()
+                return file.canStartOver
+            } : nil
             let response = try await perform(request, preparing: resumption.prepare, startingOver: startOver) { head, buffer in
+                check?.absorb(buffer, of: head)
                 let made = try resumption.write(buffer, of: head)
                 progress?(made)
             }
             try resumption.settle(response)
+            // Before the file is put in place, and before its status is judged.
+            try check?.finish(response)
             if !resumption.fileWasComplete, let violation = (request.validation ?? configuration.validation).violation(in: response) {
                 throw violation
             }
@@ -199,9 +217,7 @@ public final class SecureSession: Sendable {
         head onHead: @escaping @Sendable (ResponseHead) async throws -> Void,
         into consume: @escaping @Sendable (Data) async throws -> Void
     ) async throws -> SecureResponse {
-        var request = request
-        request.deliveredAsItArrives = true
-        return try await instrumentation.request(request) { [request] in try await streamMeasured(request, head: onHead, into: consume) }
+        try await instrumentation.request(request) { try await streamMeasured(request, head: onHead, into: consume) }
     }
 
     private func streamMeasured(
@@ -213,9 +229,15 @@ public final class SecureSession: Sendable {
         let refused = BodyCollector(limit: memoryLimit(of: request))
         let verdict = NIOLockedValueBox<Bool?>(nil)
         let headHandedOver = LockedFlag()
+        let check = configuration.responseSignatures.map(ArrivingResponseCheck.init)
+        var request = request
+        request.arrivalCheck = check
         let response: SecureResponse
         do {
             response = try await perform(request) { head, buffer in
+                // The signature before any of the answer is used; the body as it passes.
+                try check?.verifyHead(head)
+                check?.absorb(buffer, of: head)
                 try await Self.deliver(head, buffer, validation: validation, verdict: verdict, refused: refused) { part in
                     if !headHandedOver.isSet {
                         headHandedOver.set()
@@ -227,6 +249,7 @@ public final class SecureSession: Sendable {
         } catch let failure as ConsumerError {
             throw failure.error
         }
+        try check?.finish(response)
         if let violation = validation.violation(in: response.with(body: refused.data)) { throw violation }
         if !headHandedOver.isSet { try await onHead(ResponseHead(response)) }
         return response
@@ -337,15 +360,6 @@ public final class SecureSession: Sendable {
         }
     }
 
-    /// Refuses a request whose response must be signed (``SecureSessionConfiguration/responseSignatures``)
-    /// when it would reach the caller as it arrives, before it could be verified.
-    func refuseUnverifiable(_ request: SecureRequest) throws(SecureSessionError) {
-        guard request.deliveredAsItArrives, let requirement = configuration.responseSignatures, requirement.applies(to: request.url) else { return }
-        throw .invalidRequest(
-            "the responses of \(request.url.host(percentEncoded: false) ?? "the host") must carry a verified signature (responseSignatures), and one read as it arrives (a stream, bytes(for:), a download, a WebSocket) cannot be verified before it is used: send the request with send(_:)"
-        )
-    }
-
     private func performOnce(_ request: SecureRequest, sink: @escaping ResponseBodySink) async throws -> SecureResponse {
         let clock = ContinuousClock()
         let started = clock.now
@@ -361,7 +375,7 @@ public final class SecureSession: Sendable {
             var redirects: [URL] = []
             var authentication = HTTPAuthentication(configuration: self.configuration)
             while true {
-                try self.refuseUnverifiable(current)
+                current.arrivalCheck?.willSend(current)
                 let exchanged = try await self.exchangeThroughCache(self.withCookies(current), sink: sink, closer: closer, deadline: deadline)
                 let (head, heldBody) = (exchanged.head, exchanged.heldBody)
                 self.configuration.logger.debug("response", metadata: [

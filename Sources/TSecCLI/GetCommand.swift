@@ -311,8 +311,11 @@ public struct GetCommand: TSecCommand {
             guard !compressed else { throw ValidationError("-C - cannot go with --compressed: ranges count the compressed bytes") }
         }
         if cookieJar?.isEmpty == true { throw ValidationError("-c/--cookie-jar needs a file name") }
-        if responseVerification.isRequested, output != nil || remoteName || compressed {
-            throw ValidationError("--verify-response-key holds the body to check it before it is printed: it goes with neither -o, -O nor --compressed")
+        if responseVerification.isRequested, compressed {
+            throw ValidationError("--verify-response-key checks the body as it was sent: it does not go with --compressed")
+        }
+        if responseVerification.isRequested, continueAt != nil {
+            throw ValidationError("--verify-response-key checks whole answers: it does not go with -C (the file's first bytes came with no answer to verify)")
         }
         try ResolveOption.validate(resolve)
     }

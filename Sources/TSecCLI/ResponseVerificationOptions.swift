@@ -6,7 +6,7 @@ import SecureSession
 /// message signature (RFC 9421) made by the server's key, over its body.
 struct ResponseVerificationOptions: ParsableArguments {
     @Option(name: .customLong("verify-response-key"), help: ArgumentHelp(
-        "Accept the response only with an HTTP message signature (RFC 9421) by this key that verifies and covers its body (Content-Digest, RFC 9530): a PEM public key or certificate, a JWK or a JWK set. A response refused so is not printed; exit 1. Not with -o (the body is held and checked before it is printed), nor --compressed (the digest is of the body as sent).",
+        "Accept the response only with an HTTP message signature (RFC 9421) by this key that verifies and covers its body (Content-Digest, RFC 9530): a PEM public key or certificate, a JWK or a JWK set. A response refused so is not printed (its body is held and checked first), nor is an -o file put in place; exit 1. Not with --compressed (the digest is of the body as sent) or -C.",
         valueName: "FILE"
     ))
     var keyFile: String?

@@ -138,36 +138,89 @@ struct ResponseSignatureTests {
         await server.stop()
     }
 
-    @Test("streams, bytes(for:), downloads and WebSockets to a host whose answers must be signed are refused before anything is sent, redirects included; to other hosts they go")
-    func unverifiableReads() async throws {
+    @Test("streams, bytes(for:) and downloads are verified as they arrive: the signature before the first byte, the body against its digest when it ends; redirects onto a named host included")
+    func arrivingResponses() async throws {
         let server = try await server(signingWith: coveringBody)
         defer { Task { await server.stop() } }
         let session = session(hosts: [try HostPattern("127.0.0.1")])
         defer { Task { await session.shutdown() } }
-        func refusedUnverifiable(_ error: any Error) -> Bool {
-            guard case SecureSessionError.invalidRequest(let reason) = error else { return false }
-            return reason.contains("cannot be verified before it is used: send the request with send(_:)")
-        }
-        let before = server.connections.total
-        await #expect { _ = try await session.stream(SecureRequest(url: server.url("/hello"))) { _ in } } throws: { refusedUnverifiable($0) }
-        await #expect { _ = try await session.bytes(for: SecureRequest(url: server.url("/hello"))) } throws: { refusedUnverifiable($0) }
-        let file = NSTemporaryDirectory() + "tsec-signed-\(UUID().uuidString)"
-        defer { try? FileManager.default.removeItem(atPath: file) }
-        await #expect { _ = try await session.download(SecureRequest(url: server.url("/hello")), to: file) } throws: { refusedUnverifiable($0) }
-        #expect(!FileManager.default.fileExists(atPath: file))
-        await #expect {
-            try await session.webSocket(URL(string: "wss://127.0.0.1:\(server.port)/ws")!) { _ in }
-        } throws: { refusedUnverifiable($0) }
-        #expect(server.connections.total == before, "nothing was sent")
+        let expected = "verified sig1 by client-2026, body checked: false"
 
-        // A stream to a host not named goes; one redirected to a named host is refused there.
         let parts = PartsBox()
-        let streamed = try await session.stream(SecureRequest(url: server.url("/hello", host: "localhost"))) { parts.append($0) }
-        #expect(streamed.statusCode == 200 && String(decoding: parts.all, as: UTF8.self) == "hello")
-        let redirected = SecureRequest(url: server.url("/redirect?to=" + server.url("/hello").absoluteString, host: "localhost"))
-        await #expect { _ = try await session.stream(redirected) { _ in } } throws: { refusedUnverifiable($0) }
-        // The same request through send(_:) is verified instead.
-        let sent = try await session.send(SecureRequest(url: server.url("/signed")))
-        #expect(sent.text == "verified sig1 by client-2026, body checked: false")
+        let streamed = try await session.stream(SecureRequest(url: server.url("/signed"))) { parts.append($0) }
+        #expect(streamed.statusCode == 200 && String(decoding: parts.all, as: UTF8.self) == expected)
+        let (head, body) = try await session.bytes(for: SecureRequest(url: server.url("/signed")))
+        var read = Data()
+        for try await chunk in body { read.append(contentsOf: chunk) }
+        #expect(head.statusCode == 200 && String(decoding: read, as: UTF8.self) == expected)
+        let directory = NSTemporaryDirectory() + "tsec-signed-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        _ = try await session.download(SecureRequest(url: server.url("/signed")), to: directory + "/verified")
+        #expect(try String(contentsOfFile: directory + "/verified", encoding: .utf8) == expected)
+        // Redirected from a host not named onto a named one, verified there: the request's own
+        // signature stays behind (another origin), so the answer is a 401, signed, and judged by
+        // its status once its signature holds.
+        server.signatures.responseSigner = HTTPMessageSigner(key: serverKey, covering: [.status, .field("content-digest")])
+        let redirect = SecureRequest(url: server.url("/redirect?to=" + server.url("/signed").absoluteString, host: "localhost"))
+        await #expect { _ = try await session.stream(redirect) { _ in } } throws: { error in
+            guard case SecureSessionError.unacceptableStatus(401, let body) = error else { return false }
+            return String(decoding: body, as: UTF8.self).contains("no signature")
+        }
+
+        // Unsigned: refused before anything is handed over or written.
+        server.signatures.responseSigner = nil
+        let none = PartsBox()
+        await #expect { _ = try await session.stream(SecureRequest(url: server.url("/signed"))) { none.append($0) } } throws: { Self.rejection($0) != nil }
+        #expect(none.all.isEmpty)
+        await #expect { _ = try await session.bytes(for: SecureRequest(url: server.url("/signed"))) } throws: { Self.rejection($0) != nil }
+        await #expect { _ = try await session.download(SecureRequest(url: server.url("/signed")), to: directory + "/unsigned") } throws: { Self.rejection($0) != nil }
+        #expect(!FileManager.default.fileExists(atPath: directory + "/unsigned"))
+        await #expect { _ = try await session.stream(redirect) { _ in } } throws: { Self.rejection($0)?.status == 401 }
+        // A stream to a host not named is not looked at.
+        #expect(try await session.stream(SecureRequest(url: server.url("/hello", host: "localhost"))) { _ in }.statusCode == 200)
+    }
+
+    @Test("a body changed after signing: a stream hands it over and then fails, a download's file is never put in place; the bytes of a partial file, a device and a WebSocket are refused")
+    func arrivingTampered() async throws {
+        let signer = HTTPMessageSigner(key: serverKey, covering: [.status, .field("content-digest")])
+        let body = Data("{\"amount\":\"10.00\"}".utf8)
+        let digest = ContentDigest.fieldValue(for: body)
+        let signature = try signer.signature(for: HTTPSignatureMessage.response(statusCode: 200, headers: [("Content-Digest", digest)], body: body))
+        let changed = "{\"amount\":\"99.00\"}"
+        let answer = "HTTP/1.1 200 OK\r\nContent-Digest: \(digest)\r\nSignature-Input: \(signature.signatureInputMember)\r\nSignature: \(signature.signatureMember)\r\nContent-Length: \(changed.utf8.count)\r\n\r\n\(changed)"
+        let server = try await ScriptedResponseServer(responses: [answer])
+        defer { Task { await server.stop() } }
+        let session = lab.session {
+            $0.responseSignatures = ResponseSignatureRequirement(verifier: HTTPMessageSignatureVerifier(keys: [serverKey.verificationKey], requiredComponents: [.status]))
+        }
+        defer { Task { await session.shutdown() } }
+        func mismatch(_ error: any Error) -> Bool {
+            guard case .contentDigestMismatch(let detail)? = Self.rejection(error)?.reason else { return false }
+            return detail.contains("for the 18 bytes received")
+        }
+        let parts = PartsBox()
+        await #expect { _ = try await session.stream(SecureRequest(url: server.url)) { parts.append($0) } } throws: { mismatch($0) }
+        #expect(String(decoding: parts.all, as: UTF8.self) == changed, "a stream's consumer has the bytes: the error says they do not hold")
+        let directory = NSTemporaryDirectory() + "tsec-tampered-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        await #expect { _ = try await session.download(SecureRequest(url: server.url), to: directory + "/body") } throws: { mismatch($0) }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty, "no file, no partial file")
+
+        func refused(_ error: any Error, saying words: String) -> Bool {
+            guard case SecureSessionError.invalidRequest(let reason) = error else { return false }
+            return reason.contains(words)
+        }
+        let requests = server.requests
+        _ = FileManager.default.createFile(atPath: directory + "/partial", contents: Data("{\"amo".utf8))
+        await #expect {
+            _ = try await session.download(SecureRequest(url: server.url), to: directory + "/partial", continuingPartialFile: true)
+        } throws: { refused($0, saying: "the bytes of a partial file came with no answer to verify") }
+        await #expect { _ = try await session.download(SecureRequest(url: server.url), to: "/dev/null") } throws: { refused($0, saying: "download to a file") }
+        await #expect {
+            try await session.webSocket(URL(string: "ws://127.0.0.1:1/ws")!) { _ in }
+        } throws: { refused($0, saying: "a WebSocket's messages carry none") }
+        #expect(server.requests == requests, "nothing was sent")
     }
 }

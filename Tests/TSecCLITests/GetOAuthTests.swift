@@ -199,7 +199,7 @@ extension GetCommandTests {
         await server.stop()
     }
 
-    @Test("--verify-response-key: a signed answer over its body and the request's method is printed; an unsigned one or one by another key is not, exit 1; -o and --compressed refused")
+    @Test("--verify-response-key: a signed answer over its body and the request's method is printed or saved; an unsigned one or one by another key is not, exit 1; --compressed, -C and a device refused")
     func responseSignatures() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
         defer { Task { await server.stop() } }
@@ -214,6 +214,8 @@ extension GetCommandTests {
         let verified = await get(server.url("/signed"), arguments + ["--verify-response-component", #""@method";req"#, "-i"])
         #expect(verified.status == 0, "\(verified.output.stderr)")
         #expect(verified.output.stdout.hasPrefix("HTTP/1.1 200 OK\n") && verified.output.stdout.hasSuffix("verified sig1 by client, body checked: false"), "\(verified.output.stdout)")
+        let saved = await get(server.url("/signed"), arguments + ["-o", files.path("verified.txt")])
+        #expect(saved.status == 0 && (try? String(contentsOfFile: files.path("verified.txt"), encoding: .utf8)) == "verified sig1 by client, body checked: false")
         let json = await get(server.url("/signed"), arguments + ["--json"])
         #expect(json.status == 0 && json.output.stdout.contains("\"status\" : 200"), "\(json.output.stdout)")
         // The token endpoint's answers are not the API's: not required signed.
@@ -229,6 +231,8 @@ extension GetCommandTests {
         server.signatures.responseSigner = HTTPMessageSigner(key: HTTPSignatureKey.generated(id: "server"), covering: [.status, .field("content-digest")])
         let forged = await get(server.url("/signed"), arguments)
         #expect(forged.status == 1 && forged.output.stdout.isEmpty)
+        let forgedFile = await get(server.url("/signed"), arguments + ["-o", files.path("forged.txt")])
+        #expect(forgedFile.status == 1 && !FileManager.default.fileExists(atPath: files.path("forged.txt")), "\(forgedFile.output.stderr)")
         #expect(forged.output.stderr.contains("the response (status 200) was refused: its HTTP message signature does not hold"), "\(forged.output.stderr)")
         server.signatures.responseSigner = nil
         let unsigned = await get(server.url("/signed"), arguments + ["--json"])
@@ -236,8 +240,9 @@ extension GetCommandTests {
         #expect(unsigned.output.stdout.contains("\"error\" : \"response_signature_rejected\""), "\(unsigned.output.stdout)")
 
         for (extra, message) in [
-            (["-o", files.path("out")], "goes with neither -o, -O nor --compressed"),
-            (["--compressed"], "goes with neither -o, -O nor --compressed"),
+            (["--compressed"], "it does not go with --compressed"),
+            (["-o", files.path("partial"), "-C", "-"], "it does not go with -C"),
+            (["-o", "/dev/null"], "download to a file"),
             (["--verify-response-alg", "ed25519"], "rsa-pss-sha512 or rsa-v1_5-sha256"),
         ] {
             let refused = await get(server.url("/signed"), arguments + extra)

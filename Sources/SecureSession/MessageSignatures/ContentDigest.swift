@@ -62,25 +62,65 @@ public enum ContentDigest {
     ///   dictionary of byte sequences, ``HTTPSignatureError/contentDigestMismatch(_:)`` for a
     ///   digest that does not match or none of a known algorithm.
     public static func verify(_ fieldValue: String, body: some DataProtocol) throws(HTTPSignatureError) {
-        var parser = StructuredFieldValueParser(Array(fieldValue.utf8))
-        guard let dictionary = try? parser.parseDictionaryFieldValue() else {
-            throw .malformedField("Content-Digest", reason: "not a structured dictionary (RFC 9530 §2)")
-        }
-        var checked: [String] = []
-        for (name, member) in dictionary {
-            guard let algorithm = Algorithm(rawValue: name) else { continue }
-            guard case .item(let item) = member, case .undecodedByteSequence(let encoded) = item.rfc9651BareItem,
-                  let given = Data(base64Encoded: encoded) else {
-                throw .malformedField("Content-Digest", reason: "'\(name)' is not a byte sequence")
+        var check = try Check(fieldValue)
+        check.update(body)
+        try check.finish()
+    }
+
+    /// A body checked against a `Content-Digest` field value as it passes, part by part (a
+    /// stream, a download), never held whole.
+    struct Check {
+        /// The digests the field gives, of the algorithms known here, in its order.
+        private let expected: [(algorithm: Algorithm, digest: Data, encoded: String)]
+        /// The hashes `expected` needs: SHA-256, SHA-512, or both.
+        private var sha256: SHA256?
+        private var sha512: SHA512?
+        private var byteCount = 0
+
+        /// The check of `fieldValue`'s digests.
+        /// - Throws: as ``ContentDigest/verify(_:body:)`` for a malformed value or one with no
+        ///   digest of a known algorithm.
+        init(_ fieldValue: String) throws(HTTPSignatureError) {
+            var parser = StructuredFieldValueParser(Array(fieldValue.utf8))
+            guard let dictionary = try? parser.parseDictionaryFieldValue() else {
+                throw .malformedField("Content-Digest", reason: "not a structured dictionary (RFC 9530 §2)")
             }
-            let actual = algorithm.digest(of: body)
-            guard given == actual else {
-                throw .contentDigestMismatch("\(name) is \(actual.base64EncodedString()) for the \(body.count) bytes received, the field says \(encoded)")
+            var expected: [(Algorithm, Data, String)] = []
+            for (name, member) in dictionary {
+                guard let algorithm = Algorithm(rawValue: name) else { continue }
+                guard case .item(let item) = member, case .undecodedByteSequence(let encoded) = item.rfc9651BareItem,
+                      let given = Data(base64Encoded: encoded) else {
+                    throw .malformedField("Content-Digest", reason: "'\(name)' is not a byte sequence")
+                }
+                expected.append((algorithm, given, encoded))
             }
-            checked.append(name)
+            guard !expected.isEmpty else {
+                throw .contentDigestMismatch("the field gives no digest of a known algorithm (\(Algorithm.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            self.expected = expected
+            if expected.contains(where: { $0.0 == .sha256 }) { sha256 = SHA256() }
+            if expected.contains(where: { $0.0 == .sha512 }) { sha512 = SHA512() }
         }
-        guard !checked.isEmpty else {
-            throw .contentDigestMismatch("the field gives no digest of a known algorithm (\(Algorithm.allCases.map(\.rawValue).joined(separator: ", ")))")
+
+        /// Takes the next part of the body.
+        mutating func update(_ part: some DataProtocol) {
+            byteCount += part.count
+            sha256?.update(data: part)
+            sha512?.update(data: part)
+        }
+
+        /// Compares the digests of the body taken with the field's.
+        /// - Throws: ``HTTPSignatureError/contentDigestMismatch(_:)`` for one that differs.
+        func finish() throws(HTTPSignatureError) {
+            for (algorithm, given, encoded) in expected {
+                let actual = switch algorithm {
+                case .sha256: sha256.map { Data($0.finalize()) } ?? Data()
+                case .sha512: sha512.map { Data($0.finalize()) } ?? Data()
+                }
+                guard given == actual else {
+                    throw .contentDigestMismatch("\(algorithm.rawValue) is \(actual.base64EncodedString()) for the \(byteCount) bytes received, the field says \(encoded)")
+                }
+            }
         }
     }
 }

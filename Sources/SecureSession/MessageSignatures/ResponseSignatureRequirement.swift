@@ -16,17 +16,24 @@ import TransportSecurity
 /// )
 /// ```
 ///
-/// ``SecureSession/send(_:)`` (and the helpers built on it) verifies the final answer of every
-/// request to those hosts, redirects followed, before anything of it reaches the caller, as an
-/// error body or not: a signature that does not verify, a body that does not match its covered
-/// `Content-Digest`, or no signature at all fails the request with
+/// The session verifies the final answer of every request to those hosts, redirects followed,
+/// before its status is judged: a signature that does not verify, a body that does not match
+/// its covered `Content-Digest`, or no signature at all fails the request with
 /// ``SecureSessionError/responseSignatureRejected(statusCode:reason:)``, which is never retried.
 /// The verifier sees the response with the request the last attempt sent, so that components
-/// with `;req` (the request's own signature, its method and target) can be covered. Responses
-/// read as they arrive (``SecureSession/stream(_:into:)``, ``SecureSession/bytes(for:)``,
-/// downloads, WebSockets) cannot be verified before they are consumed: a request of those to a
-/// host under the requirement is refused (``SecureSessionError/invalidRequest(_:)``) rather
-/// than let through unverified.
+/// with `;req` (the request's own signature, its method and target) can be covered.
+///
+/// - ``SecureSession/send(_:)`` (and the helpers built on it) verifies the whole answer before
+///   any of it reaches the caller.
+/// - ``SecureSession/stream(_:head:into:)`` and ``SecureSession/bytes(for:)`` verify the
+///   signature over the head before the first byte is handed over, and the body against its
+///   digest as it passes: a body changed on the way has reached the consumer when the call (or
+///   the body's iteration) fails at its end, so act on a streamed body only once it ended well.
+/// - ``SecureSession/download(_:to:continuingPartialFile:progress:)`` verifies the whole answer
+///   before the file is put in place; it never resumes a body with a range (each answer is
+///   verified whole), and refuses to continue a partial file or to write to a device or pipe
+///   (``SecureSessionError/invalidRequest(_:)``): those bytes could not be verified first.
+/// - A WebSocket to such a host is refused: its messages carry no signature.
 ///
 /// A response with a body is accepted only when its signature covers `content-digest` and the
 /// body matches it (``requiresBodyCoverage``): a signature over the head alone says nothing of

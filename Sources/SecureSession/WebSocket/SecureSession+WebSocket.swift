@@ -44,9 +44,12 @@ extension SecureSession {
         maximumMessageSize: Int = 16 << 20,
         _ body: (SecureWebSocket) async throws -> Result
     ) async throws -> Result {
-        var request = withCookies(SecureRequest(.get, url: try Self.httpURL(ofWebSocket: url), headers: headers))
-        request.deliveredAsItArrives = true
-        try refuseUnverifiable(request)
+        let request = withCookies(SecureRequest(.get, url: try Self.httpURL(ofWebSocket: url), headers: headers))
+        if let requirement = configuration.responseSignatures, requirement.applies(to: request.url) {
+            throw SecureSessionError.invalidRequest(
+                "the responses of \(request.url.host(percentEncoded: false) ?? "the host") must carry a verified signature (responseSignatures), and a WebSocket's messages carry none"
+            )
+        }
         guard maximumMessageSize > 0 else { throw SecureSessionError.invalidRequest("maximumMessageSize must be positive, not \(maximumMessageSize)") }
         if let malformation = request.malformation() { throw SecureSessionError.invalidRequest(malformation) }
         var upgradedRequest = request

@@ -1,0 +1,125 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// A response read as it arrives (a stream, `bytes(for:)`, a download) from a host whose
+/// responses must be signed (``ResponseSignatureRequirement``): its signature is verified over
+/// its head before the first byte is handed over (a stream) or once it ended (a download, whose
+/// file is put in place only then), and its body against the `Content-Digest` the signature
+/// covers as the body passes, never held whole.
+///
+/// One check follows one request: the session tells it each request it sends (redirects,
+/// answered challenges), and a download that starts its body over after a retry says so.
+final class ArrivingResponseCheck: @unchecked Sendable {
+    private let requirement: ResponseSignatureRequirement
+    private let lock = NSLock()
+    /// The request of the exchange under way, as ``SecureResponse/sentRequest`` will be.
+    private var sent: SecureRequest?
+    /// Whether the answer's signature was verified.
+    private var headVerified = false
+    /// Whether the verified signature covers `content-digest`.
+    private var coversBody = false
+    /// The body's digests so far, when the answer has a `Content-Digest`; the field's fault if
+    /// it could not be read.
+    private var digest: Result<ContentDigest.Check, HTTPSignatureError>?
+    private var bodyBytes = 0
+
+    init(_ requirement: ResponseSignatureRequirement) {
+        self.requirement = requirement
+    }
+
+    /// The request the session sends next: its answer is a new one.
+    func willSend(_ request: SecureRequest) {
+        lock.withLock {
+            sent = request
+            resetAnswer()
+        }
+    }
+
+    /// The answer's body starts over (a download retried).
+    func startOver() {
+        lock.withLock { resetAnswer() }
+    }
+
+    /// Verifies the signature over `head`, unless the host's responses need none.
+    /// - Throws: ``SecureSessionError/responseSignatureRejected(statusCode:reason:)``.
+    func verifyHead(_ head: HTTPResponseHead) throws(SecureSessionError) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !headVerified else { return }
+        try verifyHeadLocked(statusCode: Int(head.status.code), headers: head.headers.map { ($0.name, $0.value) })
+    }
+
+    /// Takes a part of the answer's body, with the answer's head for its `Content-Digest`.
+    func absorb(_ part: ByteBuffer, of head: HTTPResponseHead) {
+        lock.withLock {
+            if digest == nil, let field = Self.contentDigest(in: head.headers.map { ($0.name, $0.value) }) {
+                do throws(HTTPSignatureError) {
+                    digest = .success(try ContentDigest.Check(field))
+                } catch {
+                    digest = .failure(error)
+                }
+            }
+            bodyBytes += part.readableBytes
+            if case .success(var check) = digest {
+                part.withUnsafeReadableBytes { check.update($0) }
+                digest = .success(check)
+            }
+        }
+    }
+
+    /// Checks the answer once it ended: its signature, if not verified yet, and its body.
+    /// - Throws: ``SecureSessionError/responseSignatureRejected(statusCode:reason:)``.
+    func finish(_ response: SecureResponse) throws(SecureSessionError) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard requirement.applies(to: response.url) else { return }
+        try verifyHeadLocked(statusCode: response.statusCode, headers: response.headers)
+        do throws(HTTPSignatureError) {
+            if coversBody {
+                switch digest {
+                case .success(let check): try check.finish()
+                case .failure(let error): throw error
+                case nil:
+                    // No part came: the digests must be those of nothing.
+                    try ContentDigest.Check(Self.contentDigest(in: response.headers) ?? "").finish()
+                }
+            } else if requirement.requiresBodyCoverage, bodyBytes > 0 {
+                throw .requiredComponentsNotCovered(["content-digest"])
+            }
+        } catch {
+            throw .responseSignatureRejected(statusCode: response.statusCode, reason: error)
+        }
+    }
+
+    private func resetAnswer() {
+        headVerified = false
+        coversBody = false
+        digest = nil
+        bodyBytes = 0
+    }
+
+    private func verifyHeadLocked(statusCode: Int, headers: [(name: String, value: String)]) throws(SecureSessionError) {
+        guard !headVerified, let sent, requirement.applies(to: sent.url) else { return }
+        // The body is checked as it passes: the signature is verified over the head alone.
+        var verifier = requirement.verifier
+        let digestField = HTTPMessageComponent.field("content-digest")
+        verifier.requiredComponents.removeAll { $0 == digestField }
+        do throws(HTTPSignatureError) {
+            let message = HTTPSignatureMessage.response(statusCode: statusCode, headers: headers, answering: HTTPSignatureMessage(sent))
+            let verified = try verifier.verify(message)
+            coversBody = verified.parameters.components.contains(digestField)
+            if requirement.verifier.requiredComponents.contains(digestField), !coversBody {
+                throw .requiredComponentsNotCovered(["content-digest"])
+            }
+        } catch {
+            throw .responseSignatureRejected(statusCode: statusCode, reason: error)
+        }
+        headVerified = true
+    }
+
+    private static func contentDigest(in headers: [(name: String, value: String)]) -> String? {
+        let values = headers.filter { $0.name.lowercased() == "content-digest" }.map(\.value)
+        return values.isEmpty ? nil : values.joined(separator: ", ")
+    }
+}
