@@ -47,7 +47,7 @@ final class ArrivingResponseCheck: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard !headVerified else { return }
-        try verifyHeadLocked(statusCode: Int(head.status.code), headers: head.headers.map { ($0.name, $0.value) })
+        try verifyHeadLocked(statusCode: Int(head.status.code), headers: head.headers.map { ($0.name, $0.value) }, url: sent?.url, answering: sent)
     }
 
     /// Takes a part of the answer's body, with the answer's head for its `Content-Digest`.
@@ -74,7 +74,7 @@ final class ArrivingResponseCheck: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard requirement.applies(to: response.url) else { return }
-        try verifyHeadLocked(statusCode: response.statusCode, headers: response.headers)
+        try verifyHeadLocked(statusCode: response.statusCode, headers: response.headers, url: response.url, answering: response.sentRequest ?? sent)
         do throws(HTTPSignatureError) {
             if coversBody {
                 switch digest {
@@ -99,14 +99,22 @@ final class ArrivingResponseCheck: @unchecked Sendable {
         bodyBytes = 0
     }
 
-    private func verifyHeadLocked(statusCode: Int, headers: [(name: String, value: String)]) throws(SecureSessionError) {
-        guard !headVerified, let sent, requirement.applies(to: sent.url) else { return }
+    /// Verifies the signature of the answer to `request` at `url`, unless it was verified or the
+    /// host's answers need none; an answer whose URL is not known is verified (fail closed).
+    private func verifyHeadLocked(
+        statusCode: Int,
+        headers: [(name: String, value: String)],
+        url: URL?,
+        answering request: SecureRequest?
+    ) throws(SecureSessionError) {
+        guard !headVerified else { return }
+        if let url, !requirement.applies(to: url) { return }
         // The body is checked as it passes: the signature is verified over the head alone.
         var verifier = requirement.verifier
         let digestField = HTTPMessageComponent.field("content-digest")
         verifier.requiredComponents.removeAll { $0 == digestField }
         do throws(HTTPSignatureError) {
-            let message = HTTPSignatureMessage.response(statusCode: statusCode, headers: headers, answering: HTTPSignatureMessage(sent))
+            let message = HTTPSignatureMessage.response(statusCode: statusCode, headers: headers, answering: request.map { HTTPSignatureMessage($0) })
             let verified = try verifier.verify(message)
             coversBody = verified.parameters.components.contains(digestField)
             if requirement.verifier.requiredComponents.contains(digestField), !coversBody {
