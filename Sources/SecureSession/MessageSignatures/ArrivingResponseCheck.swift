@@ -22,6 +22,8 @@ final class ArrivingResponseCheck: @unchecked Sendable {
     /// The body's digests so far, when the answer has a `Content-Digest`; the field's fault if
     /// it could not be read.
     private var digest: Result<ContentDigest.Check, HTTPSignatureError>?
+    /// Whether the answer's head was read for its `Content-Digest` (once per answer).
+    private var digestLookedFor = false
     private var bodyBytes = 0
 
     init(_ requirement: ResponseSignatureRequirement) {
@@ -53,11 +55,15 @@ final class ArrivingResponseCheck: @unchecked Sendable {
     /// Takes a part of the answer's body, with the answer's head for its `Content-Digest`.
     func absorb(_ part: ByteBuffer, of head: HTTPResponseHead) {
         lock.withLock {
-            if digest == nil, let field = Self.contentDigest(in: head.headers.map { ($0.name, $0.value) }) {
-                do throws(HTTPSignatureError) {
-                    digest = .success(try ContentDigest.Check(field))
-                } catch {
-                    digest = .failure(error)
+            if !digestLookedFor {
+                digestLookedFor = true
+                let values = head.headers["Content-Digest"]
+                if !values.isEmpty {
+                    do throws(HTTPSignatureError) {
+                        digest = .success(try ContentDigest.Check(values.joined(separator: ", ")))
+                    } catch {
+                        digest = .failure(error)
+                    }
                 }
             }
             bodyBytes += part.readableBytes
@@ -96,6 +102,7 @@ final class ArrivingResponseCheck: @unchecked Sendable {
         headVerified = false
         coversBody = false
         digest = nil
+        digestLookedFor = false
         bodyBytes = 0
     }
 
