@@ -30,9 +30,11 @@ import TransportSecurity
 ///   digest as it passes: a body changed on the way has reached the consumer when the call (or
 ///   the body's iteration) fails at its end, so act on a streamed body only once it ended well.
 /// - ``SecureSession/download(_:to:continuingPartialFile:progress:)`` verifies the whole answer
-///   before the file is put in place; it never resumes a body with a range (each answer is
-///   verified whole), and refuses to continue a partial file or to write to a device or pipe
-///   (``SecureSessionError/invalidRequest(_:)``): those bytes could not be verified first.
+///   before the file is put in place. In a session with a requirement (whatever the host: a
+///   redirect may lead to a named one), no download resumes a body with a range (each answer
+///   is verified whole) or writes to a device or pipe, and none to a named host continues a
+///   partial file (``SecureSessionError/invalidRequest(_:)``): those bytes could not be verified
+///   first.
 /// - A WebSocket to such a host is refused: its messages carry no signature.
 ///
 /// A response with a body is accepted only when its signature covers `content-digest` and the
