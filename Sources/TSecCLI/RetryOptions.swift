@@ -8,7 +8,7 @@ struct RetryOptions: ParsableArguments {
     static let longestWait: Duration = .seconds(600)
 
     @Option(name: .customLong("retry"), help: ArgumentHelp(
-        "Try again, up to N times, after a transient failure: HTTP 408, 429, 500, 502, 503 or 504, a connection refused or broken, a timeout (curl's --retry). Waits 1 s, then twice as long each time up to 10 minutes, or longer when the server's Retry-After asks. A request that is not idempotent (POST, PATCH) is tried again only when no connection could be made, unless it carries an idempotency key (--idempotency-key, or -H 'Idempotency-Key: …'), which also makes a 409 worth another try; a body already printed is never printed twice (-o files start over).",
+        "Try again, up to N times, after a transient failure: HTTP 408, 429, 500, 502, 503 or 504, a connection refused or broken, a timeout (curl's --retry). Waits 1 s, then twice as long each time up to 10 minutes, or longer when the server's Retry-After (else its RateLimit fields) asks. A request that is not idempotent (POST, PATCH) is tried again only when no connection could be made, unless it carries an idempotency key (--idempotency-key, or -H 'Idempotency-Key: …'), which also makes a 409 worth another try; a body already printed is never printed twice (-o files start over).",
         valueName: "N"
     ))
     var retries: Int = 0

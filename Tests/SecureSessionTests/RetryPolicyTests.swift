@@ -126,4 +126,26 @@ struct RetryPolicyTests {
         #expect(policy.decision(for: .get, after: answer(503), attempt: first(1, elapsed: .milliseconds(1400))) == .retry(after: .milliseconds(500)))
         #expect(policy.decision(for: .get, after: answer(503), attempt: first(1, elapsed: .milliseconds(1600))) == .doNotRetry)
     }
+
+    @Test("without Retry-After, a 429's rate-limit fields say how long: RateLimit's exhausted quotas (the longest t), else RateLimit-Reset when nothing remains; Retry-After first")
+    func rateLimitFields() {
+        func wait(_ headers: [(name: String, value: String)], policy: RetryPolicy? = nil) -> RetryDecision {
+            (policy ?? exact).decision(for: .get, after: answer(429, headers), attempt: first())
+        }
+        #expect(wait([("RateLimit", #""default";r=0;t=7"#)]) == .retry(after: .seconds(7)))
+        #expect(wait([("RateLimit", #""burst";r=0;t=3, "daily";r=50;t=86400"#)]) == .retry(after: .seconds(3)))
+        #expect(wait([("RateLimit", #""burst";r=0;t=3"#), ("RateLimit", #""hourly";r=0;t=12"#)]) == .retry(after: .seconds(12)))
+        // Quotas left, or a field that is no structured list: the backoff.
+        #expect(wait([("RateLimit", #""default";r=5;t=10"#)]) == .retry(after: .milliseconds(500)))
+        #expect(wait([("RateLimit", "r=0;t=10 ((")]) == .retry(after: .milliseconds(500)))
+        #expect(wait([("RateLimit-Reset", "12"), ("RateLimit-Remaining", "0")]) == .retry(after: .seconds(12)))
+        #expect(wait([("RateLimit-Reset", "12")]) == .retry(after: .seconds(12)))
+        #expect(wait([("RateLimit-Reset", "12"), ("RateLimit-Remaining", "3")]) == .retry(after: .milliseconds(500)))
+        #expect(wait([("Retry-After", "2"), ("RateLimit", #""default";r=0;t=20"#)]) == .retry(after: .seconds(2)))
+        // Longer than the maximum delay: the answer goes to the caller; not obeyed when told not to.
+        #expect(wait([("RateLimit", #""daily";r=0;t=86400"#)]) == .doNotRetry)
+        var deaf = exact
+        deaf.honorsRetryAfter = false
+        #expect(wait([("RateLimit", #""daily";r=0;t=86400"#)], policy: deaf) == .retry(after: .milliseconds(500)))
+    }
 }

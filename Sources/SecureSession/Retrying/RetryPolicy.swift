@@ -14,8 +14,11 @@ import Foundation
 /// Delays: the first retry waits ``initialDelay``, each next one ``multiplier`` times longer, at
 /// most ``maximumDelay``; ``jitter`` shortens each delay by up to that fraction at random, so that
 /// clients turned away together do not come back together. A `Retry-After` field (seconds or an
-/// HTTP date) on the answer is obeyed when it asks for longer; one asking for more than
-/// ``maximumDelay`` ends the retries, and the answer goes to the caller.
+/// HTTP date) on the answer is obeyed when it asks for longer, and so, without one, are its
+/// rate-limit fields (draft-ietf-httpapi-ratelimit-headers: `RateLimit: "default";r=0;t=10`, the
+/// longest wait of the quotas with nothing remaining; or `RateLimit-Reset` when
+/// `RateLimit-Remaining` is 0 or absent); one asking for more than ``maximumDelay`` ends the
+/// retries, and the answer goes to the caller.
 ///
 /// A request that carries an idempotency key is repeated whatever its method, since the server
 /// processes it once however often it comes (``retriesRequestsWithIdempotencyKeys``), and after
@@ -61,7 +64,8 @@ public struct RetryPolicy: RequestInterceptor, Hashable {
     /// No retry is begun when its wait would end later than this after the first attempt began
     /// (curl's `--retry-max-time`); `nil`: no such bound.
     public var maximumElapsed: Duration?
-    /// Whether a `Retry-After` field on a retried answer is obeyed.
+    /// Whether a `Retry-After` field on a retried answer is obeyed (its rate-limit fields too,
+    /// when it has no `Retry-After`).
     public var honorsRetryAfter: Bool
     /// Whether a request that carries an idempotency key (``SecureRequest/idempotencyKey``) is
     /// repeated after it may have reached the server, whatever its method (its server processes
