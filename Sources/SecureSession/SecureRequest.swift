@@ -59,9 +59,8 @@ public struct SecureRequest: Sendable {
     /// ``standardIdempotencyKeyFields`` (PayPal's `PayPal-Request-Id`): see ``idempotencyKey``.
     /// Set by ``setIdempotencyKey(_:field:format:)`` and ``IdempotencyKeys``; `nil` by default.
     public var idempotencyKeyField: String?
-    /// For a response read as it arrives (a stream, `bytes(for:)`, a download) under
-    /// ``SecureSessionConfiguration/responseSignatures``: its signature check, told each request
-    /// sent.
+    /// Under ``SecureSessionConfiguration/responseSignatures``: the check of the request's
+    /// answer, told each request sent.
     var arrivalCheck: ArrivingResponseCheck?
 
     /// Creates a request.

@@ -86,15 +86,22 @@ public final class SecureSession: Sendable {
 
     private func sendMeasured(_ request: SecureRequest) async throws -> SecureResponse {
         let body = BodyCollector(limit: memoryLimit(of: request))
+        let check = configuration.responseSignatures.map(ArrivingResponseCheck.init)
+        var request = request
+        request.arrivalCheck = check
         // Only a retry needs the held body taken back.
-        let startOver: (@Sendable () -> Bool)? = interceptor(for: request) != nil ? { @Sendable () -> Bool in body.reset(); return true } : nil
+        let startOver: (@Sendable () -> Bool)? = interceptor(for: request) != nil ? { @Sendable () -> Bool in
+            body.reset()
+            check?.startOver()
+            return true
+        } : nil
         var response = try await perform(request, startingOver: startOver) { head, buffer in
+            check?.absorb(buffer, of: head)
             try body.append(buffer, of: head)
         }
         response = response.with(body: body.data)
-        if let requirement = configuration.responseSignatures, requirement.applies(to: response.url) {
-            try requirement.verify(response)
-        }
+        // The whole answer, before any of it is the caller's and before its status is judged.
+        try check?.finish(response)
         if let violation = (request.validation ?? configuration.validation).violation(in: response) { throw violation }
         return response
     }

@@ -2,14 +2,14 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 
-/// A response read as it arrives (a stream, `bytes(for:)`, a download) from a host whose
-/// responses must be signed (``ResponseSignatureRequirement``): its signature is verified over
-/// its head before the first byte is handed over (a stream) or once it ended (a download, whose
-/// file is put in place only then), and its body against the `Content-Digest` the signature
-/// covers as the body passes, never held whole.
+/// A response from a host whose responses must be signed (``ResponseSignatureRequirement``),
+/// checked as it arrives: its signature over its head before the first byte is handed over (a
+/// stream) or once it ended (`send`, whose body is held; a download, whose file is put in place
+/// only then), and its body against the `Content-Digest` the signature covers as the body
+/// passes, never held for the check.
 ///
 /// One check follows one request: the session tells it each request it sends (redirects,
-/// answered challenges), and a download that starts its body over after a retry says so.
+/// answered challenges), and a body held or downloaded that starts over after a retry says so.
 final class ArrivingResponseCheck: @unchecked Sendable {
     private let requirement: ResponseSignatureRequirement
     private let lock = NSLock()
@@ -134,7 +134,7 @@ final class ArrivingResponseCheck: @unchecked Sendable {
     }
 
     private static func contentDigest(in headers: [(name: String, value: String)]) -> String? {
-        let values = headers.filter { $0.name.lowercased() == "content-digest" }.map(\.value)
+        let values = headers.filter { $0.name.equalsIgnoringASCIICase("Content-Digest") }.map(\.value)
         return values.isEmpty ? nil : values.joined(separator: ", ")
     }
 }

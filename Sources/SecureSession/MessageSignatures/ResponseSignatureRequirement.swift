@@ -67,17 +67,4 @@ public struct ResponseSignatureRequirement: Sendable {
         guard let host = url.host(percentEncoded: false) else { return false }
         return hosts.contains { $0.matches(host) }
     }
-
-    /// Verifies `response`, answering the request its last attempt sent.
-    /// - Throws: ``SecureSessionError/responseSignatureRejected(statusCode:reason:)``.
-    func verify(_ response: SecureResponse) throws(SecureSessionError) {
-        do throws(HTTPSignatureError) {
-            let verified = try verifier.verify(HTTPSignatureMessage(response))
-            if requiresBodyCoverage, !response.body.isEmpty, !verified.bodyVerified {
-                throw .requiredComponentsNotCovered(["content-digest"])
-            }
-        } catch {
-            throw .responseSignatureRejected(statusCode: response.statusCode, reason: error)
-        }
-    }
 }

@@ -22,7 +22,7 @@ enum RetryAfter {
     /// The wait until the quota that ran out comes back, from the rate-limit fields; `nil` when
     /// none says one ran out.
     static func rateLimitReset(in head: ResponseHead) -> Duration? {
-        let fields = head.headers.filter { $0.name.lowercased() == "ratelimit" }.map(\.value)
+        let fields = head.headers.filter { $0.name.equalsIgnoringASCIICase("RateLimit") }.map(\.value)
         if !fields.isEmpty {
             var parser = StructuredFieldValueParser(Array(fields.joined(separator: ", ").utf8))
             guard let list = try? parser.parseListFieldValue() else { return nil }
