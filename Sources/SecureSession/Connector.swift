@@ -292,14 +292,14 @@ enum Connector {
             // A timeout stays a timeout; anything else before TLS with an HTTPS proxy was
             // established is the proxy's failure.
             if !(error is SecureSessionError), let failure = proxyTLS?.failure(error) { throw failure }
-            if let decision = decisions.last { instrumentation.decided(decision) }
+            if let decision = decisions.last { instrumentation.decided(decision, server: key.description) }
             try throwHandshakeFailure(error, key: key, decisions: decisions, certificateChallenge: certificateChallenge, reporter: reporter, versions: versions)
         }
         certificateChallenge?.handshakeCompleted()
         // A report-only pin set lets the connection through but its failure is reported.
         if let decision = decisions.last {
             reporter?.submitFailure(of: decision, under: key.rule, host: key.host, port: key.port)
-            instrumentation.decided(decision)
+            instrumentation.decided(decision, server: key.description)
         }
         instrumentation.connected(http2: negotiated.isHTTP2)
         // Built only when debug logging is on (the metadata is an autoclosure).

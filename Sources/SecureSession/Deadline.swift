@@ -13,6 +13,8 @@ final class Deadline: @unchecked Sendable {
     private let lock = NSLock()
     private var outcome: SecureSessionError?
     private var stage: RequestStage?
+    /// The stage the request was at when the deadline ended it.
+    private var endedStage: RequestStage?
     private var waiters: [UInt64: @Sendable (SecureSessionError) -> Void] = [:]
     private var nextWaiter: UInt64 = 0
 
@@ -49,11 +51,21 @@ final class Deadline: @unchecked Sendable {
     /// Why the deadline ended the request, if it did: timeout or cancellation.
     var ending: SecureSessionError? { lock.withLock { outcome } }
 
+    /// Whether the deadline ended the request while it waited for a connection of the session's
+    /// own pool (every one to the server busy): a wait of the client's, not of the server.
+    var endedWaitingForConnection: Bool {
+        lock.withLock {
+            guard case .waitingForConnection = endedStage else { return false }
+            return true
+        }
+    }
+
     /// Ends the request now: a timeout or a cancellation.
     func end(_ reason: SecureSessionError) {
         let woken: [@Sendable (SecureSessionError) -> Void]? = lock.withLock {
             guard outcome == nil else { return nil }
             outcome = reason
+            endedStage = stage
             defer { waiters.removeAll() }
             return Array(waiters.values)
         }

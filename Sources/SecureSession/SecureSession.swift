@@ -484,6 +484,8 @@ public final class SecureSession: Sendable {
     /// a connection presenting the handler's answer. `tee`, when given, is given a copy of the
     /// body of each attempt's response, whatever is done with it (for the cache).
     /// `connectionKey`: the request's (``connectionKey(for:)``), when already made.
+    /// With a ``SecureSessionConfiguration/circuitBreaker``, the exchange goes only if the
+    /// server's circuit lets it, and its outcome is counted (``throughCircuit(of:in:deadline:_:)``).
     func exchange(
         _ request: SecureRequest,
         connectionKey givenKey: ConnectionKey? = nil,
@@ -493,8 +495,26 @@ public final class SecureSession: Sendable {
         tee: CacheBodyTee? = nil
     ) async throws -> Exchange {
         if let malformation = request.malformation() { throw SecureSessionError.invalidRequest(malformation) }
+        let key = try givenKey ?? connectionKey(for: request)
+        guard let breaker = configuration.circuitBreaker else {
+            return try await exchangeOnConnections(request, connectionKey: key, sink: sink, closer: closer, deadline: deadline, tee: tee)
+        }
+        return try await throughCircuit(of: key, in: breaker, deadline: deadline) {
+            try await self.exchangeOnConnections(request, connectionKey: key, sink: sink, closer: closer, deadline: deadline, tee: tee)
+        }
+    }
+
+    /// ``exchange(_:connectionKey:sink:closer:deadline:tee:)`` on the pool's connections.
+    private func exchangeOnConnections(
+        _ request: SecureRequest,
+        connectionKey: ConnectionKey,
+        sink: @escaping ResponseBodySink,
+        closer: ConnectionCloser,
+        deadline: Deadline,
+        tee: CacheBodyTee?
+    ) async throws -> Exchange {
         // What HTTP_1_1_REQUIRED changes for the next try.
-        var keyOfTry = try givenKey ?? connectionKey(for: request)
+        var keyOfTry = connectionKey
         var tlsContextOfTry = try tlsContexts.context(for: keyOfTry.rule, identity: keyOfTry.identity, isHTTP1Only: keyOfTry.isHTTP1Only)
         let configuration = configuration
         let environment = connectorEnvironment

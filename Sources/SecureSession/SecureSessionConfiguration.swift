@@ -130,6 +130,11 @@ public struct SecureSessionConfiguration: Sendable {
     /// that verifies, covering their body (``ResponseSignatureRequirement``); `nil` (the
     /// default): responses are not looked at for signatures.
     public var responseSignatures: ResponseSignatureRequirement?
+    /// Stops sending requests for a while to a server that keeps failing (connections refused,
+    /// timeouts, 502/503/504 in a row), so that they fail at once with
+    /// ``SecureSessionError/circuitOpen(server:failures:lastFailure:retryAfter:)``
+    /// (``CircuitBreaker``); `nil` (the default): every request goes.
+    public var circuitBreaker: CircuitBreaker?
 
     /// Creates a configuration.
     public init(

@@ -26,6 +26,7 @@ extension SecureSessionError {
         case .unreadableUpload: return "unreadable_upload"
         case .notCached: return "not_cached"
         case .responseSignatureRejected: return "response_signature_rejected"
+        case .circuitOpen: return "circuit_open"
         }
     }
 }

@@ -66,6 +66,11 @@ public enum SecureSessionError: Error, Sendable, CustomStringConvertible {
     /// accepts, or its body does not match what the signature covers: nothing of it is the
     /// caller's. Never retried.
     case responseSignatureRejected(statusCode: Int, reason: HTTPSignatureError)
+    /// The server's circuit is open (``SecureSessionConfiguration/circuitBreaker``): after
+    /// `failures` failures in a row, the last one `lastFailure`, requests to `server`
+    /// (`https://host:port`) fail at once, and nothing of this one was sent. A trial request may
+    /// go after `retryAfter`; zero: one is under way. Not retried by ``RetryPolicy``.
+    case circuitOpen(server: String, failures: Int, lastFailure: String, retryAfter: Duration)
 
     /// A sentence saying what went wrong. Control and bidirectional formatting characters are
     /// written escaped (`\u{1B}`): much of what an error says comes from the server (a content
@@ -102,6 +107,10 @@ public enum SecureSessionError: Error, Sendable, CustomStringConvertible {
             return "no response kept in the cache may answer \(url.redacted), and the request may not use the network (returnCacheDataDontLoad or only-if-cached)"
         case .responseSignatureRejected(let status, let reason):
             return "the response (status \(status)) was refused: its HTTP message signature does not hold: \(reason)"
+        case .circuitOpen(let server, let failures, let lastFailure, let retryAfter):
+            let when = retryAfter > .zero ? "a trial request may go in \(String(format: "%.1f s", retryAfter.inMilliseconds / 1_000))" : "a trial request is under way"
+            let last = lastFailure.isEmpty ? "" : " (last: \(lastFailure))"
+            return "not sent: the circuit of \(server) is open after \(failures) failure\(failures == 1 ? "" : "s") in a row\(last); \(when)"
         }
     }
 }

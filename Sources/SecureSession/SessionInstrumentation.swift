@@ -14,6 +14,12 @@ import TransportSecurityNIO
 ///   `decided_by` (the rule that decided): one per verified connection;
 /// - `secure_session_connections_total`, a counter by `protocol` (`http/1.1`, `h2`): one per
 ///   connection made;
+/// - `secure_session_server_certificate_expiry_timestamp_seconds`, a gauge by `server`
+///   (`https://host:port`): the earliest `notAfter` of the certificate path that the last
+///   trusted connection to the server was validated through, else of the chain it presented
+///   (seconds since 1970), the moment
+///   from which its connections fail unless the server renews (blackbox_exporter's
+///   `probe_ssl_earliest_cert_expiry`); a server that renews moves it on;
 /// - `secure_session_client_certificate_expiry_timestamp_seconds`, a gauge by `subject`: when
 ///   the client certificate the session offers expires (seconds since 1970), set by each
 ///   connection made offering it, so that a dashboard warns before a server starts refusing it
@@ -22,7 +28,10 @@ import TransportSecurityNIO
 ///   ``ResponseCache`` answered), `revalidated` (it answered after the server's `304`), `miss`
 ///   (the server sent a response), `stale` (a stale response answered, RFC 5861's
 ///   `stale-while-revalidate` or `stale-if-error`); requests that bypass the cache, and
-///   background revalidations, are not counted.
+///   background revalidations, are not counted;
+/// - `secure_session_circuit_open`, a gauge by `server` (`https://host:port`): 1 from the moment
+///   the server's circuit opens (``SecureSessionConfiguration/circuitBreaker``) until a trial
+///   request closes it, then 0.
 ///
 /// The process's factory is read when the session is made; when it is swift-metrics' no-op one
 /// (nothing bootstrapped), nothing is counted at all, at no cost to a request.
@@ -57,14 +66,23 @@ struct SessionInstrumentation: Sendable {
         }
     }
 
-    /// A connection's trust decision.
-    func decided(_ decision: TrustDecision) {
+    /// The trust decision of a connection to `server` (`https://host:port`).
+    func decided(_ decision: TrustDecision, server: String) {
         guard isEnabled else { return }
         Counter(
             label: "secure_session_trust_decisions_total",
             dimensions: [("outcome", decision.isTrusted ? "trusted" : "rejected"), ("decided_by", decision.decidedBy)],
             factory: metrics
         ).increment()
+        // The path validated, else (certificates allowed without validation) the chain presented.
+        guard decision.isTrusted, let evaluation = decision.lastEvaluation,
+            let expiry = (evaluation.path.isEmpty ? evaluation.presentedChain : evaluation.path).lazy.map(\.certificate.notValidAfter).min()
+        else { return }
+        Gauge(
+            label: "secure_session_server_certificate_expiry_timestamp_seconds",
+            dimensions: [("server", server)],
+            factory: metrics
+        ).record(expiry.timeIntervalSince1970)
     }
 
     /// A connection made offering the session's client identity.
@@ -81,6 +99,12 @@ struct SessionInstrumentation: Sendable {
     func cacheLookup(_ result: String) {
         guard isEnabled else { return }
         Counter(label: "secure_session_cache_lookups_total", dimensions: [("result", result)], factory: metrics).increment()
+    }
+
+    /// `server`'s circuit opened (or opened again), or closed.
+    func circuit(of server: String, isOpen: Bool) {
+        guard isEnabled else { return }
+        Gauge(label: "secure_session_circuit_open", dimensions: [("server", server)], factory: metrics).record(isOpen ? 1 : 0)
     }
 
     /// A connection made, speaking HTTP/2 or HTTP/1.1.

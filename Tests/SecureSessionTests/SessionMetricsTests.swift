@@ -88,4 +88,35 @@ struct SessionMetricsTests {
         // One gauge: the renewals kept the subject.
         #expect(metrics.recorders(label: label).count == 1)
     }
+
+    @Test("the server certificate's expiry as a gauge by server: the earliest notAfter of the path its last trusted connection was validated through, moved on when the server renews; a rejected server sets none")
+    func serverCertificateExpiry() async throws {
+        let metrics = TestMetrics()
+        let chain = try lab.loopbackChain()
+        let server = try await HTTPTestServer(chain: chain)
+        let impostor = try await HTTPTestServer(chain: lab.loopbackChain(issuedBy: lab.proxyRoot))
+        let pinned = SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: [lab.root.der])
+        let session = lab.session(pinned) { $0.metricsFactory = metrics }
+        _ = try await session.get(server.url("/hello"))
+        let label = "secure_session_server_certificate_expiry_timestamp_seconds"
+        let origin = "https://127.0.0.1:\(server.port)"
+        let path = chain.map(\.certificate) + [lab.root.certificate]
+        #expect(try metrics.expectRecorder(label, [("server", origin)]).lastValue == path.map(\.notValidAfter).min()!.timeIntervalSince1970)
+
+        // Renewed with a leaf that expires first: a new connection moves the gauge on.
+        var profile = CertificateProfile.server("loopback", dnsNames: ["localhost"], ipAddresses: ["127.0.0.1"])
+        profile.notAfterOffset = 10 * 86_400
+        let renewed = try lab.pki.issue(profile, by: lab.intermediate)
+        try server.rotate(to: [renewed, lab.intermediate])
+        let another = lab.session(pinned) { $0.metricsFactory = metrics }
+        _ = try await another.get(server.url("/hello"))
+        #expect(try metrics.expectRecorder(label, [("server", origin)]).lastValue == renewed.certificate.notValidAfter.timeIntervalSince1970)
+
+        await #expect(throws: SecureSessionError.self) { _ = try await session.get(impostor.url("/hello")) }
+        #expect(metrics.recorders(label: label).count == 1, "the rejected server has no gauge")
+        await session.shutdown()
+        await another.shutdown()
+        await server.stop()
+        await impostor.stop()
+    }
 }

@@ -143,13 +143,13 @@ extension SecureSession {
     private static let fallbackStatuses: Set<UInt> = [500, 502, 503, 504]
 
     /// What failed, in words, when `error` is one a stale response may answer in place of: a
-    /// connection that failed or a timeout. `nil` for every other error: a rejected
-    /// certificate, a failed TLS handshake, a cancellation fail the request.
+    /// connection that failed, a timeout, a server whose circuit is open. `nil` for every other
+    /// error: a rejected certificate, a failed TLS handshake, a cancellation fail the request.
     static func fallbackReason(_ error: any Error) -> String? {
         switch (error as? ConnectionNotEstablished)?.error ?? error as? SecureSessionError {
         case let failure?:
             switch failure {
-            case .connectionFailed, .timeout: "\(failure)"
+            case .connectionFailed, .timeout, .circuitOpen: "\(failure)"
             default: nil
             }
         case nil: nil
