@@ -51,12 +51,15 @@ final class Deadline: @unchecked Sendable {
     /// Why the deadline ended the request, if it did: timeout or cancellation.
     var ending: SecureSessionError? { lock.withLock { outcome } }
 
-    /// Whether the deadline ended the request while it waited for a connection of the session's
-    /// own pool (every one to the server busy): a wait of the client's, not of the server.
-    var endedWaitingForConnection: Bool {
+    /// Whether the deadline ended the request while it waited on the client's side: for a
+    /// connection of the session's own pool (every one to the server busy), or for its turn under
+    /// the session's rate limit; not a wait for the server.
+    var endedWaitingOnClient: Bool {
         lock.withLock {
-            guard case .waitingForConnection = endedStage else { return false }
-            return true
+            switch endedStage {
+            case .waitingForConnection?, .waitingForTurn?: true
+            default: false
+            }
         }
     }
 

@@ -5,6 +5,8 @@ enum RequestStage: Sendable {
     /// Waiting for a connection to the server: the per-host limit is reached, or another
     /// request is making the connection this one will share.
     case waitingForConnection(ConnectionKey)
+    /// Waiting for its turn under the session's rate limit (``RequestRateLimiter``).
+    case waitingForTurn(ConnectionKey)
     /// Making the TCP connection (to the server, or to its proxy).
     case connecting(to: String)
     /// The TLS handshake with the server (through the proxy's tunnel, when there is one).
@@ -23,6 +25,7 @@ enum RequestStage: Sendable {
     var description: String {
         switch self {
         case .waitingForConnection(let key): return "waiting for a connection to \(key)"
+        case .waitingForTurn(let key): return "waiting for its turn under the rate limit of \(key)"
         case .connecting(let endpoint): return "connecting to \(endpoint)"
         case .securing(let key, let proxy?): return "reaching \(key) through the proxy \(proxy) and making the TLS handshake"
         case .securing(let key, nil): return "making the TLS handshake with \(key)"

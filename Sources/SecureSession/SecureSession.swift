@@ -485,7 +485,9 @@ public final class SecureSession: Sendable {
     /// body of each attempt's response, whatever is done with it (for the cache).
     /// `connectionKey`: the request's (``connectionKey(for:)``), when already made.
     /// With a ``SecureSessionConfiguration/circuitBreaker``, the exchange goes only if the
-    /// server's circuit lets it, and its outcome is counted (``throughCircuit(of:in:deadline:_:)``).
+    /// server's circuit lets it, and its outcome is counted (``throughCircuit(of:in:deadline:_:)``);
+    /// then, with a ``SecureSessionConfiguration/rateLimiter``, it waits for its turn
+    /// (``inTurn(of:under:deadline:_:)``).
     func exchange(
         _ request: SecureRequest,
         connectionKey givenKey: ConnectionKey? = nil,
@@ -496,12 +498,20 @@ public final class SecureSession: Sendable {
     ) async throws -> Exchange {
         if let malformation = request.malformation() { throw SecureSessionError.invalidRequest(malformation) }
         let key = try givenKey ?? connectionKey(for: request)
-        guard let breaker = configuration.circuitBreaker else {
+        let limiter = configuration.rateLimiter.flatMap { $0.applies(to: key.host) ? $0 : nil }
+        guard limiter != nil || configuration.circuitBreaker != nil else {
+            // Neither: straight to the connections, with no closure made for the common case.
             return try await exchangeOnConnections(request, connectionKey: key, sink: sink, closer: closer, deadline: deadline, tee: tee)
         }
-        return try await throughCircuit(of: key, in: breaker, deadline: deadline) {
+        let onConnections: () async throws -> Exchange = {
             try await self.exchangeOnConnections(request, connectionKey: key, sink: sink, closer: closer, deadline: deadline, tee: tee)
         }
+        var exchangeInTurn = onConnections
+        if let limiter {
+            exchangeInTurn = { try await self.inTurn(of: key, under: limiter, deadline: deadline, onConnections) }
+        }
+        guard let breaker = configuration.circuitBreaker else { return try await exchangeInTurn() }
+        return try await throughCircuit(of: key, in: breaker, deadline: deadline, exchangeInTurn)
     }
 
     /// ``exchange(_:connectionKey:sink:closer:deadline:tee:)`` on the pool's connections.

@@ -27,6 +27,7 @@ extension SecureSessionError {
         case .notCached: return "not_cached"
         case .responseSignatureRejected: return "response_signature_rejected"
         case .circuitOpen: return "circuit_open"
+        case .rateLimited: return "rate_limited"
         }
     }
 }

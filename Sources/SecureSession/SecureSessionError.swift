@@ -71,6 +71,10 @@ public enum SecureSessionError: Error, Sendable, CustomStringConvertible {
     /// (`https://host:port`) fail at once, and nothing of this one was sent. A trial request may
     /// go after `retryAfter`; zero: one is under way. Not retried by ``RetryPolicy``.
     case circuitOpen(server: String, failures: Int, lastFailure: String, retryAfter: Duration)
+    /// The request's turn to go to `server` under the session's rate limit
+    /// (``SecureSessionConfiguration/rateLimiter``) would come in `wait`, after the `timeLeft` of
+    /// its time limit: it was not sent. Not retried by ``RetryPolicy``.
+    case rateLimited(server: String, wait: Duration, timeLeft: Duration)
 
     /// A sentence saying what went wrong. Control and bidirectional formatting characters are
     /// written escaped (`\u{1B}`): much of what an error says comes from the server (a content
@@ -111,6 +115,8 @@ public enum SecureSessionError: Error, Sendable, CustomStringConvertible {
             let when = retryAfter > .zero ? "a trial request may go in \(String(format: "%.1f s", retryAfter.inMilliseconds / 1_000))" : "a trial request is under way"
             let last = lastFailure.isEmpty ? "" : " (last: \(lastFailure))"
             return "not sent: the circuit of \(server) is open after \(failures) failure\(failures == 1 ? "" : "s") in a row\(last); \(when)"
+        case .rateLimited(let server, let wait, let timeLeft):
+            return "not sent: its turn to go to \(server) under the rate limit would come in \(wait.formattedSeconds), after the \(timeLeft.formattedSeconds) left of its time limit"
         }
     }
 }

@@ -143,13 +143,14 @@ extension SecureSession {
     private static let fallbackStatuses: Set<UInt> = [500, 502, 503, 504]
 
     /// What failed, in words, when `error` is one a stale response may answer in place of: a
-    /// connection that failed, a timeout, a server whose circuit is open. `nil` for every other
-    /// error: a rejected certificate, a failed TLS handshake, a cancellation fail the request.
+    /// connection that failed, a timeout, a server whose circuit is open or whose turn under the
+    /// rate limit is too far. `nil` for every other error: a rejected certificate, a failed TLS
+    /// handshake, a cancellation fail the request.
     static func fallbackReason(_ error: any Error) -> String? {
         switch (error as? ConnectionNotEstablished)?.error ?? error as? SecureSessionError {
         case let failure?:
             switch failure {
-            case .connectionFailed, .timeout, .circuitOpen: "\(failure)"
+            case .connectionFailed, .timeout, .circuitOpen, .rateLimited: "\(failure)"
             default: nil
             }
         case nil: nil

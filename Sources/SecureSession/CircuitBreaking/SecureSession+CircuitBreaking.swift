@@ -32,7 +32,8 @@ extension SecureSession {
     }
 
     /// What a failed exchange tells of its server: a failure the policy counts, or nothing (a
-    /// cancellation, a wait for the session's own connections, a refusal decided here).
+    /// cancellation, a wait for the session's own connections or rate limit, a refusal decided
+    /// here).
     static func circuitOutcome(of error: any Error, deadline: Deadline, policy: CircuitBreakerPolicy) -> Circuit.Outcome {
         let ended = deadline.ending
         if ended == nil, Task.isCancelled { return .neutral }
@@ -42,7 +43,7 @@ extension SecureSession {
         case .connectionFailed: counted = .connectionFailure
         case .tlsFailure: counted = .tlsFailure
         case .timeout:
-            if ended != nil, deadline.endedWaitingForConnection { return .neutral }
+            if ended != nil, deadline.endedWaitingOnClient { return .neutral }
             counted = .timeout
         default: return .neutral
         }

@@ -1,0 +1,100 @@
+import Foundation
+import TransportSecurity
+
+/// Keeps the requests to each server under a rate (``RequestRate``: a partner API's "100
+/// requests per second"), so that its 429s are not provoked: a request beyond the rate waits for
+/// its turn, in the order requests came, before it is sent. Set it as
+/// ``SecureSessionConfiguration/rateLimiter``; one limiter may serve several sessions (and
+/// processes sharing a quota should each take their share of the rate).
+///
+/// Each server (scheme, host and port) has its own schedule; ``hosts`` limits which servers are
+/// held to it (every one when empty). Every exchange with the network takes a turn: each
+/// redirect, answered challenge and retry its own; answers from the response cache take none.
+/// A request whose turn would come after its time limit is not sent and fails at once with
+/// ``SecureSessionError/rateLimited(server:wait:reason:)``, rather than waiting to time out;
+/// a cancelled request gives its turn back.
+///
+/// When a server answers `429 Too Many Requests` or `503 Service Unavailable` with a
+/// `Retry-After` (or with rate-limit fields: `RateLimit: "default";r=0;t=10`), no
+/// request goes to it before that time (at most ``maximumPause``), and then at the rate: the
+/// other requests of the process stop hammering a server that asked for a pause, not only the one
+/// it answered (``pausesWhenAsked``).
+///
+/// Safe to share between sessions and tasks; keeps only servers whose schedule is not idle.
+public final class RequestRateLimiter: @unchecked Sendable {
+    /// The rate of each server.
+    public let rate: RequestRate
+    /// The servers held to the rate, by host; empty: every server.
+    public let hosts: [HostPattern]
+    /// Whether a 429 or 503 with `Retry-After` pauses its server's requests.
+    public let pausesWhenAsked: Bool
+    /// The longest pause a server's answer can impose, whatever it asks.
+    public let maximumPause: Duration
+    private let lock = NSLock()
+    private var schedules: [String: RequestSchedule] = [:]
+
+    /// A limiter holding each server of `hosts` (every server when empty) to `rate`; a server's
+    /// 429 or 503 with `Retry-After` pauses its requests up to `maximumPause` (5 minutes) unless
+    /// `pausesWhenAsked` is `false`.
+    public init(rate: RequestRate, hosts: [HostPattern] = [], pausesWhenAsked: Bool = true, maximumPause: Duration = .seconds(300)) {
+        self.rate = rate
+        self.hosts = hosts
+        self.pausesWhenAsked = pausesWhenAsked
+        self.maximumPause = min(max(maximumPause, .zero), .seconds(365 * 86_400))
+    }
+
+    /// Whether requests to `host` are held to the rate.
+    public func applies(to host: String) -> Bool {
+        hosts.isEmpty || hosts.contains { $0.matches(host) }
+    }
+
+    /// How long a request to `url`'s server made now would wait for its turn (zero: it would go
+    /// at once); nothing is reserved.
+    public func currentWait(for url: URL) -> Duration {
+        let server = CircuitBreaker.server(of: url)
+        let now = ContinuousClock.now
+        return lock.withLock {
+            var schedule = schedules[server] ?? RequestSchedule(at: now)
+            return schedule.reserve(at: now, rate: rate, patience: .zero).wait
+        }
+    }
+
+    /// Reserves the turn of a request to `server` made now, unless it would wait longer than
+    /// `patience`; answers the wait.
+    func reserve(_ server: String, patience: Duration) -> (wait: Duration, reserved: Bool) {
+        let now = ContinuousClock.now
+        return lock.withLock {
+            var schedule = schedules[server] ?? RequestSchedule(at: now)
+            let reservation = schedule.reserve(at: now, rate: rate, patience: patience)
+            schedules[server] = schedule
+            forgetIdleSchedules(at: now)
+            return reservation
+        }
+    }
+
+    /// Gives back a turn reserved for `server` and not used.
+    func giveBack(_ server: String) {
+        let now = ContinuousClock.now
+        lock.withLock {
+            guard var schedule = schedules[server] else { return }
+            schedule.giveBack(at: now, rate: rate)
+            schedules[server] = schedule.isIdle(at: now) ? nil : schedule
+        }
+    }
+
+    /// Holds `server`'s requests for `duration` (at most ``maximumPause``) from now.
+    func pause(_ server: String, for duration: Duration) {
+        let now = ContinuousClock.now
+        lock.withLock {
+            var schedule = schedules[server] ?? RequestSchedule(at: now)
+            schedule.pause(until: now + min(max(duration, .zero), maximumPause), rate: rate)
+            schedules[server] = schedule
+        }
+    }
+
+    /// Keeps the table small: past 1,000 servers, those with the whole burst in hand go.
+    private func forgetIdleSchedules(at now: ContinuousClock.Instant) {
+        guard schedules.count > 1_000 else { return }
+        schedules = schedules.filter { !$0.value.isIdle(at: now) }
+    }
+}

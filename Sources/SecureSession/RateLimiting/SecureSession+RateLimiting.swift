@@ -1,0 +1,42 @@
+import Foundation
+
+extension SecureSession {
+    /// Runs `exchange` with `key`'s server once its turn under `limiter` comes; a turn that would
+    /// come after the request's time limit is not waited for (``SecureSessionError/rateLimited(server:wait:timeLeft:)``,
+    /// thrown as ``ConnectionNotEstablished``: nothing was sent). A server's 429 or 503 asking
+    /// for a pause pauses its schedule.
+    func inTurn(
+        of key: ConnectionKey,
+        under limiter: RequestRateLimiter,
+        deadline: Deadline,
+        _ exchange: () async throws -> Exchange
+    ) async throws -> Exchange {
+        let server = key.description
+        let timeLeft = max(deadline.remaining, .zero)
+        let (wait, reserved) = limiter.reserve(server, patience: timeLeft)
+        guard reserved else {
+            throw ConnectionNotEstablished(error: .rateLimited(server: server, wait: wait, timeLeft: timeLeft))
+        }
+        if wait > .zero {
+            deadline.enter(.waitingForTurn(key))
+            configuration.logger.debug("waiting for its turn under the rate limit", metadata: ["server": "\(server)", "for": "\(wait)"])
+            do {
+                try await Task.sleep(for: wait)
+            } catch {
+                limiter.giveBack(server)
+                throw SecureSessionError.cancelled
+            }
+        }
+        let exchanged = try await exchange()
+        let status = exchanged.head.status.code
+        if limiter.pausesWhenAsked, status == 429 || status == 503,
+            let asked = RetryAfter.delay(in: ResponseHead(exchanged.head), now: Date()), asked > .zero
+        {
+            limiter.pause(server, for: asked)
+            configuration.logger.notice("the server asked for a pause: its requests wait", metadata: [
+                "server": "\(server)", "status": "\(status)", "for": "\(min(asked, limiter.maximumPause))",
+            ])
+        }
+        return exchanged
+    }
+}
