@@ -31,9 +31,9 @@ struct CircuitBreakerTests {
         }
     }
 
-    @Test("503s in a row open the circuit: the next request fails at once, nothing sent, naming the server, the failures and the wait; after the open time one trial goes, and its 200 closes the circuit (log and metrics say so)")
-    func opensAndCloses() async throws {
-        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+    @Test("503s in a row open the circuit: the next request fails at once, nothing sent, naming the server, the failures and the wait; after the open time one trial goes, and its 200 closes the circuit (log and metrics say so); over HTTP/1.1 and HTTP/2", arguments: [false, true])
+    func opensAndCloses(http2: Bool) async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: http2)
         let breaker = Self.breaker()
         let metrics = TestMetrics()
         let session = lab.session { $0.circuitBreaker = breaker; $0.metricsFactory = metrics }
@@ -76,7 +76,8 @@ struct CircuitBreakerTests {
         #expect(breaker.status(of: url) == CircuitStatus(server: origin, state: .closed, consecutiveFailures: 0, lastFailure: nil))
         #expect(breaker.statuses().isEmpty)
         #expect(gauge.lastValue == 0)
-        #expect(try await session.get(url).statusCode == 200)
+        let again = try await session.get(url)
+        #expect(again.statusCode == 200 && again.httpVersion == (http2 ? "HTTP/2" : "HTTP/1.1"))
         await session.shutdown()
         await server.stop()
     }

@@ -9,9 +9,9 @@ import TransportSecurity
 struct RateLimiterTests {
     let lab = try! TrustLab()
 
-    @Test("requests beyond the burst wait for their turns, one interval apart, and all are answered")
-    func spaced() async throws {
-        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+    @Test("requests beyond the burst wait for their turns, one interval apart, and all are answered; over HTTP/1.1 and HTTP/2", arguments: [false, true])
+    func spaced(http2: Bool) async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: http2)
         let limiter = RequestRateLimiter(rate: RequestRate(requests: 5, per: .seconds(1), burst: 2))
         let session = lab.session { $0.rateLimiter = limiter }
         let clock = ContinuousClock()
