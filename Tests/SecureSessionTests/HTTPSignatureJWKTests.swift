@@ -85,6 +85,48 @@ struct HTTPSignatureJWKTests {
         }
     }
 
+    @Test("EC coordinates and private keys written without their leading zero bytes (PyJWT before 2.8 does so for one P-384 key in 128) are the same integers: padded, they sign and verify; a member longer than its curve's size is refused")
+    func shortFieldElements() throws {
+        /// A key of `make` whose member `stripped` (`d` or `x`) starts with a zero byte, as a JWK
+        /// with its members written in their fewest bytes.
+        func strippedJWK(curve: String, size: Int, stripped: String, _ make: () -> (d: Data, point: Data)) throws -> (jwk: String, stripped: String) {
+            for _ in 0..<20_000 {
+                let (d, point) = make()
+                let x = point.dropFirst().prefix(size), y = point.suffix(size)
+                guard (stripped == "d" ? d : Data(x)).first == 0 else { continue }
+                let minimal = { (bytes: Data) in Self.base64URL(Data(bytes.drop { $0 == 0 })) }
+                let jwk = #"{"kty":"EC","crv":"\#(curve)","kid":"short","d":"\#(minimal(d))","x":"\#(minimal(Data(x)))","y":"\#(minimal(Data(y)))"}"#
+                return (jwk, stripped)
+            }
+            throw HTTPSignatureError.unusableKey("no key with a leading zero byte in 20,000 tries")
+        }
+        let p256 = { () -> (d: Data, point: Data) in
+            let key = P256.Signing.PrivateKey()
+            return (key.rawRepresentation, key.publicKey.x963Representation)
+        }
+        let p384 = { () -> (d: Data, point: Data) in
+            let key = P384.Signing.PrivateKey()
+            return (key.rawRepresentation, key.publicKey.x963Representation)
+        }
+        let cases = [
+            try strippedJWK(curve: "P-256", size: 32, stripped: "d", p256),
+            try strippedJWK(curve: "P-256", size: 32, stripped: "x", p256),
+            try strippedJWK(curve: "P-384", size: 48, stripped: "d", p384),
+            try strippedJWK(curve: "P-384", size: 48, stripped: "x", p384),
+        ]
+        for (jwk, stripped) in cases {
+            let key = try HTTPSignatureKey(jwk: Data(jwk.utf8))
+            let verification = try HTTPSignatureVerificationKey(jwk: Data(jwk.utf8))
+            let signature = try HTTPMessageSigner(key: key, covering: [.method, .targetURI], clock: { Vectors.created }).signature(for: Vectors.testRequest())
+            let signed = Vectors.testRequest(adding: [("Signature-Input", signature.signatureInputMember), ("Signature", signature.signatureMember)])
+            #expect(try Vectors.verifier(verification).verify(signed).keyID == "short", "\(stripped) stripped: \(jwk)")
+        }
+        let long = Self.base64URL(Data(count: 1) + P256.Signing.PrivateKey().publicKey.x963Representation.dropFirst().prefix(32))
+        #expect(throws: HTTPSignatureError.unusableKey("the JWK's 'x' has 33 bytes, more than the 32 of its curve")) {
+            try HTTPSignatureVerificationKey(jwk: Data(#"{"kty":"EC","crv":"P-256","kid":"k","x":"\#(long)","y":"\#(long)"}"#.utf8))
+        }
+    }
+
     @Test("a JWK set gives its signature keys by kid, leaving out keys for encryption; a second key of one kid and an unusable key are refused, naming the key")
     func jwkSet() throws {
         let set = """

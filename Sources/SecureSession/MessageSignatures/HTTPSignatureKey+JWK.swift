@@ -27,13 +27,15 @@ extension HTTPSignatureKey {
             }
             backing = .ed25519(privateKey)
         case .p256(let publicKey):
-            guard let privateKey = try? P256.Signing.PrivateKey(rawRepresentation: d),
+            let scalar = try key.fieldElement("d", key.d, size: 32)
+            guard let privateKey = try? P256.Signing.PrivateKey(rawRepresentation: scalar),
                   privateKey.publicKey.x963Representation == publicKey.x963Representation else {
                 throw .unusableKey("the JWK's 'd' is not the private key of its 'x' and 'y'")
             }
             backing = .p256(privateKey)
         case .p384(let publicKey):
-            guard let privateKey = try? P384.Signing.PrivateKey(rawRepresentation: d),
+            let scalar = try key.fieldElement("d", key.d, size: 48)
+            guard let privateKey = try? P384.Signing.PrivateKey(rawRepresentation: scalar),
                   privateKey.publicKey.x963Representation == publicKey.x963Representation else {
                 throw .unusableKey("the JWK's 'd' is not the private key of its 'x' and 'y'")
             }

@@ -32,14 +32,14 @@ extension HTTPSignatureVerificationKey {
             self.init(id: name, algorithm: algorithm, backing: .ed25519(publicKey))
         case ("EC", "P-256"):
             let algorithm = try key.checked(declared, allowed: [.ecdsaP256SHA256], fallback: .ecdsaP256SHA256)
-            let point = try key.uncompressedPoint()
+            let point = try key.uncompressedPoint(size: 32)
             guard let publicKey = try? P256.Signing.PublicKey(x963Representation: point) else {
                 throw .unusableKey("the JWK's 'x' and 'y' are not a point of P-256")
             }
             self.init(id: name, algorithm: algorithm, backing: .p256(publicKey))
         case ("EC", "P-384"):
             let algorithm = try key.checked(declared, allowed: [.ecdsaP384SHA384], fallback: .ecdsaP384SHA384)
-            let point = try key.uncompressedPoint()
+            let point = try key.uncompressedPoint(size: 48)
             guard let publicKey = try? P384.Signing.PublicKey(x963Representation: point) else {
                 throw .unusableKey("the JWK's 'x' and 'y' are not a point of P-384")
             }

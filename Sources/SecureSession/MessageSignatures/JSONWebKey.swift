@@ -39,9 +39,21 @@ struct JSONWebKey: Decodable {
         return data
     }
 
-    /// An EC key's point, uncompressed (`04 ‖ x ‖ y`).
-    func uncompressedPoint() throws(HTTPSignatureError) -> Data {
-        Data([0x04]) + (try bytes("x", x)) + (try bytes("y", y))
+    /// The integer of the base64url member `name` (an EC coordinate or private key) as the
+    /// `size` bytes of its curve. RFC 7518 §6.2.1.2 asks for the full length, but writers that
+    /// drop leading zero bytes are common (PyJWT before 2.8 writes 47 bytes for one P-384 key in
+    /// 128): a shorter value is the same integer and is padded; a longer one is refused.
+    func fieldElement(_ name: String, _ value: String?, size: Int) throws(HTTPSignatureError) -> Data {
+        let decoded = try bytes(name, value)
+        guard decoded.count <= size else {
+            throw .unusableKey("the JWK's '\(name)' has \(decoded.count) bytes, more than the \(size) of its curve")
+        }
+        return Data(count: size - decoded.count) + decoded
+    }
+
+    /// An EC key's point, uncompressed (`04 ‖ x ‖ y`), its coordinates `size` bytes each.
+    func uncompressedPoint(size: Int) throws(HTTPSignatureError) -> Data {
+        Data([0x04]) + (try fieldElement("x", x, size: size)) + (try fieldElement("y", y, size: size))
     }
 
     /// The key's name: `id` when given, else its `kid`.
