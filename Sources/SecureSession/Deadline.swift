@@ -52,12 +52,13 @@ final class Deadline: @unchecked Sendable {
     var ending: SecureSessionError? { lock.withLock { outcome } }
 
     /// Whether the deadline ended the request while it waited on the client's side: for a
-    /// connection of the session's own pool (every one to the server busy), or for its turn under
-    /// the session's rate limit; not a wait for the server.
+    /// connection of the session's own pool (every one to the server busy), for its turn under
+    /// the session's rate limit or for a slot under its concurrency limit; not a wait for the
+    /// server.
     var endedWaitingOnClient: Bool {
         lock.withLock {
             switch endedStage {
-            case .waitingForConnection?, .waitingForTurn?: true
+            case .waitingForConnection?, .waitingForTurn?, .waitingForSlot?: true
             default: false
             }
         }

@@ -7,6 +7,9 @@ enum RequestStage: Sendable {
     case waitingForConnection(ConnectionKey)
     /// Waiting for its turn under the session's rate limit (``RequestRateLimiter``).
     case waitingForTurn(ConnectionKey)
+    /// Waiting for one of the `maximum` requests under way to the server to end (the rate
+    /// limiter's ``RequestRateLimiter/maximumConcurrentRequests``).
+    case waitingForSlot(ConnectionKey, maximum: Int)
     /// Making the TCP connection (to the server, or to its proxy).
     case connecting(to: String)
     /// The TLS handshake with the server (through the proxy's tunnel, when there is one).
@@ -26,6 +29,9 @@ enum RequestStage: Sendable {
         switch self {
         case .waitingForConnection(let key): return "waiting for a connection to \(key)"
         case .waitingForTurn(let key): return "waiting for its turn under the rate limit of \(key)"
+        case .waitingForSlot(let key, let maximum):
+            let underWay = maximum == 1 ? "the request" : "one of the \(maximum) requests"
+            return "waiting for \(underWay) under way to \(key) to end (the rate limiter's maximumConcurrentRequests)"
         case .connecting(let endpoint): return "connecting to \(endpoint)"
         case .securing(let key, let proxy?): return "reaching \(key) through the proxy \(proxy) and making the TLS handshake"
         case .securing(let key, nil): return "making the TLS handshake with \(key)"

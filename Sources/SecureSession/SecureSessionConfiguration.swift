@@ -135,9 +135,9 @@ public struct SecureSessionConfiguration: Sendable {
     /// ``SecureSessionError/circuitOpen(server:failures:lastFailure:retryAfter:)``
     /// (``CircuitBreaker``); `nil` (the default): every request goes.
     public var circuitBreaker: CircuitBreaker?
-    /// Keeps the requests to each server under a rate, each waiting for its turn, and pauses a
-    /// server's requests when it answers 429 or 503 with `Retry-After` (``RequestRateLimiter``);
-    /// `nil` (the default): requests go as they come.
+    /// Keeps the requests to each server under a rate (and, optionally, a number at once), each
+    /// waiting for its turn, and pauses a server's requests when it answers 429 or 503 with
+    /// `Retry-After` (``RequestRateLimiter``); `nil` (the default): requests go as they come.
     public var rateLimiter: RequestRateLimiter?
 
     /// Creates a configuration.

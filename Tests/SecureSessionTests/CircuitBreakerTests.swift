@@ -21,16 +21,6 @@ struct CircuitBreakerTests {
         return (server, failures, lastFailure, retryAfter)
     }
 
-    /// The error `operation` ends with (`nil` when it succeeds).
-    static func failure(of operation: () async throws -> Void) async -> (any Error)? {
-        do {
-            try await operation()
-            return nil
-        } catch {
-            return error
-        }
-    }
-
     @Test("503s in a row open the circuit: the next request fails at once, nothing sent, naming the server, the failures and the wait; after the open time one trial goes, and its 200 closes the circuit (log and metrics say so); over HTTP/1.1 and HTTP/2", arguments: [false, true])
     func opensAndCloses(http2: Bool) async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: http2)
@@ -54,7 +44,7 @@ struct CircuitBreakerTests {
         #expect("\(open)".hasPrefix("\(origin): open until "), "\(open)")
 
         let started = ContinuousClock.now
-        let refusal = await Self.failure { _ = try await session.get(url) }
+        let refusal = await Result { try await session.get(url) }.error
         #expect(ContinuousClock.now - started < .milliseconds(300))
         guard let refused = refusal.flatMap(Self.circuitOpen) else {
             Issue.record("not a circuitOpen: \(String(describing: refusal))")
@@ -94,19 +84,19 @@ struct CircuitBreakerTests {
         let session = lab.session(SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: [lab.root.der])) { $0.circuitBreaker = breaker }
         let refusedURL = URL(string: "http://127.0.0.1:\(closedPort)/hello")!
         for _ in 0..<2 {
-            let error = await Self.failure { _ = try await session.get(refusedURL) }
+            let error = await Result { try await session.get(refusedURL) }.error
             guard case SecureSessionError.connectionFailed? = error else {
                 Issue.record("\(String(describing: error))")
                 return
             }
         }
-        let refusal = await Self.failure { _ = try await session.get(refusedURL) }
+        let refusal = await Result { try await session.get(refusedURL) }.error
         #expect(refusal.flatMap(Self.circuitOpen)?.lastFailure.hasPrefix("connection failed") == true, "\(String(describing: refusal))")
         #expect(refusal.flatMap(Self.circuitOpen)?.server == "http://127.0.0.1:\(closedPort)")
 
         // Another server of the same host is not affected; answers that show it alive never open it.
         for path in ["/status/500", "/status/404", "/status/500", "/status/404"] {
-            let error = await Self.failure { _ = try await session.get(server.url(path)) }
+            let error = await Result { try await session.get(server.url(path)) }.error
             guard case SecureSessionError.unacceptableStatus? = error else {
                 Issue.record("\(path): \(String(describing: error))")
                 return
@@ -114,7 +104,7 @@ struct CircuitBreakerTests {
         }
         #expect(breaker.status(of: server.url("/")).state == .closed)
         for _ in 0..<3 {
-            let error = await Self.failure { _ = try await session.get(impostor.url("/hello")) }
+            let error = await Result { try await session.get(impostor.url("/hello")) }.error
             guard case SecureSessionError.trustRejected? = error else {
                 Issue.record("\(String(describing: error))")
                 return
@@ -126,7 +116,7 @@ struct CircuitBreakerTests {
         var slow = SecureRequest(url: server.url("/never"))
         slow.timeout = .milliseconds(200)
         for _ in 0..<2 {
-            let error = await Self.failure { _ = try await session.send(slow) }
+            let error = await Result { try await session.send(slow) }.error
             guard case SecureSessionError.timeout? = error else {
                 Issue.record("\(String(describing: error))")
                 return
@@ -157,7 +147,7 @@ struct CircuitBreakerTests {
         try await Task.sleep(for: .milliseconds(100))
         var waiting = SecureRequest(url: server.url("/hello"))
         waiting.timeout = .milliseconds(200)
-        let error = await Self.failure { _ = try await session.send(waiting) }
+        let error = await Result { try await session.send(waiting) }.error
         guard case SecureSessionError.timeout(_, let stage)? = error else {
             Issue.record("\(String(describing: error))")
             return
@@ -180,10 +170,10 @@ struct CircuitBreakerTests {
         try await Task.sleep(for: .milliseconds(400))
         var trial = SecureRequest(url: server.url("/delay/3000"))
         trial.timeout = .milliseconds(1_000)
-        let slowTrial = Task { await Self.failure { _ = try await session.send(trial) } }
+        let slowTrial = Task { await Result { try await session.send(trial) }.error }
         // The trial's permit is taken as soon as it starts, long before its timeout.
         try await Task.sleep(for: .milliseconds(200))
-        let meanwhile = await Self.failure { _ = try await session.get(server.url("/hello")) }
+        let meanwhile = await Result { try await session.get(server.url("/hello")) }.error
         #expect(meanwhile.flatMap(Self.circuitOpen)?.retryAfter == .zero)
         #expect(meanwhile.map { "\($0)" }?.hasSuffix("a trial request is under way") == true, "\(String(describing: meanwhile))")
         // The trial times out: open again, for 600 ms.
@@ -192,7 +182,7 @@ struct CircuitBreakerTests {
             Issue.record("\(String(describing: trialError))")
             return
         }
-        let reopened = await Self.failure { _ = try await session.get(server.url("/hello")) }
+        let reopened = await Result { try await session.get(server.url("/hello")) }.error
         let wait = reopened.flatMap(Self.circuitOpen)?.retryAfter ?? .zero
         #expect(wait > .milliseconds(300) && wait <= .milliseconds(600), "\(String(describing: reopened))")
         await session.shutdown()
@@ -207,7 +197,7 @@ struct CircuitBreakerTests {
             $0.circuitBreaker = breaker
             $0.interceptor = RetryPolicy(maximumRetries: 5, initialDelay: .milliseconds(10), jitter: 0)
         }
-        let error = await Self.failure { _ = try await retrying.get(server.url("/flaky?key=r&failures=9")) }
+        let error = await Result { try await retrying.get(server.url("/flaky?key=r&failures=9")) }.error
         #expect(error.flatMap(Self.circuitOpen)?.failures == 2, "\(String(describing: error))")
         #expect(server.tally.count("r") == 2, "two attempts reached the server, the third was refused by the circuit and not retried")
         await retrying.shutdown()

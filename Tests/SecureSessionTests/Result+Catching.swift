@@ -7,4 +7,10 @@ extension Result where Failure == any Error {
             self = .failure(error)
         }
     }
+
+    /// The error thrown, if any.
+    var error: (any Error)? {
+        guard case .failure(let error) = self else { return nil }
+        return error
+    }
 }

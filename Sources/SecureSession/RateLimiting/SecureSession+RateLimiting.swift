@@ -3,8 +3,9 @@ import Foundation
 extension SecureSession {
     /// Runs `exchange` with `key`'s server once its turn under `limiter` comes; a turn that would
     /// come after the request's time limit is not waited for (``SecureSessionError/rateLimited(server:wait:timeLeft:)``,
-    /// thrown as ``ConnectionNotEstablished``: nothing was sent). A server's 429 or 503 asking
-    /// for a pause pauses its schedule.
+    /// thrown as ``ConnectionNotEstablished``: nothing was sent). Then, under a concurrency
+    /// limit, it waits for a slot (within the deadline; a turn not used is given back). A
+    /// server's 429 or 503 asking for a pause pauses its schedule.
     func inTurn(
         of key: ConnectionKey,
         under limiter: RequestRateLimiter,
@@ -27,7 +28,24 @@ extension SecureSession {
                 throw SecureSessionError.cancelled
             }
         }
-        let exchanged = try await exchange()
+        var tookSlot = false
+        if let maximum = limiter.maximumConcurrentRequests {
+            deadline.enter(.waitingForSlot(key, maximum: maximum))
+            do {
+                tookSlot = try await limiter.takeSlot(server, deadline: deadline)
+            } catch {
+                limiter.giveBack(server)
+                throw error
+            }
+        }
+        let exchanged: Exchange
+        do {
+            exchanged = try await exchange()
+        } catch {
+            if tookSlot { limiter.giveBackSlot(server) }
+            throw error
+        }
+        if tookSlot { limiter.giveBackSlot(server) }
         let status = exchanged.head.status.code
         if limiter.pausesWhenAsked, status == 429 || status == 503,
             let asked = RetryAfter.delay(in: ResponseHead(exchanged.head), now: Date()), asked > .zero
