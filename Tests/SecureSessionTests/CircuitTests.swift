@@ -156,4 +156,25 @@ struct CircuitTests {
         #expect((1...5).map { doubling.openDuration(timesOpened: $0) } == [1, 2, 4, 8, 16].map { Duration.seconds($0) })
         #expect(doubling.openDuration(timesOpened: 200) == year)
     }
+
+    @Test("a breaker keeps a bounded table: past 10,000 servers, those closed or due for a trial with no request under way are forgotten; open ones and those with requests under way stay")
+    func boundedTable() throws {
+        let breaker = CircuitBreaker(policy: CircuitBreakerPolicy(failureThreshold: 2, openDuration: .seconds(60)))
+        let open = "https://open.example:443"
+        for _ in 0..<2 {
+            let permit = try breaker.admit(open).get()
+            _ = breaker.record(.failure("connection failed"), of: permit, to: open)
+        }
+        for index in 0..<(CircuitBreaker.maximumCircuits - 1) {
+            let server = "https://dead-\(index).example:443"
+            let permit = try breaker.admit(server).get()
+            _ = breaker.record(.failure("connection failed"), of: permit, to: server)
+        }
+        #expect(breaker.statuses().count == CircuitBreaker.maximumCircuits)
+        let underWay = try breaker.admit("https://busy.example:443").get()
+        let kept = breaker.statuses()
+        #expect(kept.map(\.server) == [open], "\(kept.count) kept")
+        #expect(breaker.record(.failure("timed out"), of: underWay, to: "https://busy.example:443") == nil)
+        #expect(breaker.statuses().map(\.server) == ["https://busy.example:443", open])
+    }
 }

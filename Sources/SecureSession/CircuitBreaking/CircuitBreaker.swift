@@ -23,7 +23,8 @@ import TransportSecurity
 /// do not go near the circuit. WebSockets do not go through it.
 ///
 /// Safe to share between sessions and tasks. Only servers with failures counted or requests
-/// under way are kept: a success while closed forgets the server.
+/// under way are kept (a success while closed forgets the server), and past 10,000 of them, those
+/// with no request under way whose circuit is closed or due for a trial are forgotten.
 public final class CircuitBreaker: @unchecked Sendable {
     /// When circuits open, and for how long.
     public let policy: CircuitBreakerPolicy
@@ -61,9 +62,11 @@ public final class CircuitBreaker: @unchecked Sendable {
     /// A permit for a request to `server`, or why not. Every permit given must be recorded.
     func admit(_ server: String) -> Result<Circuit.Permit, SecureSessionError> {
         lock.withLock {
+            let now = ContinuousClock.now
             var circuit = circuits[server] ?? newCircuit()
-            let admission = circuit.admit(at: .now, policy: policy)
+            let admission = circuit.admit(at: now, policy: policy)
             circuits[server] = circuit.isForgettable ? nil : circuit
+            if circuits.count > Self.maximumCircuits { forgetQuietCircuits(at: now) }
             return admission.mapError { refusal in
                 .circuitOpen(server: server, failures: circuit.consecutiveFailures, lastFailure: circuit.lastFailure ?? "", retryAfter: refusal.retryAfter)
             }
@@ -78,6 +81,20 @@ public final class CircuitBreaker: @unchecked Sendable {
             let transition = circuit.record(outcome, of: permit, at: .now, policy: policy)
             circuits[server] = circuit.isForgettable ? nil : circuit
             return transition
+        }
+    }
+
+    /// How many servers' circuits are kept before quiet ones are forgotten.
+    static let maximumCircuits = 10_000
+
+    /// Forgets the circuits with no request under way that are closed or whose open time has
+    /// passed: a process calling many servers that fail (webhooks to dead endpoints) keeps a
+    /// bounded table, at the price of counting those servers' failures again.
+    private func forgetQuietCircuits(at now: ContinuousClock.Instant) {
+        circuits = circuits.filter { _, circuit in
+            guard circuit.requestsUnderWay == 0 else { return true }
+            if case .open(let until) = circuit.phase { return until > now }
+            return false
         }
     }
 

@@ -23,7 +23,8 @@ import TransportSecurity
 /// of the process stop hammering a server that asked for a pause, not only the one it answered
 /// (``pausesWhenAsked``).
 ///
-/// Safe to share between sessions and tasks; keeps only servers whose schedule is not idle.
+/// Safe to share between sessions and tasks; past 1,000 servers, those with nothing pending are
+/// forgotten.
 public final class RequestRateLimiter: @unchecked Sendable {
     /// The rate of each server; `nil`: no rate, only the concurrency limit and the pauses.
     public let rate: RequestRate?
