@@ -143,8 +143,7 @@ struct CircuitBreakerTests {
         let breaker = Self.breaker(failures: 1, open: .seconds(30))
         let session = lab.session { $0.circuitBreaker = breaker; $0.maximumConnectionsPerHost = 1; $0.httpVersions = .http1Only }
         let holding = Task { try await session.get(server.url("/never")) }
-        while server.connections.total == 0 { try await Task.sleep(for: .milliseconds(10)) }
-        try await Task.sleep(for: .milliseconds(100))
+        while server.tally.count("/never") == 0 { try await Task.sleep(for: .milliseconds(10)) }
         var waiting = SecureRequest(url: server.url("/hello"))
         waiting.timeout = .milliseconds(200)
         let error = await Result { try await session.send(waiting) }.error
@@ -171,8 +170,8 @@ struct CircuitBreakerTests {
         var trial = SecureRequest(url: server.url("/delay/3000"))
         trial.timeout = .milliseconds(1_000)
         let slowTrial = Task { await Result { try await session.send(trial) }.error }
-        // The trial's permit is taken as soon as it starts, long before its timeout.
-        try await Task.sleep(for: .milliseconds(200))
+        // Under way once the server has it.
+        while server.tally.count("/delay") == 0 { try await Task.sleep(for: .milliseconds(10)) }
         let meanwhile = await Result { try await session.get(server.url("/hello")) }.error
         #expect(meanwhile.flatMap(Self.circuitOpen)?.retryAfter == .zero)
         #expect(meanwhile.map { "\($0)" }?.hasSuffix("a trial request is under way") == true, "\(String(describing: meanwhile))")

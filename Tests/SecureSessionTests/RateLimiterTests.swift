@@ -136,7 +136,9 @@ struct RateLimiterTests {
                 return clock.now - started
             }
         }
-        try await Task.sleep(for: .milliseconds(150))
+        // The first two reach the server; the other three, started with them, queue meanwhile.
+        while server.tally.count("/delay") < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        try await Task.sleep(for: .milliseconds(50))
         #expect(limiter.concurrency(for: url) == (underWay: 2, waiting: 3))
         var finished: [Duration] = []
         for task in finishing { finished.append(try await task.value) }
@@ -149,7 +151,7 @@ struct RateLimiterTests {
 
         // Two never answered take both slots; one waits past its limit, another is cancelled.
         let holding = (0..<2).map { _ in Task { try await session.get(server.url("/never")) } }
-        try await Task.sleep(for: .milliseconds(150))
+        while server.tally.count("/never") < 2 { try await Task.sleep(for: .milliseconds(10)) }
         var impatient = SecureRequest(url: server.url("/hello"))
         impatient.timeout = .milliseconds(300)
         let waiter = Task { try await session.get(server.url("/hello")) }

@@ -15,9 +15,9 @@ import TransportSecurityNIO
 /// Routes: `/hello` (text), `/json` (JSON), `/echo` (the request body back, method in
 /// `X-Method`), `/status/N`, `/redirect?to=URL[&status=N][&sts=VALUE]` (with `sts`, a `Strict-Transport-Security` field too), `/bytes/N` (N bytes, streamed),
 /// `/chunked/N` (N bytes, chunked, no length announced), `/endless` (chunks until the client
-/// closes), `/delay/MS` (answers after MS milliseconds), `/target…` (the request line's target, as received), `/goaway` (HTTP/2: a `GOAWAY`
+/// closes), `/delay/MS` (answers after MS milliseconds; counted in ``tally`` as `/delay`), `/target…` (the request line's target, as received), `/goaway` (HTTP/2: a `GOAWAY`
 /// on the connection, then an answer),
-/// `/never` (never answers), `/collect` (keeps posted bodies in ``collected``), `/loop` (redirects to itself), `/basic` and
+/// `/never` (never answers; counted in ``tally`` as `/never`), `/collect` (keeps posted bodies in ``collected``), `/loop` (redirects to itself), `/basic` and
 /// `/digest?algorithm=MD5|SHA-256[&first=ALGORITHM][&stale=1]` (user alice, password wonderland, realm lab; with
 /// `cc=V`, the welcome has `Cache-Control: V`; `/basic`'s requests counted in ``tally`` as `/basic`), `/once` (closes a connection
 /// on its second request), `/connection` (an id of the TCP connection), `/trailers?N=V…` (`hello`,
@@ -419,7 +419,7 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
             context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
             context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: "partial...")))), promise: nil)
         case "/never":
-            break
+            _ = tally.next("/never")
         case "/collect":
             collected.append(Data(body.readableBytesView))
             send(context, .ok, "noted", type: "text/plain")
@@ -552,6 +552,7 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
             } else if path.hasPrefix("/bytes/"), let count = Int(path.dropFirst("/bytes/".count)) {
                 stream(context, count: count)
             } else if path.hasPrefix("/delay/"), let milliseconds = Int64(path.dropFirst("/delay/".count)) {
+                _ = tally.next("/delay")
                 let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
                 context.eventLoop.scheduleTask(in: .milliseconds(milliseconds)) {
                     let (handler, context) = loopBound.value
