@@ -17,9 +17,8 @@ import TransportSecurityNIO
 /// - `secure_session_server_certificate_expiry_timestamp_seconds`, a gauge by `server`
 ///   (`https://host:port`): the earliest `notAfter` of the certificate path that the last
 ///   trusted connection to the server was validated through, else of the chain it presented
-///   (seconds since 1970), the moment
-///   from which its connections fail unless the server renews (blackbox_exporter's
-///   `probe_ssl_earliest_cert_expiry`); a server that renews moves it on;
+///   (seconds since 1970), the moment from which its connections fail unless the server renews
+///   (blackbox_exporter's `probe_ssl_earliest_cert_expiry`); a server that renews moves it on;
 /// - `secure_session_client_certificate_expiry_timestamp_seconds`, a gauge by `subject`: when
 ///   the client certificate the session offers expires (seconds since 1970), set by each
 ///   connection made offering it, so that a dashboard warns before a server starts refusing it
