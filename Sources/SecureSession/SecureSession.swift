@@ -383,7 +383,9 @@ public final class SecureSession: Sendable {
             var authentication = HTTPAuthentication(configuration: self.configuration)
             while true {
                 current.arrivalCheck?.willSend(current)
-                let exchanged = try await self.exchangeThroughCache(self.withCookies(current), sink: sink, closer: closer, deadline: deadline)
+                let exchanged = try await self.exchangeThroughCache(
+                    self.askingForSignature(self.withCookies(current)), sink: sink, closer: closer, deadline: deadline
+                )
                 let (head, heldBody) = (exchanged.head, exchanged.heldBody)
                 self.configuration.logger.debug("response", metadata: [
                     "request": "\(current.method.rawValue) \(current.url.redacted)", "status": "\(head.status.code) \(head.status.reasonPhrase)",

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import PKIBuilder
 import SecureSession
 import TestServers
@@ -222,5 +223,54 @@ struct ResponseSignatureTests {
             try await session.webSocket(URL(string: "ws://127.0.0.1:1/ws")!) { _ in }
         } throws: { refused($0, saying: "a WebSocket's messages carry none") }
         #expect(server.requests == requests, "nothing was sent")
+    }
+
+    @Test("requests to a named host ask for the signature wanted (Accept-Signature, RFC 9421 §5.1): label, components, content-digest, keyid and alg of a single key, created, tag; a request's own field is kept; not for other hosts, nor when told not to")
+    func asksForSignatures() async throws {
+        let server = try await server(signingWith: HTTPMessageSigner(key: serverKey, covering: [.status, .field("content-digest")], tag: "bank"))
+        defer { Task { await server.stop() } }
+        let heads = NIOLockedValueBox<[SentRequestHead]>([])
+        var verifier = HTTPMessageSignatureVerifier(keys: [serverKey.verificationKey], requiredComponents: [.status], tag: "bank")
+        let askedFor = #"sig1=("@status" "content-digest");keyid="server-2026";alg="ed25519";created;tag="bank""#
+        #expect(ResponseSignatureRequirement(verifier: verifier).acceptSignatureField == askedFor)
+        let session = lab.session {
+            $0.interceptor = HTTPMessageSigner(key: clientKey)
+            $0.responseSignatures = ResponseSignatureRequirement(verifier: verifier, hosts: [try! HostPattern("127.0.0.1")])
+            $0.requestHeadObserver = { head in heads.withLockedValue { $0.append(head) } }
+        }
+        defer { Task { await session.shutdown() } }
+        func asked() -> [String] {
+            heads.withLockedValue { $0.last?.headers.filter { $0.name == "Accept-Signature" }.map(\.value) ?? [] }
+        }
+        _ = try await session.send(SecureRequest(.put, url: server.url("/signed"), body: Data("order".utf8)))
+        #expect(asked() == [askedFor])
+        var own = SecureRequest(.put, url: server.url("/signed"), body: Data("order".utf8))
+        own.headers.append((name: "accept-signature", value: #"mine=("@status");created"#))
+        _ = try await session.send(own)
+        #expect(heads.withLockedValue { $0.last?.headers.filter { $0.name.lowercased() == "accept-signature" }.map(\.value) } == [#"mine=("@status");created"#])
+
+        // Another host (localhost is not named) is not asked; nor is any when the requirement does not ask.
+        var unnamed = SecureRequest(.put, url: server.url("/signed", host: "localhost"), body: Data("order".utf8))
+        unnamed.validation = ResponseValidation.none
+        _ = try await session.send(unnamed)
+        #expect(asked().isEmpty)
+        let silent = lab.session {
+            $0.interceptor = HTTPMessageSigner(key: clientKey)
+            $0.responseSignatures = ResponseSignatureRequirement(verifier: verifier, asksForSignatures: false)
+            $0.requestHeadObserver = { head in heads.withLockedValue { $0.append(head) } }
+        }
+        defer { Task { await silent.shutdown() } }
+        _ = try await silent.send(SecureRequest(.put, url: server.url("/signed"), body: Data("order".utf8)))
+        #expect(asked().isEmpty)
+
+        // Two keys: no keyid or alg asked for; a label of the verifier's own; no created when not required.
+        verifier = HTTPMessageSignatureVerifier(
+            keys: [serverKey.verificationKey, HTTPSignatureKey.generated(id: "next").verificationKey],
+            requiredComponents: [.status, .field("content-digest")], label: "resp", requiresCreated: false
+        )
+        #expect(ResponseSignatureRequirement(verifier: verifier).acceptSignatureField == #"resp=("@status" "content-digest")"#)
+        #expect(ResponseSignatureRequirement(verifier: verifier, requiresBodyCoverage: false).acceptSignatureField == #"resp=("@status" "content-digest")"#)
+        verifier.tag = "bänk"
+        #expect(ResponseSignatureRequirement(verifier: verifier).acceptSignatureField == nil)
     }
 }

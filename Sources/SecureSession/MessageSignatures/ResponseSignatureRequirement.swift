@@ -51,14 +51,19 @@ public struct ResponseSignatureRequirement: Sendable {
     /// Whether a response with a body must be signed over it (its signature covering
     /// `content-digest`, which must match the body). `true` unless said otherwise.
     public var requiresBodyCoverage: Bool
+    /// Whether the requests to those hosts say what signature is wanted, in an
+    /// `Accept-Signature` field (RFC 9421 §5.1, ``acceptSignatureField``), for servers that sign
+    /// as asked. `true` unless said otherwise; a request's own `Accept-Signature` is kept.
+    public var asksForSignatures: Bool
 
     /// Requires the responses of `hosts` (every host when empty) to carry a signature `verifier`
     /// accepts, covering the body of those that have one unless `requiresBodyCoverage` is
-    /// `false`.
-    public init(verifier: HTTPMessageSignatureVerifier, hosts: [HostPattern] = [], requiresBodyCoverage: Bool = true) {
+    /// `false`; the requests ask for it (`Accept-Signature`) unless `asksForSignatures` is `false`.
+    public init(verifier: HTTPMessageSignatureVerifier, hosts: [HostPattern] = [], requiresBodyCoverage: Bool = true, asksForSignatures: Bool = true) {
         self.verifier = verifier
         self.hosts = hosts
         self.requiresBodyCoverage = requiresBodyCoverage
+        self.asksForSignatures = asksForSignatures
     }
 
     /// Whether the responses of `url`'s host must be signed.
