@@ -103,7 +103,22 @@ struct ConnectionKey: Sendable, Hashable, CustomStringConvertible {
 
     func hash(into hasher: inout Hasher) { hasher.combine(precomputedHash) }
 
-    var description: String { "\(isSecure ? "https" : "http")://\(host.inAuthorityForm):\(port)" }
+    /// The server, as the session names it in errors, logs, metrics, circuits and rate limits:
+    /// `https://host:port`.
+    var description: String { Self.serverName(isSecure: isSecure, host: host, port: port) }
+
+    /// `https://host:port` (`http://` when not secure; an IPv6 host in brackets).
+    static func serverName(isSecure: Bool, host: String, port: Int) -> String {
+        "\(isSecure ? "https" : "http")://\(host.inAuthorityForm):\(port)"
+    }
+
+    /// The name of `url`'s server as ``description`` gives it for the url's requests: its host as
+    /// ``ServerHost`` reads it, its port or the scheme's (`wss`/`ws` as `https`/`http`).
+    static func serverName(of url: URL) -> String {
+        let scheme = url.scheme?.lowercased() ?? ""
+        let isSecure = scheme == "https" || scheme == "wss"
+        return serverName(isSecure: isSecure, host: ServerHost(url.host ?? "").name, port: url.port ?? (isSecure ? 443 : 80))
+    }
 
     /// The identity the key's connections offer when no challenge handler chooses one (with a
     /// handler, what is presented is the handler's answer).

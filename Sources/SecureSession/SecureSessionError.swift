@@ -112,7 +112,7 @@ public enum SecureSessionError: Error, Sendable, CustomStringConvertible {
         case .responseSignatureRejected(let status, let reason):
             return "the response (status \(status)) was refused: its HTTP message signature does not hold: \(reason)"
         case .circuitOpen(let server, let failures, let lastFailure, let retryAfter):
-            let when = retryAfter > .zero ? "a trial request may go in \(String(format: "%.1f s", retryAfter.inMilliseconds / 1_000))" : "a trial request is under way"
+            let when = retryAfter > .zero ? "a trial request may go in \(retryAfter.formattedSeconds)" : "a trial request is under way"
             let last = lastFailure.isEmpty ? "" : " (last: \(lastFailure))"
             return "not sent: the circuit of \(server) is open after \(failures) failure\(failures == 1 ? "" : "s") in a row\(last); \(when)"
         case .rateLimited(let server, let wait, let timeLeft):

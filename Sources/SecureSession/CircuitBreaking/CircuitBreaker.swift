@@ -1,5 +1,4 @@
 import Foundation
-import TransportSecurity
 
 /// Stops sending requests to a server that keeps failing, for a while, so that callers fail at
 /// once instead of each waiting for a connection or a timeout, and a struggling server (a
@@ -42,7 +41,7 @@ public final class CircuitBreaker: @unchecked Sendable {
 
     /// The circuit of `url`'s server (`https://host:443`): closed when nothing is known of it.
     public func status(of url: URL) -> CircuitStatus {
-        let server = Self.server(of: url)
+        let server = ConnectionKey.serverName(of: url)
         return lock.withLock { status(server, circuits[server], now: .now) }
     }
 
@@ -102,15 +101,6 @@ public final class CircuitBreaker: @unchecked Sendable {
     private func newCircuit() -> Circuit {
         circuitsMade &+= 1
         return Circuit(id: circuitsMade)
-    }
-
-    /// `https://host:port` for `url` (its host as the session names servers; `wss`/`ws` as
-    /// `https`/`http`).
-    static func server(of url: URL) -> String {
-        let scheme = url.scheme?.lowercased() ?? ""
-        let isSecure = scheme == "https" || scheme == "wss"
-        let host = ServerHost(url.host ?? "").name
-        return "\(isSecure ? "https" : "http")://\(host.inAuthorityForm):\(url.port ?? (isSecure ? 443 : 80))"
     }
 
     private func status(_ server: String, _ circuit: Circuit?, now: ContinuousClock.Instant) -> CircuitStatus {

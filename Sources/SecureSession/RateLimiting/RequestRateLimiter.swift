@@ -70,7 +70,7 @@ public final class RequestRateLimiter: @unchecked Sendable {
     /// How long a request to `url`'s server made now would wait for its turn (zero: it would go
     /// at once); nothing is reserved.
     public func currentWait(for url: URL) -> Duration {
-        let server = CircuitBreaker.server(of: url)
+        let server = ConnectionKey.serverName(of: url)
         let now = ContinuousClock.now
         return lock.withLock {
             var schedule = schedules[server] ?? RequestSchedule(at: now)
@@ -82,7 +82,7 @@ public final class RequestRateLimiter: @unchecked Sendable {
     /// ``maximumConcurrentRequests`` (both 0 without the limit).
     public func concurrency(for url: URL) -> (underWay: Int, waiting: Int) {
         guard let slots else { return (0, 0) }
-        let (inUse, waiting) = slots.count(CircuitBreaker.server(of: url))
+        let (inUse, waiting) = slots.count(ConnectionKey.serverName(of: url))
         return (inUse, waiting)
     }
 

@@ -38,14 +38,8 @@ extension SecureSession {
                 throw error
             }
         }
-        let exchanged: Exchange
-        do {
-            exchanged = try await exchange()
-        } catch {
-            if tookSlot { limiter.giveBackSlot(server) }
-            throw error
-        }
-        if tookSlot { limiter.giveBackSlot(server) }
+        defer { if tookSlot { limiter.giveBackSlot(server) } }
+        let exchanged = try await exchange()
         let status = exchanged.head.status.code
         if limiter.pausesWhenAsked, status == 429 || status == 503,
             let asked = RetryAfter.delay(in: ResponseHead(exchanged.head), now: Date()), asked > .zero
