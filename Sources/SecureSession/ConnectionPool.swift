@@ -260,7 +260,7 @@ final class ConnectionPool: @unchecked Sendable {
             // Shut down, the pool holds nothing (connections going away still hold slots).
             guard !isShutDown else { return }
             func add(_ key: ConnectionKey, _ change: (inout PoolStatus) -> Void) {
-                let server = "\(key.isSecure ? "https" : "http")://\(key.host):\(key.port)"
+                let server = key.description
                 change(&servers[server, default: PoolStatus(server: server)])
             }
             var inUseByKey: [ConnectionKey: Int] = [:]

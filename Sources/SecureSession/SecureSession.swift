@@ -833,20 +833,12 @@ public final class SecureSession: Sendable {
         // server is named by its own authority (as curl drops a custom Host on a redirect).
         // A DPoP proof is a credential too (RFC 9449), and so is an HTTP message signature
         // (RFC 9421), which another server could replay to the first.
-        if Self.origin(of: target) != Self.origin(of: request.url) {
+        if ConnectionKey.serverName(of: target) != ConnectionKey.serverName(of: request.url) {
             next.headers.removeAll {
                 ["authorization", "proxy-authorization", "cookie", "host", "dpop", "signature", "signature-input"].contains($0.name.lowercased())
             }
         }
         return next
-    }
-
-    /// Scheme, host and port (the scheme's default when the URL has none), compared
-    /// case-insensitively.
-    private static func origin(of url: URL) -> String {
-        let scheme = url.scheme?.lowercased() ?? ""
-        let port = url.port ?? (scheme == "https" ? 443 : 80)
-        return "\(scheme)://\(url.host?.lowercased() ?? ""):\(port)"
     }
 }
 

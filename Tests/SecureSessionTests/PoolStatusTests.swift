@@ -36,6 +36,18 @@ struct PoolStatusTests {
         await server.stop()
         await multiplexing.stop()
     }
+
+    @Test("an IPv6 server is named with its address in brackets, as in its URL")
+    func ipv6ServerName() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let session = lab.session(InsecureDisabledTrustEvaluator()) {
+            $0.addressOverrides = [AddressOverride(host: "::1", port: server.port, address: "127.0.0.1")]
+        }
+        #expect(try await session.get(URL(string: "https://[::1]:\(server.port)/hello")!).text == "hello")
+        #expect(session.poolStatus().map(\.server) == ["https://[::1]:\(server.port)"])
+        await session.shutdown()
+        await server.stop()
+    }
 }
 
 /// An object whose release a test watches through a weak reference.

@@ -140,8 +140,7 @@ public final class ResponseCache: Sendable {
     /// `scheme://host:port` of `url`, as in ``resource(of:)``.
     static func origin(of url: URL) -> String? {
         guard let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http", let host = url.host, !host.isEmpty else { return nil }
-        let port = url.port ?? (scheme == "https" ? 443 : 80)
-        return "\(scheme)://\(ServerHost(host).name):\(port)"
+        return ConnectionKey.serverName(of: url)
     }
 
     /// Whether a request with `fields` has the values a response was varied on.
