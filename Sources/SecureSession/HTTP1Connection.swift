@@ -272,7 +272,12 @@ private final class Exchanger: @unchecked Sendable {
         }
         do {
             if body?.isStreamed == true || goOn != nil {
-                try await outbound.write(.head(head))
+                // Written straight to the channel, at most a few parts in flight until the
+                // socket took them: the outbound writer's `write` returns once a part is queued
+                // for the event loop, and a file read faster than the connection sends piled up
+                // there (half a 512 MiB upload held in memory, measured).
+                var inFlight = WritesInFlight(channel: channel)
+                try await inFlight.write(.head(head))
                 // Answered before the body (a challenge, a 413): that answer is the outcome, the
                 // body never goes, and the connection is not used again. A 417 only says the
                 // expectation is not understood on the way: the request goes again without it.
@@ -280,9 +285,9 @@ private final class Exchanger: @unchecked Sendable {
                     if answered == 417 { throw ExpectationRefused() }
                     return (try await ResponseReader.read(from: &responses, into: sink), false)
                 }
-                let outbound = outbound
-                try await body?.send { part in try await outbound.write(.body(.byteBuffer(part))) }
-                try await outbound.write(.end(nil))
+                try await body?.send { part in try await inFlight.write(.body(.byteBuffer(part))) }
+                try await inFlight.write(.end(nil))
+                try await inFlight.finish()
             } else {
                 // Held in memory: the whole request in one write.
                 try await outbound.write(contentsOf: ResponseReader.parts(head: head, body: body))

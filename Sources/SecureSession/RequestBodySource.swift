@@ -10,17 +10,31 @@ import Musl
 import Darwin
 #endif
 
-/// What a request's body is sent from: bytes held in memory, a file read part by part as it
-/// is sent (``SecureRequest/bodyFile``), never held whole, or a producer writing it as it is
-/// sent (``SecureRequest/bodyStream``). A file is opened afresh, and a producer called again, for
-/// every sending, so a retry, a 307/308 redirect or an answered challenge sends it from its start.
-/// With an upload progress handler, bytes in memory are sent part by part too, each part
-/// reported once the connection has taken it.
+/// What a request's body is sent from: bytes held in memory, files and bytes read part by part
+/// as they are sent (``SecureRequest/bodyFile``, ``SecureRequest/bodyParts``), never held whole,
+/// or a producer writing it as it is sent (``SecureRequest/bodyStream``). A file is opened afresh,
+/// and a producer called again, for every sending, so a retry, a 307/308 redirect or an answered
+/// challenge sends it from its start. With an upload progress handler, bytes in memory are sent
+/// part by part too, each part reported once the connection has taken it.
 struct RequestBodySource: Sendable {
     enum Content: Sendable {
         case bytes(ByteBuffer)
-        case file(path: String, length: Int64)
+        case parts([MeasuredPart])
         case stream(RequestBodyStream)
+    }
+
+    /// A part of ``Content/parts(_:)``, a file measured when the request is sent.
+    enum MeasuredPart: Sendable {
+        case bytes(ByteBuffer)
+        /// A file of `length` bytes, which must not hold `forbidden` (its form's boundary).
+        case file(path: String, length: Int64, forbidden: Data?)
+
+        var length: Int64 {
+            switch self {
+            case .bytes(let buffer): Int64(buffer.readableBytes)
+            case .file(_, let length, _): length
+            }
+        }
     }
 
     let content: Content
@@ -43,38 +57,52 @@ struct RequestBodySource: Sendable {
     /// The size of a file part.
     static let partSize = 64 * 1024
 
-    /// The source of `request`'s body, or `nil` for none; a file is measured now (its length
-    /// goes in `Content-Length`).
+    /// The source of `request`'s body, or `nil` for none; files are measured now (their lengths
+    /// go in `Content-Length`).
     /// - Throws: ``SecureSessionError/unreadableUpload(_:)`` for a file that cannot be read.
     static func of(_ request: SecureRequest) throws -> RequestBodySource? {
         if let path = request.bodyFile {
-            var status = stat()
-            guard stat(path, &status) == 0 else {
-                throw SecureSessionError.unreadableUpload("\(path): \(String(cString: strerror(errno)))")
+            return RequestBodySource(content: .parts([try measured(path, forbidden: nil)]), progress: request.uploadProgress)
+        }
+        if let parts = request.bodyParts {
+            let measuredParts = try parts.map { part throws -> MeasuredPart in
+                switch part.source {
+                case .data(let data): .bytes(ByteBuffer(bytes: data))
+                case .file(let path): try measured(path, forbidden: part.forbidden)
+                }
             }
-            guard (status.st_mode & S_IFMT) == S_IFREG else {
-                throw SecureSessionError.unreadableUpload("\(path): not a regular file (its length must be known before sending)")
-            }
-            return RequestBodySource(content: .file(path: path, length: Int64(status.st_size)), progress: request.uploadProgress)
+            return RequestBodySource(content: .parts(measuredParts), progress: request.uploadProgress)
         }
         if let stream = request.bodyStream { return RequestBodySource(content: .stream(stream), progress: request.uploadProgress) }
         return request.body.map { RequestBodySource(content: .bytes(ByteBuffer(bytes: $0)), progress: request.uploadProgress) }
+    }
+
+    /// The file at `path`, measured.
+    private static func measured(_ path: String, forbidden: Data?) throws -> MeasuredPart {
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            throw SecureSessionError.unreadableUpload("\(path): \(String(cString: strerror(errno)))")
+        }
+        guard (status.st_mode & S_IFMT) == S_IFREG else {
+            throw SecureSessionError.unreadableUpload("\(path): not a regular file (its length must be known before sending)")
+        }
+        return .file(path: path, length: Int64(status.st_size), forbidden: forbidden)
     }
 
     /// The body's length; `nil` for a stream of unknown length (sent chunked over HTTP/1.1).
     var length: Int64? {
         switch content {
         case .bytes(let buffer): return Int64(buffer.readableBytes)
-        case .file(_, let length): return length
+        case .parts(let parts): return parts.reduce(0) { $0 + $1.length }
         case .stream(let stream): return stream.length
         }
     }
 
     /// Hands the body to `send` part by part, waiting for each part to be taken, and reports
     /// the bytes sent after each part (an empty body once, as all of nothing).
-    /// - Throws: ``SecureSessionError/unreadableUpload(_:)`` when the file cannot be read or
-    ///   its length changed since it was measured (the server would get a body that is not the
-    ///   announced one).
+    /// - Throws: ``SecureSessionError/unreadableUpload(_:)`` when a file cannot be read, its
+    ///   length changed since it was measured (the server would get a body that is not the
+    ///   announced one), or it holds its form's boundary.
     func send(_ send: @escaping (ByteBuffer) async throws -> Void) async throws {
         let total = length
         var sent: Int64 = 0
@@ -83,46 +111,64 @@ struct RequestBodySource: Sendable {
             sent += Int64(part.readableBytes)
             progress?(UploadProgress(bytesSent: sent, totalBytes: total))
         }
+        if total == 0 { progress?(UploadProgress(bytesSent: 0, totalBytes: 0)) }
         switch content {
-        case .bytes(var buffer):
-            if total == 0 { progress?(UploadProgress(bytesSent: 0, totalBytes: 0)) }
-            while let part = buffer.readSlice(length: min(Self.partSize, buffer.readableBytes)), part.readableBytes > 0 {
-                try await hand(part)
-            }
+        case .bytes(let buffer):
+            try await Self.send(buffer, through: hand)
         case .stream(let stream):
             try await Self.send(stream, through: hand)
-            if total == 0 { progress?(UploadProgress(bytesSent: 0, totalBytes: 0)) }
-        case .file(let path, let length):
-            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-            guard descriptor >= 0 else {
-                throw SecureSessionError.unreadableUpload("\(path): \(String(cString: strerror(errno)))")
+        case .parts(let parts):
+            for part in parts {
+                switch part {
+                case .bytes(let buffer): try await Self.send(buffer, through: hand)
+                case .file(let path, let length, let forbidden): try await Self.send(path, length: length, forbidden: forbidden, through: hand)
+                }
             }
-            defer { close(descriptor) }
-            if length == 0 { progress?(UploadProgress(bytesSent: 0, totalBytes: 0)) }
-            while true {
-                var part = ByteBufferAllocator().buffer(capacity: Self.partSize)
-                var failure: Int32 = 0
-                let count = part.writeWithUnsafeMutableBytes(minimumWritableBytes: Self.partSize) { buffer in
-                    while true {
-                        let count = read(descriptor, buffer.baseAddress, Self.partSize)
-                        if count >= 0 { return count }
-                        if errno != EINTR {
-                            failure = errno
-                            return 0
-                        }
+        }
+    }
+
+    /// Hands `buffer` over in parts of at most ``partSize``.
+    private static func send(_ buffer: ByteBuffer, through hand: (ByteBuffer) async throws -> Void) async throws {
+        var buffer = buffer
+        while let part = buffer.readSlice(length: min(Self.partSize, buffer.readableBytes)), part.readableBytes > 0 {
+            try await hand(part)
+        }
+    }
+
+    /// Hands the file at `path` over in parts of at most ``partSize``, checking that it still
+    /// has `length` bytes and holds no `forbidden` bytes (looked for across parts too).
+    private static func send(_ path: String, length: Int64, forbidden: Data?, through hand: (ByteBuffer) async throws -> Void) async throws {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw SecureSessionError.unreadableUpload("\(path): \(String(cString: strerror(errno)))")
+        }
+        defer { close(descriptor) }
+        var search = forbidden.map { ForbiddenBytesSearch($0) }
+        var taken: Int64 = 0
+        while true {
+            var part = ByteBufferAllocator().buffer(capacity: Self.partSize)
+            var failure: Int32 = 0
+            let count = part.writeWithUnsafeMutableBytes(minimumWritableBytes: Self.partSize) { buffer in
+                while true {
+                    let count = read(descriptor, buffer.baseAddress, Self.partSize)
+                    if count >= 0 { return count }
+                    if errno != EINTR {
+                        failure = errno
+                        return 0
                     }
                 }
-                if failure != 0 { throw SecureSessionError.unreadableUpload("\(path): \(String(cString: strerror(failure)))") }
-                if count == 0 { break }
-                guard sent + Int64(count) <= length else {
-                    sent += Int64(count)
-                    break
-                }
-                try await hand(part)
             }
-            guard sent == length else {
-                throw SecureSessionError.unreadableUpload("\(path) changed while it was sent (\(length) bytes announced, \(sent) read)")
+            if failure != 0 { throw SecureSessionError.unreadableUpload("\(path): \(String(cString: strerror(failure)))") }
+            if count == 0 { break }
+            taken += Int64(count)
+            guard taken <= length else { break }
+            if search?.isFound(in: part) == true {
+                throw SecureSessionError.unreadableUpload(MultipartForm.holdsBoundary(path))
             }
+            try await hand(part)
+        }
+        guard taken == length else {
+            throw SecureSessionError.unreadableUpload("\(path) changed while it was sent (\(length) bytes announced, \(taken) read)")
         }
     }
 

@@ -18,8 +18,14 @@ public struct SecureRequest: Sendable {
     /// Sent again from its start when a retry, a 307/308 redirect or an answered challenge
     /// needs it. Not with ``body``.
     public var bodyFile: String?
+    /// A body sent from parts in order (``RequestBodyPart``): bytes in memory and files read
+    /// part by part as they are sent, never held whole (what ``multipart(_:url:form:)`` makes of
+    /// a form with files). Its length, the files measured when the request is sent, is the
+    /// `Content-Length`; every sending reads the files from their start. Not with ``body``,
+    /// ``bodyFile`` or ``bodyStream``.
+    public var bodyParts: [RequestBodyPart]?
     /// A body written by a producer as it is sent (``RequestBodyStream``): chunked over HTTP/1.1
-    /// when its length is not known. Not with ``body`` or ``bodyFile``.
+    /// when its length is not known. Not with ``body``, ``bodyFile`` or ``bodyParts``.
     public var bodyStream: RequestBodyStream?
     /// How long the whole request may take; `nil` uses the session's. Zero or less fails the
     /// request with ``SecureSessionError/timeout(_:during:)`` before anything is sent.
@@ -83,6 +89,7 @@ public struct SecureRequest: Sendable {
         self.headers = headers
         self.body = body
         self.bodyFile = nil
+        self.bodyParts = nil
         self.bodyStream = nil
         self.timeout = nil
         self.validation = nil
@@ -114,10 +121,17 @@ public struct SecureRequest: Sendable {
     }
 
     /// A request whose body is `form` (`multipart/form-data`), with its `Content-Type` and
-    /// boundary.
+    /// boundary: in ``body`` when all its parts are in memory, in ``bodyParts`` when it has files
+    /// to read as the request is sent.
     public static func multipart(_ method: HTTPMethod = .post, url: URL, form: MultipartForm) -> SecureRequest {
-        let (contentType, body) = form.encoded()
-        return SecureRequest(method, url: url, headers: [("Content-Type", contentType)], body: body)
+        let (contentType, parts) = form.encodedParts()
+        var request = SecureRequest(method, url: url, headers: [("Content-Type", contentType)])
+        if case .data(let body) = parts.first?.source, parts.count == 1 {
+            request.body = body
+        } else {
+            request.bodyParts = parts
+        }
+        return request
     }
 
     /// A request whose body is the file at `path`, streamed (``bodyFile``), with

@@ -822,6 +822,7 @@ public final class SecureSession: Sendable {
             next.method = .get
             next.body = nil
             next.bodyFile = nil
+            next.bodyParts = nil
             next.bodyStream = nil
             next.headers.removeAll { ["content-type", "content-length", "content-digest"].contains($0.name.lowercased()) }
         }

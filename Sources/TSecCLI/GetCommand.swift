@@ -596,14 +596,16 @@ public struct GetCommand: TSecCommand {
             body = nil
         }
         var contentType = FormURLEncoding.contentType
+        var bodyParts: [RequestBodyPart]?
         if !form.isEmpty {
-            (contentType, body) = try MultipartFormArgument.form(form).encoded()
+            let multipart = SecureRequest.multipart(url: target, form: try MultipartFormArgument.form(form))
+            (contentType, body, bodyParts) = (multipart.header("Content-Type") ?? contentType, multipart.body, multipart.bodyParts)
         }
         // A body changes the default method as curl's options do: -T a PUT, -d and -F a POST.
         var method = self.method
         if method == "GET", uploadFile != nil {
             method = "PUT"
-        } else if method == "GET", body != nil {
+        } else if method == "GET", body != nil || bodyParts != nil {
             method = "POST"
         }
         var headers = header.map { field in
@@ -611,13 +613,14 @@ public struct GetCommand: TSecCommand {
             return (String(parts[0]).trimmingCharacters(in: .whitespaces), String(parts.count > 1 ? parts[1] : "").trimmingCharacters(in: .whitespaces))
         }
         if let cookie, cookie.contains("=") { headers.append(("Cookie", cookie)) }
-        if body != nil, !headers.contains(where: { $0.0.lowercased() == "content-type" }) {
+        if body != nil || bodyParts != nil, !headers.contains(where: { $0.0.lowercased() == "content-type" }) {
             headers.append(("Content-Type", contentType))
         }
         if let userAgent { headers.append(("User-Agent", userAgent)) }
         // A -H of its own wins, as curl has it.
         if let bearerToken, !headers.contains(where: { $0.0.lowercased() == "authorization" }) { headers.append(("Authorization", "Bearer \(bearerToken)")) }
         var request = SecureRequest(HTTPMethod(rawValue: headOnly ? "HEAD" : method), url: target, headers: headers, body: body)
+        request.bodyParts = bodyParts
         if let uploadFile, StreamedUpload.isStreamed(uploadFile) {
             request.bodyStream = try StreamedUpload.stream(uploadFile)
         } else {

@@ -5,7 +5,8 @@ import TransportSecurity
 
 /// The fields of `tsec get -F`, read as curl reads them: `NAME=VALUE` (text), `NAME=@FILE`
 /// with optional `;type=MEDIA` and `;filename=NAME` (a file, its media type guessed from its
-/// extension unless given), `NAME=<FILE` (a file's content as a text value).
+/// extension unless given; a regular file streamed as the request is sent, `-` or a pipe read
+/// now), `NAME=<FILE` (a file's content as a text value).
 enum MultipartFormArgument {
     /// The form of `arguments`, files read.
     static func form(_ arguments: [String]) throws -> MultipartForm {
@@ -19,7 +20,7 @@ enum MultipartFormArgument {
             if value.hasPrefix("@") {
                 var fields = value.dropFirst().split(separator: ";", omittingEmptySubsequences: false).map(String.init)
                 let path = fields.removeFirst()
-                var contentType = mediaType(ofFileNamed: path)
+                var contentType = MultipartForm.mediaType(ofFileNamed: path)
                 var filename = (path as NSString).lastPathComponent
                 for field in fields {
                     if field.hasPrefix("type=") {
@@ -30,7 +31,11 @@ enum MultipartFormArgument {
                         throw ValidationError("-F '\(argument)': '\(field)' is not type=MEDIA or filename=NAME")
                     }
                 }
-                form.append(try read(path, for: argument), name: name, filename: filename, contentType: contentType)
+                if isReadableRegularFile(path) {
+                    form.appendFile(at: path, name: name, filename: filename, contentType: contentType)
+                } else {
+                    form.append(try read(path, for: argument), name: name, filename: filename, contentType: contentType)
+                }
             } else if value.hasPrefix("<") {
                 form.append(String(decoding: try read(String(value.dropFirst()), for: argument), as: UTF8.self), name: name)
             } else {
@@ -40,22 +45,24 @@ enum MultipartFormArgument {
         return form
     }
 
+    /// Whether `path` is a regular file this process can open: such a file is read as the
+    /// request is sent (never held in memory); anything else (`-`, a pipe) is read now, and a
+    /// path that cannot be read fails here, before anything is sent.
+    private static func isReadableRegularFile(_ path: String) -> Bool {
+        guard path != "-", !path.utf8.contains(0) else { return false }
+        var status = stat()
+        guard stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return false }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        close(descriptor)
+        return true
+    }
+
     private static func read(_ path: String, for argument: String) throws -> Data {
         do {
             return try RequestBodyFile.read(path)
         } catch {
             throw ValidationError("-F '\(argument)': the file \(path) cannot be read: \(error)")
         }
-    }
-
-    /// The media type curl and browsers would send for a file with this name's extension.
-    static func mediaType(ofFileNamed name: String) -> String {
-        let types = [
-            "txt": "text/plain", "html": "text/html", "htm": "text/html", "css": "text/css", "csv": "text/csv",
-            "json": "application/json", "xml": "application/xml", "pdf": "application/pdf", "zip": "application/zip",
-            "gz": "application/gzip", "png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "gif": "image/gif",
-            "svg": "image/svg+xml", "pem": "application/x-pem-file", "der": "application/pkix-cert", "p12": "application/x-pkcs12",
-        ]
-        return types[(name as NSString).pathExtension.lowercased()] ?? "application/octet-stream"
     }
 }

@@ -1,6 +1,8 @@
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOHTTP1
+import NIOPosix
 import PKIBuilder
 import TestServers
 import Testing
@@ -68,5 +70,58 @@ struct RequestBodySourceTests {
             #expect(seen.last?.fractionCompleted == 1)
         }
         #expect(server.collected.all.suffix(3) == [content, content, Data()])
+    }
+
+    @Test("an HTTP/1.1 body is written at most two batches ahead of the socket: the eighth part waits until the socket took the fourth, the end of the body until it took the last")
+    func writesInFlight() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let server = try await ServerBootstrap(group: group).bind(host: "127.0.0.1", port: 0).get()
+        let holder = HeldWrites()
+        let channel = try await ClientBootstrap(group: group).connect(to: try #require(server.localAddress)).get()
+        try await channel.eventLoop.submit { try channel.pipeline.syncOperations.addHandler(holder) }.get()
+        let written = NIOLockedValueBox(0)
+        let writer = Task {
+            var inFlight = WritesInFlight(channel: channel)
+            for index in 1...8 {
+                try await inFlight.write(.body(.byteBuffer(ByteBuffer(string: "\(index)"))))
+                written.withLockedValue { $0 = index }
+            }
+            try await inFlight.finish()
+            written.withLockedValue { $0 = 9 }
+        }
+        func settled(at count: Int) async throws -> Bool {
+            for _ in 0..<200 where written.withLockedValue({ $0 }) < count { try await Task.sleep(for: .milliseconds(5)) }
+            try await Task.sleep(for: .milliseconds(50))
+            return written.withLockedValue { $0 } == count
+        }
+        #expect(try await settled(at: 7), "seven parts go before the socket took any")
+        try await channel.eventLoop.submit { holder.take(3) }.get()
+        #expect(try await settled(at: 7), "the fourth is not taken yet")
+        try await channel.eventLoop.submit { holder.take(1) }.get()
+        #expect(try await settled(at: 8))
+        try await channel.eventLoop.submit { holder.take(3) }.get()
+        #expect(try await settled(at: 8), "the last part is not taken yet")
+        try await channel.eventLoop.submit { holder.take(1) }.get()
+        try await writer.value
+        #expect(written.withLockedValue { $0 } == 9)
+        try await channel.close()
+        try await server.close()
+        try await group.shutdownGracefully()
+    }
+}
+
+/// Holds the writes that reach it, as a socket that takes nothing, until told to take some.
+private final class HeldWrites: ChannelOutboundHandler, @unchecked Sendable {
+    typealias OutboundIn = HTTPClientRequestPart
+    private var promises: [EventLoopPromise<Void>?] = []
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        promises.append(promise)
+    }
+
+    /// Takes the `count` oldest writes held (on the event loop).
+    func take(_ count: Int) {
+        for promise in promises.prefix(count) { promise?.succeed() }
+        promises.removeFirst(min(count, promises.count))
     }
 }

@@ -7,7 +7,7 @@ import Testing
 @Suite("Request bodies: forms and multipart/form-data")
 struct RequestBodyTests {
     /// Runs a Python snippet over `body` written to a file (its path is `sys.argv[1]`).
-    func python(_ script: String, body: Data, arguments: [String] = []) throws -> String {
+    static func python(_ script: String, body: Data, arguments: [String] = []) throws -> String {
         let directory = NSTemporaryDirectory() + "tsec-body-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -16,12 +16,24 @@ struct RequestBodyTests {
         return try shell("python3 '\(directory)/check.py' '\(directory)/body' " + arguments.map { "'\($0)'" }.joined(separator: " "))
     }
 
+    /// Each part of a `multipart/form-data` body as Python's `email` parser reads it: its name,
+    /// file name, media type, bytes and header names.
+    static func parsedMultipart(_ body: Data, contentType: String) throws -> [[Any]] {
+        let parsed = try python("""
+            import sys, json, email.parser, email.policy
+            body = open(sys.argv[1], 'rb').read()
+            message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(b'Content-Type: ' + sys.argv[2].encode() + b'\\r\\n\\r\\n' + body)
+            print(json.dumps([[p.get_param('name', header='content-disposition'), p.get_filename(), p.get_content_type(), list(p.get_payload(decode=True)), sorted(p.keys())] for p in message.iter_parts()]))
+            """, body: body, arguments: [contentType])
+        return try #require(try JSONSerialization.jsonObject(with: Data(parsed.utf8)) as? [[Any]])
+    }
+
     @Test("a form body encodes every byte but letters, digits and *-._, a space as +; a parser gets the fields back as given")
     func form() throws {
         let fields = [("a b", "x&y=z+1"), ("ü", "%20/?#"), ("a b", ""), ("*-._", "~!")]
         let body = FormURLEncoding.encode(fields)
         #expect(String(decoding: body, as: UTF8.self) == "a+b=x%26y%3Dz%2B1&%C3%BC=%2520%2F%3F%23&a+b=&*-._=%7E%21")
-        let decoded = try python("""
+        let decoded = try Self.python("""
             import sys, urllib.parse, json
             print(json.dumps(urllib.parse.parse_qsl(open(sys.argv[1]).read(), keep_blank_values=True, strict_parsing=True)))
             """, body: body)
@@ -40,17 +52,11 @@ struct RequestBodyTests {
         form.append("x", name: "evil\"; filename=\"injected\r\nX-Injected: 1")
         // A quote followed by a combining mark is one Character with it, but still a quote.
         form.append(Data("y".utf8), name: "upload", filename: "x\"\u{301}; name=\"role")
-        let (contentType, body) = form.encoded()
+        let (contentType, body) = try form.encoded()
         let boundary = String(contentType.dropFirst("multipart/form-data; boundary=".count))
         #expect(contentType.hasPrefix("multipart/form-data; boundary=TransportSecurity-") && boundary.count == 50)
-        #expect(form.parts.allSatisfy { $0.data.range(of: Data(boundary.utf8)) == nil })
-        let parsed = try python("""
-            import sys, json, email.parser, email.policy
-            body = open(sys.argv[1], 'rb').read()
-            message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(b'Content-Type: ' + sys.argv[2].encode() + b'\\r\\n\\r\\n' + body)
-            print(json.dumps([[p.get_param('name', header='content-disposition'), p.get_filename(), p.get_content_type(), list(p.get_payload(decode=True)), sorted(p.keys())] for p in message.iter_parts()]))
-            """, body: body, arguments: [contentType])
-        let parts = try #require(try JSONSerialization.jsonObject(with: Data(parsed.utf8)) as? [[Any]])
+        #expect(form.parts.allSatisfy { if case .data(let data) = $0.content { data.range(of: Data(boundary.utf8)) == nil } else { false } })
+        let parts = try Self.parsedMultipart(body, contentType: contentType)
         #expect(parts.count == 4)
         #expect(parts.map { $0[0] as? String } == ["title", "file", "evil%22; filename=%22injected%0D%0AX-Injected: 1", "upload"])
         #expect(parts.map { $0[1] as? String } == [nil, "q3 %22final%22.pdf", nil, "x%22\u{301}; name=%22role"])
@@ -59,5 +65,6 @@ struct RequestBodyTests {
         #expect(parts.allSatisfy { ($0[4] as? [String])?.contains("X-Injected") == false })
         let request = SecureRequest.multipart(url: URL(string: "https://example.com/upload")!, form: form)
         #expect(request.method == .post && request.header("Content-Type")?.hasPrefix("multipart/form-data; boundary=") == true)
+        #expect(request.body?.count == body.count && request.bodyParts == nil, "a form held in memory is one body")
     }
 }

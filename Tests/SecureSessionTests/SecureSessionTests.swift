@@ -556,11 +556,15 @@ struct SecureSessionTests {
         }
         var both = SecureRequest.upload(url: server.url("/echo"), fromFile: file)
         both.body = Data("x".utf8)
-        await #expect {
-            _ = try await session.send(both)
-        } throws: { error in
-            guard case SecureSessionError.invalidRequest(let detail) = error else { return false }
-            return detail == "a request has one of a body, a body file and a body stream, not several"
+        var partsToo = SecureRequest(.post, url: server.url("/echo"), body: Data("x".utf8))
+        partsToo.bodyParts = [.data(Data("y".utf8))]
+        for request in [both, partsToo] {
+            await #expect {
+                _ = try await session.send(request)
+            } throws: { error in
+                guard case SecureSessionError.invalidRequest(let detail) = error else { return false }
+                return detail == "a request has one of a body, a body file, body parts and a body stream, not several"
+            }
         }
         #expect(server.connections.total == 0, "nothing was sent")
         await session.shutdown()

@@ -9,12 +9,19 @@ import TransportSecurity
 /// var form = MultipartForm()
 /// form.append("Quarterly report", name: "title")
 /// form.append(pdf, name: "file", filename: "q3.pdf", contentType: "application/pdf")
+/// form.appendFile(at: "/data/statements-2026.zip", name: "archive")   // streamed from disk
 /// let response = try await session.send(.multipart(url: uploadURL, form: form))
 /// ```
 ///
-/// The boundary is chosen when the body is encoded, at random and absent from every part, so no
-/// content can end a part early. Names and file names are quoted as HTML does (`"`, CR and LF
-/// written `%22`, `%0D`, `%0A`), so none can add a header or a parameter.
+/// A file added with ``appendFile(at:name:filename:contentType:)`` is read part by part as the
+/// request is sent, never held in memory (AFNetworking's `appendPartWithFileURL:name:error:`),
+/// and its length counts in the `Content-Length`.
+///
+/// The boundary is chosen when the body is encoded, at random (128 bits) and absent from every
+/// part held in memory, so no content can end a part early; a file is searched for it as it is
+/// sent, and one that holds it fails the request instead of sending a broken form. Names and file
+/// names are quoted as HTML does (`"`, CR and LF written `%22`, `%0D`, `%0A`), so none can add a
+/// header or a parameter.
 public struct MultipartForm: Sendable {
     /// One part: a form field or a file.
     public struct Part: Sendable, Equatable {
@@ -24,8 +31,16 @@ public struct MultipartForm: Sendable {
         public var filename: String?
         /// The part's media type; `nil` for a text field.
         public var contentType: String?
-        /// The content.
-        public var data: Data
+        /// The content: bytes in memory, or a file read as the request is sent.
+        public var content: Content
+    }
+
+    /// What a part holds.
+    public enum Content: Sendable, Equatable {
+        /// Bytes held in memory (a text field's UTF-8, or a file's bytes already read).
+        case data(Data)
+        /// The file at this path, read part by part as the request is sent.
+        case file(path: String)
     }
 
     /// The parts, in order.
@@ -36,31 +51,102 @@ public struct MultipartForm: Sendable {
 
     /// Adds a text field.
     public mutating func append(_ value: String, name: String) {
-        parts.append(Part(name: name, filename: nil, contentType: nil, data: Data(value.utf8)))
+        parts.append(Part(name: name, filename: nil, contentType: nil, content: .data(Data(value.utf8))))
     }
 
     /// Adds a file (or other binary content): `filename` is what the server is told the file
     /// is called, `contentType` its media type.
     public mutating func append(_ data: Data, name: String, filename: String?, contentType: String = "application/octet-stream") {
-        parts.append(Part(name: name, filename: filename, contentType: contentType, data: data))
+        parts.append(Part(name: name, filename: filename, contentType: contentType, content: .data(data)))
     }
 
-    /// The body and its `Content-Type` (`multipart/form-data; boundary=…`).
-    public func encoded() -> (contentType: String, body: Data) {
+    /// Adds the file at `path`, read part by part when the request is sent (never held in
+    /// memory; opened afresh when a retry, a 307/308 redirect or an answered challenge sends
+    /// the form again). A file that cannot be read then, or whose length changes while it is
+    /// sent, fails the request with ``SecureSessionError/unreadableUpload(_:)`` before anything
+    /// is sent or before the body ends.
+    /// - Parameters:
+    ///   - filename: What the server is told the file is called; `nil` for the last component of
+    ///     `path`.
+    ///   - contentType: Its media type; `nil` for the one its extension suggests
+    ///     (``mediaType(ofFileNamed:)``).
+    public mutating func appendFile(at path: String, name: String, filename: String? = nil, contentType: String? = nil) {
+        let filename = filename ?? (path as NSString).lastPathComponent
+        parts.append(Part(name: name, filename: filename, contentType: contentType ?? Self.mediaType(ofFileNamed: filename), content: .file(path: path)))
+    }
+
+    /// Whether a part is a file read when the request is sent.
+    public var hasFiles: Bool {
+        parts.contains { if case .file = $0.content { true } else { false } }
+    }
+
+    /// The body held in memory and its `Content-Type` (`multipart/form-data; boundary=…`), the
+    /// files of ``appendFile(at:name:filename:contentType:)`` read now (so the boundary is
+    /// absent from them too).
+    /// - Throws: ``SecureSessionError/unreadableUpload(_:)`` for a file that cannot be read.
+    public func encoded() throws -> (contentType: String, body: Data) {
+        var inMemory = self
+        inMemory.parts = try parts.map { part in
+            guard case .file(let path) = part.content else { return part }
+            var read = part
+            do {
+                read.content = .data(try InputFile.read(path, limit: Int.max))
+            } catch {
+                throw SecureSessionError.unreadableUpload("\(path): \(error)")
+            }
+            return read
+        }
+        let (contentType, encoded) = inMemory.encodedParts()
+        return (contentType, encoded.reduce(into: Data()) { body, part in
+            if case .data(let data) = part.source { body.append(data) }
+        })
+    }
+
+    /// The body as parts to send (``SecureRequest/bodyParts``) and its `Content-Type`: the
+    /// form's text in memory, each file a part of its own that must not hold the boundary.
+    func encodedParts() -> (contentType: String, parts: [RequestBodyPart]) {
         var boundary = Self.randomBoundary()
-        while parts.contains(where: { $0.data.range(of: Data(boundary.utf8)) != nil }) { boundary = Self.randomBoundary() }
-        var body = Data()
+        while parts.contains(where: { if case .data(let data) = $0.content { data.range(of: Data(boundary.utf8)) != nil } else { false } }) {
+            boundary = Self.randomBoundary()
+        }
+        var encoded: [RequestBodyPart] = []
+        var text = Data()
         for part in parts {
             var disposition = "form-data; name=\"\(Self.quoted(part.name))\""
             if let filename = part.filename { disposition += "; filename=\"\(Self.quoted(filename))\"" }
             var head = "--\(boundary)\r\nContent-Disposition: \(disposition)\r\n"
             if let contentType = part.contentType { head += "Content-Type: \(Self.headerSafe(contentType))\r\n" }
-            body.append(Data((head + "\r\n").utf8))
-            body.append(part.data)
-            body.append(Data("\r\n".utf8))
+            text.append(Data((head + "\r\n").utf8))
+            switch part.content {
+            case .data(let data):
+                text.append(data)
+            case .file(let path):
+                encoded.append(.data(text))
+                encoded.append(RequestBodyPart(.file(path: path), forbidden: Data(boundary.utf8)))
+                text = Data()
+            }
+            text.append(Data("\r\n".utf8))
         }
-        body.append(Data("--\(boundary)--\r\n".utf8))
-        return ("multipart/form-data; boundary=\(boundary)", body)
+        text.append(Data("--\(boundary)--\r\n".utf8))
+        encoded.append(.data(text))
+        return ("multipart/form-data; boundary=\(boundary)", encoded)
+    }
+
+    /// Why a file holding its form's boundary is not sent.
+    static func holdsBoundary(_ path: String) -> String {
+        "\(path) holds the multipart form's boundary, which would end its part early (make the request again for another boundary)"
+    }
+
+    /// The media type curl and browsers send for a file with this name's extension (compared
+    /// without case); `application/octet-stream` for any other.
+    public static func mediaType(ofFileNamed name: String) -> String {
+        let types = [
+            "txt": "text/plain", "html": "text/html", "htm": "text/html", "css": "text/css", "csv": "text/csv",
+            "json": "application/json", "xml": "application/xml", "pdf": "application/pdf", "zip": "application/zip",
+            "gz": "application/gzip", "png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "gif": "image/gif",
+            "svg": "image/svg+xml", "pem": "application/x-pem-file", "der": "application/pkix-cert", "p12": "application/x-pkcs12",
+        ]
+        return types[(name as NSString).pathExtension.lowercased()] ?? "application/octet-stream"
     }
 
     /// A boundary of 32 random hexadecimal digits after a fixed prefix.

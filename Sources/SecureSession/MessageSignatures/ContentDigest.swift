@@ -19,26 +19,34 @@ public enum ContentDigest {
             }
         }
 
-        func digest(ofFile path: String) throws -> Data {
+        /// The digest of the body made of `parts`, files read part by part (never held whole).
+        func digest(ofParts parts: [RequestBodyPart]) throws -> Data {
             switch self {
-            case .sha256: try Self.digest(ofFile: path, into: SHA256())
-            case .sha512: try Self.digest(ofFile: path, into: SHA512())
+            case .sha256: try Self.digest(ofParts: parts, into: SHA256())
+            case .sha512: try Self.digest(ofParts: parts, into: SHA512())
             }
         }
 
-        /// The file's bytes through `hash`, read part by part (never held whole).
-        private static func digest(ofFile path: String, into hash: some HashFunction) throws -> Data {
-            guard let stream = InputStream(fileAtPath: path) else { throw CocoaError(.fileReadNoSuchFile) }
-            stream.open()
-            defer { stream.close() }
+        private static func digest(ofParts parts: [RequestBodyPart], into hash: some HashFunction) throws -> Data {
             var hash = hash
             var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-            while true {
-                let count = stream.read(&buffer, maxLength: buffer.count)
-                if count < 0 { throw stream.streamError ?? CocoaError(.fileReadUnknown) }
-                if count == 0 { return Data(hash.finalize()) }
-                hash.update(data: buffer[..<count])
+            for part in parts {
+                switch part.source {
+                case .data(let data):
+                    hash.update(data: data)
+                case .file(let path):
+                    guard let stream = InputStream(fileAtPath: path) else { throw CocoaError(.fileReadNoSuchFile) }
+                    stream.open()
+                    defer { stream.close() }
+                    while true {
+                        let count = stream.read(&buffer, maxLength: buffer.count)
+                        if count < 0 { throw stream.streamError ?? CocoaError(.fileReadUnknown) }
+                        if count == 0 { break }
+                        hash.update(data: buffer[..<count])
+                    }
+                }
             }
+            return Data(hash.finalize())
         }
     }
 
@@ -47,9 +55,9 @@ public enum ContentDigest {
         fieldValue(digest: algorithm.digest(of: body), algorithm: algorithm)
     }
 
-    /// The field value for the file at `path`, read part by part.
-    static func fieldValue(forFile path: String, algorithm: Algorithm) throws -> String {
-        fieldValue(digest: try algorithm.digest(ofFile: path), algorithm: algorithm)
+    /// The field value for the body made of `parts`, files read part by part.
+    static func fieldValue(forParts parts: [RequestBodyPart], algorithm: Algorithm) throws -> String {
+        fieldValue(digest: try algorithm.digest(ofParts: parts), algorithm: algorithm)
     }
 
     private static func fieldValue(digest: Data, algorithm: Algorithm) -> String {

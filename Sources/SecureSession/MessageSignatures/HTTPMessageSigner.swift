@@ -120,7 +120,7 @@ public struct HTTPMessageSigner: RequestInterceptor {
     public func signed(_ request: SecureRequest) throws(HTTPSignatureError) -> SecureRequest {
         var request = request
         var covered = components
-        let hasBody = request.body != nil || request.bodyFile != nil || request.bodyStream != nil
+        let hasBody = request.body != nil || request.bodyFile != nil || request.bodyParts != nil || request.bodyStream != nil
         let digestCovered = covered.contains(.field("content-digest"))
         if digestCovered || (coversBody && hasBody) {
             if request.header("Content-Digest") == nil {
@@ -147,11 +147,12 @@ public struct HTTPMessageSigner: RequestInterceptor {
 
     private func digest(of request: SecureRequest) throws(HTTPSignatureError) -> String {
         if let body = request.body { return ContentDigest.fieldValue(for: body, algorithm: digestAlgorithm) }
-        if let path = request.bodyFile {
+        if let parts = request.bodyFile.map({ [RequestBodyPart.file($0)] }) ?? request.bodyParts {
             do {
-                return try ContentDigest.fieldValue(forFile: path, algorithm: digestAlgorithm)
+                return try ContentDigest.fieldValue(forParts: parts, algorithm: digestAlgorithm)
             } catch {
-                throw .bodyNotAvailable("the body file \(path) cannot be read: \(error.localizedDescription)")
+                let files = parts.compactMap { if case .file(let path) = $0.source { path } else { nil } }
+                throw .bodyNotAvailable("the body file \(files.joined(separator: " or ")) cannot be read: \(error.localizedDescription)")
             }
         }
         if request.bodyStream != nil {

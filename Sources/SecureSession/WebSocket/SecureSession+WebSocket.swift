@@ -104,8 +104,8 @@ extension SecureSession {
                 throw SecureSessionError.connectionFailed("\(name): \(detail) before answering the upgrade")
             }
         }
-        return try await channel.executeThenClose { inbound, outbound in
-            let connection = WebSocketConnection(inbound: inbound, outbound: outbound, maximumMessageSize: maximumMessageSize, name: name)
+        return try await channel.executeThenClose { inbound, _ in
+            let connection = WebSocketConnection(inbound: inbound, channel: channel.channel, maximumMessageSize: maximumMessageSize, name: name)
             let socket = SecureWebSocket(
                 url: webSocketURL,
                 response: ResponseHead(head),

@@ -24,14 +24,15 @@ public struct SecureWebSocket: Sendable {
 
     let connection: WebSocketConnection
 
-    /// Sends a text message.
+    /// Sends a text message, returning once the socket took it (a sender faster than the
+    /// connection waits instead of piling messages up in memory).
     /// - Throws: ``SecureSessionError/invalidRequest(_:)`` once the WebSocket is closing; the
     ///   connection's failure.
     public func send(_ text: String) async throws {
         try await connection.send(.text, ByteBuffer(string: text))
     }
 
-    /// Sends a binary message.
+    /// Sends a binary message, returning once the socket took it.
     /// - Throws: As ``send(_:)-(String)``.
     public func send(_ bytes: some Sequence<UInt8>) async throws {
         try await connection.send(.binary, ByteBuffer(bytes: Array(bytes)))

@@ -15,15 +15,18 @@ final class WebSocketConnection: @unchecked Sendable {
         var hasEnded = false
     }
 
-    private let outbound: NIOAsyncChannelOutboundWriter<WebSocketFrame>
+    /// Where frames are written, each send waiting until the socket took its frame (NIO's async
+    /// outbound writer returns once a frame is queued for the event loop, so a sender faster than
+    /// the connection would pile messages up in memory).
+    private let channel: any Channel
     private var frames: NIOAsyncChannelInboundStream<WebSocketFrame>.AsyncIterator
     private let state = NIOLockedValueBox(State())
     private let maximumMessageSize: Int
     /// The WebSocket's URL, in errors.
     private let name: String
 
-    init(inbound: NIOAsyncChannelInboundStream<WebSocketFrame>, outbound: NIOAsyncChannelOutboundWriter<WebSocketFrame>, maximumMessageSize: Int, name: String) {
-        self.outbound = outbound
+    init(inbound: NIOAsyncChannelInboundStream<WebSocketFrame>, channel: any Channel, maximumMessageSize: Int, name: String) {
+        self.channel = channel
         self.frames = inbound.makeAsyncIterator()
         self.maximumMessageSize = maximumMessageSize
         self.name = name
@@ -165,7 +168,9 @@ final class WebSocketConnection: @unchecked Sendable {
 
     private func write(_ opcode: WebSocketOpcode, _ data: ByteBuffer) async throws {
         do {
-            try await outbound.write(WebSocketFrame(fin: true, opcode: opcode, maskKey: .random(), data: data))
+            let written = channel.eventLoop.makePromise(of: Void.self)
+            channel.writeAndFlush(WebSocketFrame(fin: true, opcode: opcode, maskKey: .random(), data: data), promise: written)
+            try await written.futureResult.get()
         } catch {
             throw SecureSessionError.connectionFailed("\(name): \(error)")
         }
