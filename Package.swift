@@ -99,6 +99,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCertificateReloading", package: "swift-nio-extras"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(name: "CNetlink"),

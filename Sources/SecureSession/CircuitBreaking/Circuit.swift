@@ -7,7 +7,7 @@
 /// afterwards does not keep it open longer, nor does one that succeeds close it. A circuit has an
 /// identity of its own (`id`), so that a permit of a circuit forgotten and made anew counts for
 /// nothing.
-struct Circuit: Sendable {
+package struct Circuit: Sendable {
     enum Phase: Sendable, Equatable {
         case closed
         case open(until: ContinuousClock.Instant)
@@ -16,14 +16,14 @@ struct Circuit: Sendable {
 
     /// What a request was given to go: the circuit and generation it counts for, and whether it
     /// is a trial.
-    struct Permit: Sendable, Equatable {
+    package struct Permit: Sendable, Equatable {
         let circuit: UInt64
         let generation: UInt64
         let isTrial: Bool
     }
 
     /// How a request that went ended, for its circuit.
-    enum Outcome: Sendable, Equatable {
+    package enum Outcome: Sendable, Equatable {
         /// The server answered (with a status not counted as a failure).
         case success
         /// A failure counted, in words.
@@ -33,7 +33,7 @@ struct Circuit: Sendable {
     }
 
     /// A change worth telling (a log line, a metric).
-    enum Transition: Sendable, Equatable {
+    package enum Transition: Sendable, Equatable {
         /// Opened after `failures` failures in a row, for `duration`.
         case opened(failures: Int, duration: Duration)
         /// A trial failed: open again, for `duration`.

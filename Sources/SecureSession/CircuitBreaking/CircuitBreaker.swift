@@ -1,4 +1,5 @@
 import Foundation
+import TransportSecurity
 
 /// Stops sending requests to a server that keeps failing, for a while, so that callers fail at
 /// once instead of each waiting for a connection or a timeout, and a struggling server (a
@@ -19,7 +20,9 @@ import Foundation
 /// went to), each attempt of a ``RetryPolicy`` too: a retry into an open circuit fails at once and
 /// is not retried (``RetryPolicy`` does not repeat ``SecureSessionError/circuitOpen(server:failures:lastFailure:retryAfter:)``),
 /// and a response cache's `stale-if-error` answers in its place. Answers from the response cache
-/// do not go near the circuit. WebSockets do not go through it.
+/// do not go near the circuit. WebSockets do not go through it; gRPC calls do when their client
+/// has a `CircuitBreakingInterceptor` (`TransportSecurityGRPC`), sharing the circuit of the
+/// server they name.
 ///
 /// Safe to share between sessions and tasks. Only servers with failures counted or requests
 /// under way are kept (a success while closed forgets the server), and past 10,000 of them, those
@@ -58,8 +61,19 @@ public final class CircuitBreaker: @unchecked Sendable {
         lock.withLock { circuits.removeAll() }
     }
 
+    /// A permit given to a request (`TransportSecurityGRPC` gives them to calls).
+    package typealias Permit = Circuit.Permit
+    /// How a request ended, for its circuit.
+    package typealias Outcome = Circuit.Outcome
+
+    /// The name of the server at `host` and `port` over TLS (`https://host:port`), as circuits
+    /// are kept: the circuit a gRPC call to it shares with HTTP requests to the same server.
+    package static func secureServer(host: String, port: Int) -> String {
+        ConnectionKey.serverName(isSecure: true, host: ServerHost(host).name, port: port)
+    }
+
     /// A permit for a request to `server`, or why not. Every permit given must be recorded.
-    func admit(_ server: String) -> Result<Circuit.Permit, SecureSessionError> {
+    package func admit(_ server: String) -> Result<Circuit.Permit, SecureSessionError> {
         lock.withLock {
             let now = ContinuousClock.now
             var circuit = circuits[server] ?? newCircuit()
@@ -73,7 +87,7 @@ public final class CircuitBreaker: @unchecked Sendable {
     }
 
     /// Counts `outcome` of the request to `server` given `permit`; answers the change it made.
-    func record(_ outcome: Circuit.Outcome, of permit: Circuit.Permit, to server: String) -> Circuit.Transition? {
+    package func record(_ outcome: Circuit.Outcome, of permit: Circuit.Permit, to server: String) -> Circuit.Transition? {
         lock.withLock {
             // Forgotten (``reset()``) since the permit was given: it counts for nothing.
             guard var circuit = circuits[server] else { return nil }
