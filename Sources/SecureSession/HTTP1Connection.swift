@@ -272,11 +272,11 @@ private final class Exchanger: @unchecked Sendable {
         }
         do {
             if body?.isStreamed == true || goOn != nil {
-                // Written straight to the channel, at most a few parts in flight until the
-                // socket took them: the outbound writer's `write` returns once a part is queued
-                // for the event loop, and a file read faster than the connection sends piled up
-                // there (half a 512 MiB upload held in memory, measured).
-                var inFlight = WritesInFlight(channel: channel)
+                // Written straight to the channel, at most 1 MiB of parts not yet taken by the
+                // socket: the outbound writer's `write` returns once a part is queued for the
+                // event loop, and a file read faster than the connection sends piled up there
+                // (half a 512 MiB upload held in memory, measured).
+                let inFlight = WritesInFlight(channel: channel)
                 try await inFlight.write(.head(head))
                 // Answered before the body (a challenge, a 413): that answer is the outcome, the
                 // body never goes, and the connection is not used again. A 417 only says the

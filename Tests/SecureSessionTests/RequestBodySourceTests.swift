@@ -72,7 +72,7 @@ struct RequestBodySourceTests {
         #expect(server.collected.all.suffix(3) == [content, content, Data()])
     }
 
-    @Test("an HTTP/1.1 body is written at most two batches ahead of the socket: the eighth part waits until the socket took the fourth, the end of the body until it took the last")
+    @Test("an HTTP/1.1 body is written at most 16 parts ahead of the socket: the seventeenth waits until the socket took one, the end of the body until it took all, a failed write fails the next")
     func writesInFlight() async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let server = try await ServerBootstrap(group: group).bind(host: "127.0.0.1", port: 0).get()
@@ -80,30 +80,41 @@ struct RequestBodySourceTests {
         let channel = try await ClientBootstrap(group: group).connect(to: try #require(server.localAddress)).get()
         try await channel.eventLoop.submit { try channel.pipeline.syncOperations.addHandler(holder) }.get()
         let written = NIOLockedValueBox(0)
+        let limit = WritesInFlight.limit
         let writer = Task {
-            var inFlight = WritesInFlight(channel: channel)
-            for index in 1...8 {
+            let inFlight = WritesInFlight(channel: channel)
+            for index in 1...limit + 2 {
                 try await inFlight.write(.body(.byteBuffer(ByteBuffer(string: "\(index)"))))
                 written.withLockedValue { $0 = index }
             }
             try await inFlight.finish()
-            written.withLockedValue { $0 = 9 }
+            written.withLockedValue { $0 = -1 }
         }
         func settled(at count: Int) async throws -> Bool {
-            for _ in 0..<200 where written.withLockedValue({ $0 }) < count { try await Task.sleep(for: .milliseconds(5)) }
+            for _ in 0..<200 where written.withLockedValue({ $0 }) != count { try await Task.sleep(for: .milliseconds(5)) }
             try await Task.sleep(for: .milliseconds(50))
             return written.withLockedValue { $0 } == count
         }
-        #expect(try await settled(at: 7), "seven parts go before the socket took any")
-        try await channel.eventLoop.submit { holder.take(3) }.get()
-        #expect(try await settled(at: 7), "the fourth is not taken yet")
+        #expect(try await settled(at: limit), "\(limit) parts go before the socket took any")
         try await channel.eventLoop.submit { holder.take(1) }.get()
-        #expect(try await settled(at: 8))
-        try await channel.eventLoop.submit { holder.take(3) }.get()
-        #expect(try await settled(at: 8), "the last part is not taken yet")
+        #expect(try await settled(at: limit + 1))
+        try await channel.eventLoop.submit { holder.take(1) }.get()
+        #expect(try await settled(at: limit + 2))
+        try await channel.eventLoop.submit { holder.take(limit - 1) }.get()
+        #expect(try await settled(at: limit + 2), "the last part is not taken yet")
         try await channel.eventLoop.submit { holder.take(1) }.get()
         try await writer.value
-        #expect(written.withLockedValue { $0 } == 9)
+        #expect(written.withLockedValue { $0 } == -1)
+
+        // A write that fails (the connection closed under it) fails a later one.
+        let failing = Task {
+            let inFlight = WritesInFlight(channel: channel)
+            for index in 1...limit + 1 { try await inFlight.write(.body(.byteBuffer(ByteBuffer(string: "\(index)")))) }
+        }
+        for _ in 0..<200 where holder.count < limit { try await Task.sleep(for: .milliseconds(5)) }
+        try await channel.eventLoop.submit { holder.fail(1) }.get()
+        await #expect(throws: ChannelError.self) { try await failing.value }
+        try await channel.eventLoop.submit { holder.take(limit) }.get()
         try await channel.close()
         try await server.close()
         try await group.shutdownGracefully()
@@ -113,15 +124,31 @@ struct RequestBodySourceTests {
 /// Holds the writes that reach it, as a socket that takes nothing, until told to take some.
 private final class HeldWrites: ChannelOutboundHandler, @unchecked Sendable {
     typealias OutboundIn = HTTPClientRequestPart
+    private let lock = NSLock()
     private var promises: [EventLoopPromise<Void>?] = []
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        promises.append(promise)
+        lock.withLock { promises.append(promise) }
     }
+
+    /// How many writes are held (read off the event loop only by a test waiting for them).
+    var count: Int { lock.withLock { promises.count } }
 
     /// Takes the `count` oldest writes held (on the event loop).
     func take(_ count: Int) {
-        for promise in promises.prefix(count) { promise?.succeed() }
-        promises.removeFirst(min(count, promises.count))
+        let taken = lock.withLock {
+            defer { promises.removeFirst(min(count, promises.count)) }
+            return Array(promises.prefix(count))
+        }
+        for promise in taken { promise?.succeed() }
+    }
+
+    /// Fails the `count` oldest writes held, as a closed connection does (on the event loop).
+    func fail(_ count: Int) {
+        let failed = lock.withLock {
+            defer { promises.removeFirst(min(count, promises.count)) }
+            return Array(promises.prefix(count))
+        }
+        for promise in failed { promise?.fail(ChannelError.ioOnClosedChannel) }
     }
 }

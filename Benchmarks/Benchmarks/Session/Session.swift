@@ -126,6 +126,10 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // MARK: uploads of a file
+
+    fileUploadBenchmarks(scenario: scenario, port: { try await port() })
+
     // MARK: TLS handshakes
     //
     // One server per chain shape; every client of a shape connects to the same server. A
