@@ -67,7 +67,7 @@ public struct CircuitBreakingInterceptor: ClientInterceptor, CustomStringConvert
         context: ClientContext,
         next: (StreamingClientRequest<Input>, ClientContext) async throws -> StreamingClientResponse<Output>
     ) async throws -> StreamingClientResponse<Output> {
-        let permit: CircuitBreaker.Permit
+        let permit: Circuit.Permit
         switch breaker.admit(server) {
         case .success(let given):
             permit = given
@@ -88,13 +88,14 @@ public struct CircuitBreakingInterceptor: ClientInterceptor, CustomStringConvert
     }
 
     /// What a failed call tells of its server.
-    func outcome(of error: any Error) -> CircuitBreaker.Outcome {
+    func outcome(of error: any Error) -> Circuit.Outcome {
         guard let error = error as? RPCError, !Task.isCancelled else { return .neutral }
         let counted: CircuitBreakerPolicy.CountedFailure
         switch error.code {
         case .unavailable:
-            if Self.causes(of: error).contains(where: { $0 is ServerTrustRejection }) { return .neutral }
-            counted = Self.causes(of: error).contains { $0 is NIOSSLError || $0 is BoringSSLError } ? .tlsFailure : .connectionFailure
+            let causes = Self.causes(of: error)
+            if causes.contains(where: { $0 is ServerTrustRejection }) { return .neutral }
+            counted = causes.contains { $0 is NIOSSLError || $0 is BoringSSLError } ? .tlsFailure : .connectionFailure
         case .deadlineExceeded:
             counted = .timeout
         case .cancelled:
@@ -117,7 +118,7 @@ public struct CircuitBreakingInterceptor: ClientInterceptor, CustomStringConvert
     }
 
     /// Counts `outcome` and tells the log what it changed.
-    private func record(_ outcome: CircuitBreaker.Outcome, of permit: CircuitBreaker.Permit) {
+    private func record(_ outcome: Circuit.Outcome, of permit: Circuit.Permit) {
         switch breaker.record(outcome, of: permit, to: server) {
         case .opened(let failures, let duration):
             logger.warning("circuit opened: gRPC calls to the server fail at once for a while", metadata: [

@@ -61,11 +61,6 @@ public final class CircuitBreaker: @unchecked Sendable {
         lock.withLock { circuits.removeAll() }
     }
 
-    /// A permit given to a request (`TransportSecurityGRPC` gives them to calls).
-    package typealias Permit = Circuit.Permit
-    /// How a request ended, for its circuit.
-    package typealias Outcome = Circuit.Outcome
-
     /// The name of the server at `host` and `port` over TLS (`https://host:port`), as circuits
     /// are kept: the circuit a gRPC call to it shares with HTTP requests to the same server.
     package static func secureServer(host: String, port: Int) -> String {
