@@ -206,15 +206,24 @@ struct RevocationTests {
         let server = try await HTTPTestServer(chain: nil)
         defer { Task { await server.stop() } }
         let clock = LockedDate(now)
-        // CRLs expiring one, two, three … hours from now, each the same size.
-        let lists = try (1...5).map { hours in
-            try lab.intermediate.revocationList(revoking: [], thisUpdate: now.addingTimeInterval(-60), nextUpdate: now.addingTimeInterval(Double(hours) * 3_600))
+        // CRLs expiring one, two, three … hours from now, each the same size. An ECDSA signature
+        // is 70 to 72 bytes long, whatever it signs: a list is signed again until its size is
+        // the first one's.
+        func list(expiringIn hours: Int) throws -> String {
+            let der = try lab.intermediate.revocationList(revoking: [], thisUpdate: now.addingTimeInterval(-60), nextUpdate: now.addingTimeInterval(Double(hours) * 3_600))
+            return PEMDocument(type: CertificateRevocationList.pemLabel, derBytes: der).pemString
         }
-        let texts = lists.map { PEMDocument(type: CertificateRevocationList.pemLabel, derBytes: $0).pemString }
+        let first = try list(expiringIn: 1)
+        let size = first.utf8.count
+        var texts = [first]
+        for hours in 2...5 {
+            var text = try list(expiringIn: hours)
+            for _ in 0..<100 where text.utf8.count != size { text = try list(expiringIn: hours) }
+            texts.append(text)
+        }
+        #expect(texts.allSatisfy { $0.utf8.count == size })
         for (index, text) in texts.enumerated() { server.files["list\(index).crl"] = text }
         let url = { (index: Int) in server.url("/files/list\(index).crl").absoluteString }
-        let size = texts[0].utf8.count
-        #expect(texts.allSatisfy { $0.utf8.count == size })
         let session = SecureSession(configuration: SecureSessionConfiguration(decisionCache: nil, connectTimeout: .seconds(5), requestTimeout: .seconds(5)))
         defer { Task { await session.shutdown() } }
         let fetcher = SessionRevocationFetcher(session: session, clock: { clock.value }, maximumKeptBytes: 3 * size)
