@@ -1,3 +1,4 @@
+import Foundation
 import GRPCCore
 import SecureSession
 
@@ -27,23 +28,51 @@ import SecureSession
 /// whose transport is TLS (`HTTP2ClientTransport.Posix(target:verifiedBy:…)`),
 /// and only to the clients of the servers the token is meant for (grpc-swift's
 /// `ConditionalInterceptor` narrows them to some services). ``OAuthClientCredentials/hosts``
-/// choose the HTTP requests that carry the token, not gRPC calls. Tokens bound by DPoP
-/// (``SecureSession/OAuthClientCredentials/proofOfPossession``) are for HTTP requests only: the
-/// calls fail `UNAUTHENTICATED` (``SecureSession/OAuthError/proofRequiredPerRequest``). The token
-/// is never logged or shown in a description.
+/// choose the HTTP requests that carry the token, not gRPC calls. The token is never logged or
+/// shown in a description.
+///
+/// **Tokens bound by DPoP** (RFC 9449, ``SecureSession/OAuthClientCredentials/proofOfPossession``)
+/// need the server's URL, which a proof names (`htu`) and which grpc-swift does not tell an
+/// interceptor:
+///
+/// ```swift
+/// OAuthCallCredentials(credentials, server: URL(string: "https://payments.bank.example")!)
+/// ```
+///
+/// Each call then carries `authorization: DPoP <token>` and a `dpop` proof made for it alone:
+/// `htm` `POST` and `htu` the server's URL with the call's path
+/// (`https://payments.bank.example/package.Service/Method`), the token's hash (`ath`), a new `jti`,
+/// and the latest nonce the server gave in `dpop-nonce` metadata. A call the server refuses
+/// `UNAUTHENTICATED` with `www-authenticate` naming `use_dpop_nonce` (its nonce in `dpop-nonce`)
+/// did not refuse the token: the token is kept, and the next call, or the next attempt of a call whose retry
+/// policy names `.unauthenticated`, carries a proof with the nonce. Without `server`, calls with
+/// DPoP-bound credentials fail `UNAUTHENTICATED` (``SecureSession/OAuthError/proofRequiredPerRequest``);
+/// a server URL that is not https fails them so too (``SecureSession/OAuthError/cleartextRequest(_:)``).
+/// A proof's `htu` names the server as `server` does: give the name and port the server knows
+/// itself by.
 @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 public struct OAuthCallCredentials: ClientInterceptor, CustomStringConvertible {
     /// Where the tokens come from.
     public let credentials: OAuthClientCredentials
+    /// The URL of the server the calls go to (`https://host[:port]`), which DPoP proofs name;
+    /// `nil` when not given (bearer tokens need none).
+    public let server: URL?
 
     /// Credentials for the calls of the clients this interceptor is given to.
-    /// - Parameter credentials: The client credentials whose tokens the calls carry.
-    public init(_ credentials: OAuthClientCredentials) {
+    /// - Parameters:
+    ///   - credentials: The client credentials whose tokens the calls carry.
+    ///   - server: The server the calls go to, `https://host[:port]` (a path is ignored): needed
+    ///     for tokens bound by DPoP, whose proofs name it with each call's path.
+    public init(_ credentials: OAuthClientCredentials, server: URL? = nil) {
         self.credentials = credentials
+        self.server = server
     }
 
-    /// `OAuthCallCredentials(OAuthClientCredentials(…))`: no secret, no token.
-    public var description: String { "OAuthCallCredentials(\(credentials))" }
+    /// `OAuthCallCredentials(OAuthClientCredentials(…), server: https://host)`: no secret, no
+    /// token.
+    public var description: String {
+        "OAuthCallCredentials(\(credentials)\(server.map { ", server: \($0.redacted)" } ?? ""))"
+    }
 
     /// The call with the current token in its `authorization` metadata (replacing any of its
     /// own), and the server's answer noted: `UNAUTHENTICATED` as a refusal of the token, any
@@ -55,26 +84,62 @@ public struct OAuthCallCredentials: ClientInterceptor, CustomStringConvertible {
         context: ClientContext,
         next: (StreamingClientRequest<Input>, ClientContext) async throws -> StreamingClientResponse<Output>
     ) async throws -> StreamingClientResponse<Output> {
-        let authorization: String
+        let callURL = server.map { Self.url(of: context.descriptor, at: $0) }
+        let given: OAuthRequestAuthorization
         do {
-            authorization = try await credentials.authorizationValue()
+            if let callURL {
+                given = try await credentials.authorization(method: "POST", url: callURL)
+            } else {
+                given = OAuthRequestAuthorization(authorization: try await credentials.authorizationValue(), proof: nil)
+            }
         } catch {
             throw Self.noToken(because: error)
         }
         var request = request
-        request.metadata.replaceOrAddString(authorization, forKey: "authorization")
+        request.metadata.replaceOrAddString(given.authorization, forKey: "authorization")
+        request.metadata.removeAllValues(forKey: Self.proofKey)
+        if let proof = given.proof { request.metadata.addString(proof, forKey: Self.proofKey) }
         let response = try await next(request, context)
+        let answered: Metadata
+        switch response.accepted {
+        case .success(let contents): answered = contents.metadata
+        case .failure(let error): answered = error.metadata
+        }
+        var nonceDemanded = false
+        if given.proof != nil, let callURL {
+            credentials.serverGaveNonce(Array(answered[stringValues: Self.nonceKey]).first, from: callURL)
+            nonceDemanded = answered[stringValues: "www-authenticate"].contains { $0.contains(Self.nonceError) }
+        }
         switch response.accepted {
         case .success:
-            await credentials.serverAccepted(authorization: authorization)
+            await credentials.serverAccepted(authorization: given.authorization)
         case .failure(let error) where error.code == .unauthenticated:
-            await credentials.serverRefused(authorization: authorization)
+            // A demand for a nonce is no refusal of the token.
+            if !nonceDemanded { await credentials.serverRefused(authorization: given.authorization) }
         case .failure(let error) where Self.transportFailures.contains(error.code):
             break  // The server may never have seen the token.
         case .failure:
-            await credentials.serverAccepted(authorization: authorization)
+            await credentials.serverAccepted(authorization: given.authorization)
         }
         return response
+    }
+
+    /// The metadata key of a DPoP proof, and of the nonce a server gives for proofs (RFC 9449
+    /// §4.1, §9: HTTP fields, lowercase as HTTP/2 sends them).
+    private static let proofKey = "dpop"
+    private static let nonceKey = "dpop-nonce"
+    /// The error a server names when it wants proofs with its nonce.
+    private static let nonceError = "use_dpop_nonce"
+
+    /// The URL of a call of `method` to `server`: its origin, then `/package.Service/Method`.
+    static func url(of method: MethodDescriptor, at server: URL) -> URL {
+        guard var parts = URLComponents(url: server, resolvingAgainstBaseURL: true) else { return server }
+        parts.user = nil
+        parts.password = nil
+        parts.query = nil
+        parts.fragment = nil
+        parts.path = "/" + method.fullyQualifiedMethod
+        return parts.url ?? server
     }
 
     /// Codes a call fails with when it may not have reached the server's handler.

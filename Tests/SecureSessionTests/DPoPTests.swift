@@ -86,7 +86,7 @@ struct DPoPTests {
     func failsClosed() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
         let credentials = try OAuthClientCredentials(
-            tokenURL: server.url("/oauth/token"), clientID: "partner", authentication: .clientSecretBasic(secret: "s3cret"),
+            tokenURL: server.url("/oauth/token?broken=unbound"), clientID: "partner", authentication: .clientSecretBasic(secret: "s3cret"),
             hosts: ["127.0.0.1"], tokenSession: lab.session(), proofOfPossession: .generated()
         )
         #expect("\(credentials)".hasSuffix(", DPoP ES256)"))

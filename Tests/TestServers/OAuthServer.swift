@@ -5,8 +5,10 @@ import NIOHTTP1
 /// `POST /oauth/token` and `/oauth/api`): the client `partner` with the secret `s3cret`
 /// (`client_secret_basic` or `client_secret_post`), or with a client certificate whose subject
 /// names `partner` (`tls_client_auth`), gets `token-N` for the client-credentials grant; the
-/// API accepts the tokens issued and not revoked. The token URL's query can break the answer:
-/// `broken=json|type|characters|lifetime`.
+/// API accepts the tokens issued and not revoked. A token request with a `DPoP` proof (ES256,
+/// ``DPoPProofCheck``) gets a `DPoP` token bound to the proof's key. The token URL's query can break the answer:
+/// `broken=json|type|characters|lifetime`, or `broken=unbound` (a `Bearer` token whatever the
+/// proof).
 public final class OAuthServer: @unchecked Sendable {
     private let lock = NSLock()
     private var issued = 0
@@ -15,6 +17,7 @@ public final class OAuthServer: @unchecked Sendable {
     private var queries: [[String: String]] = []
     private var lifetime: Int? = 3600
     private var acceptsTokens = true
+    private var boundKeys: [String: String] = [:]
 
     public init() {}
 
@@ -59,15 +62,24 @@ public final class OAuthServer: @unchecked Sendable {
         case "lifetime": return (200, #"{"access_token":"abc","token_type":"Bearer","expires_in":-5}"#)
         default: break
         }
+        var boundKey: String?
+        if let proof = headers.first(name: "DPoP"), query["broken"] != "unbound" {
+            guard let check = try? DPoPProofCheck(proof), check.method == "POST", check.tokenHash == nil else {
+                return (400, #"{"error":"invalid_dpop_proof"}"#)
+            }
+            boundKey = check.thumbprint
+        }
         let (token, lifetime) = lock.withLock { () -> (String, Int?) in
             issued += 1
             let token = "token-\(issued)"
             valid.insert(token)
+            boundKeys[token] = boundKey
             return (token, self.lifetime)
         }
         let expiry = lifetime.map { #","expires_in":\#($0)"# } ?? ""
         let scope = fields["scope"].map { #","scope":"\#($0)""# } ?? ""
-        return (200, #"{"access_token":"\#(token)","token_type":"Bearer"\#(expiry)\#(scope)}"#)
+        let type = boundKey == nil ? "Bearer" : "DPoP"
+        return (200, #"{"access_token":"\#(token)","token_type":"\#(type)"\#(expiry)\#(scope)}"#)
     }
 
     /// The authorization server metadata (RFC 8414) at `path` of the server at `origin`, for the
@@ -116,11 +128,13 @@ public final class OAuthServer: @unchecked Sendable {
         )
     }
 
-    /// The token an `Authorization` field carries, when the API accepts it.
-    public func acceptedToken(_ authorization: String?) -> String? {
-        guard let authorization, authorization.hasPrefix("Bearer ") else { return nil }
-        let token = String(authorization.dropFirst("Bearer ".count))
-        return lock.withLock { acceptsTokens && valid.contains(token) } ? token : nil
+    /// The token an `Authorization` field carries, when the API accepts it: a bearer token, or
+    /// with `proofKey` a `DPoP` one bound to that key's thumbprint.
+    public func acceptedToken(_ authorization: String?, proofKey: String? = nil) -> String? {
+        let scheme = proofKey == nil ? "Bearer " : "DPoP "
+        guard let authorization, authorization.hasPrefix(scheme) else { return nil }
+        let token = String(authorization.dropFirst(scheme.count))
+        return lock.withLock { acceptsTokens && valid.contains(token) && boundKeys[token] == proofKey } ? token : nil
     }
 
     private func isPartner(headers: HTTPHeaders, fields: [String: String], clientCertificate: String?) -> Bool {

@@ -169,20 +169,41 @@ public struct OAuthClientCredentials: RequestInterceptor, CustomStringConvertibl
     ///   request's failure (``OAuthError``, or the token session's ``SecureSessionError``).
     public func adapt(_ request: SecureRequest, attempt: RequestAttempt) async throws -> SecureRequest {
         guard covers(request.url) else { return request }
-        guard request.url.scheme?.lowercased() == "https" else { throw OAuthError.cleartextRequest(request.url) }
-        let token = try await tokens.token().value
+        let given = try await authorization(method: request.method.rawValue, url: request.url)
         var adapted = request
         adapted.headers.removeAll { $0.name.equalsIgnoringASCIICase("Authorization") || $0.name.equalsIgnoringASCIICase(DPoPProof.field) }
-        guard let key = proofOfPossession else {
-            adapted.headers.append((name: "Authorization", value: Self.bearerPrefix + token))
-            return adapted
-        }
-        let proof = try DPoPProof.make(
-            method: request.method.rawValue, url: request.url, key: key, accessToken: token, nonce: nonces.nonce(for: request.url)
-        )
-        adapted.headers.append((name: "Authorization", value: Self.dpopPrefix + token))
-        adapted.headers.append((name: DPoPProof.field, value: proof))
+        adapted.headers.append((name: "Authorization", value: given.authorization))
+        if let proof = given.proof { adapted.headers.append((name: DPoPProof.field, value: proof)) }
         return adapted
+    }
+
+    /// What authorizes a request of `method` to `url` now, for requests that are not
+    /// ``SecureRequest``s (a gRPC call is a `POST` to `https://host:port/package.Service/Method`):
+    /// `Bearer` and the token, or with ``proofOfPossession`` `DPoP` and the token with a proof
+    /// made for `method` and `url` (carrying the latest nonce `url`'s server gave:
+    /// ``serverGaveNonce(_:from:)``). The token is fresh for at least the refresh margin, the
+    /// current one or a new one from the token endpoint (one token request however many callers
+    /// wait). Tell the outcome to ``serverAccepted(authorization:)`` or
+    /// ``serverRefused(authorization:)``. Unlike ``adapt(_:attempt:)``, any host is served: the
+    /// caller chooses where the token goes.
+    /// - Throws: ``OAuthError/cleartextRequest(_:)`` for a URL that is not https; the token
+    ///   request's failure (``OAuthError``, or the token session's ``SecureSessionError``).
+    public func authorization(method: String, url: URL) async throws -> OAuthRequestAuthorization {
+        guard url.scheme?.lowercased() == "https" else { throw OAuthError.cleartextRequest(url) }
+        let token = try await tokens.token().value
+        guard let key = proofOfPossession else {
+            return OAuthRequestAuthorization(authorization: Self.bearerPrefix + token, proof: nil)
+        }
+        let proof = try DPoPProof.make(method: method, url: url, key: key, accessToken: token, nonce: nonces.nonce(for: url))
+        return OAuthRequestAuthorization(authorization: Self.dpopPrefix + token, proof: proof)
+    }
+
+    /// Notes the nonce for DPoP proofs (RFC 9449 §9, its `DPoP-Nonce` field) a response from
+    /// `url`'s server gave, for the proofs made from now on for that origin; whether it is new.
+    /// ``adapt(_:attempt:)``'s requests note theirs themselves.
+    @discardableResult
+    public func serverGaveNonce(_ nonce: String?, from url: URL) -> Bool {
+        nonces.note(nonce, from: url)
     }
 
     /// After a `401` to a request that carried a token: sent again at once with a new token,
@@ -214,7 +235,8 @@ public struct OAuthClientCredentials: RequestInterceptor, CustomStringConvertibl
     /// ``serverRefused(authorization:)``.
     /// The value carries the token: like the token itself, never log it.
     /// - Throws: ``OAuthError/proofRequiredPerRequest`` with ``proofOfPossession`` (a DPoP
-    ///   token goes only with a proof for its HTTP request); the token request's failure
+    ///   token goes only with a proof for its request: ``authorization(method:url:)``); the
+    ///   token request's failure
     ///   (``OAuthError``, or the token session's ``SecureSessionError``).
     public func authorizationValue() async throws -> String {
         guard proofOfPossession == nil else { throw OAuthError.proofRequiredPerRequest }

@@ -31,7 +31,7 @@ public enum OAuthError: Error, Sendable, CustomStringConvertible {
     case unusableMetadata(URL, String)
     /// A DPoP-bound token was asked for as a bare authorization value
     /// (``OAuthClientCredentials/authorizationValue()``): it goes only with a proof made for
-    /// its HTTP request.
+    /// its request (``OAuthClientCredentials/authorization(method:url:)``).
     case proofRequiredPerRequest
 
     /// A sentence saying what went wrong; what the server wrote is escaped.
@@ -55,7 +55,7 @@ public enum OAuthError: Error, Sendable, CustomStringConvertible {
         case .unusableMetadata(let url, let reason):
             return "the authorization server's metadata at \(url.redacted) cannot be used: \(reason)".escapingControlCharacters
         case .proofRequiredPerRequest:
-            return "a DPoP-bound token goes only with a proof made for its HTTP request, not as a bare authorization value (gRPC calls carry bearer tokens)"
+            return "a DPoP-bound token goes only with a proof made for its request, not as a bare authorization value (gRPC calls: OAuthCallCredentials(credentials, server:) makes proofs for them)"
         }
     }
 }
