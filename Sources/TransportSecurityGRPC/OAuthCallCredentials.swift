@@ -44,10 +44,11 @@ import SecureSession
 /// (`https://payments.bank.example/package.Service/Method`), the token's hash (`ath`), a new `jti`,
 /// and the latest nonce the server gave in `dpop-nonce` metadata. A call the server refuses
 /// `UNAUTHENTICATED` with `www-authenticate` naming `use_dpop_nonce` (its nonce in `dpop-nonce`)
-/// did not refuse the token: the token is kept, and the next call, or the next attempt of a call whose retry
-/// policy names `.unauthenticated`, carries a proof with the nonce. Without `server`, calls with
-/// DPoP-bound credentials fail `UNAUTHENTICATED` (``SecureSession/OAuthError/proofRequiredPerRequest``);
-/// a server URL that is not https fails them so too (``SecureSession/OAuthError/cleartextRequest(_:)``).
+/// did not refuse the token: the token is kept, and the next call, or the next attempt of a call
+/// whose retry policy names `.unauthenticated`, carries a proof with the nonce. Without `server`,
+/// calls with DPoP-bound credentials fail `UNAUTHENTICATED`
+/// (``SecureSession/OAuthError/proofRequiredPerRequest``); a server URL that is not https fails
+/// them so too (``SecureSession/OAuthError/cleartextRequest(_:)``).
 /// A proof's `htu` names the server as `server` does: give the name and port the server knows
 /// itself by.
 @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
@@ -75,7 +76,8 @@ public struct OAuthCallCredentials: ClientInterceptor, CustomStringConvertible {
     }
 
     /// The call with the current token in its `authorization` metadata (replacing any of its
-    /// own), and the server's answer noted: `UNAUTHENTICATED` as a refusal of the token, any
+    /// own; a DPoP-bound token with the call's proof in `dpop`), and the server's answer noted:
+    /// `UNAUTHENTICATED` as a refusal of the token (not when it demands a DPoP nonce), any
     /// answer of the server's other than a transport failure as its acceptance.
     /// - Throws: An `RPCError` when there is no token (`UNAUTHENTICATED`, `UNAVAILABLE` or
     ///   `CANCELLED`, the reason as its cause); the call's own errors.
