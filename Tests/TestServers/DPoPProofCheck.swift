@@ -7,12 +7,17 @@ import Foundation
 public struct DPoPProofCheck: Sendable {
     /// The RFC 7638 thumbprint of the proof's key (base64url SHA-256), the `jkt` a token is bound to.
     public let thumbprint: String
-    /// `htm`, `htu`, `jti`, `ath`, `nonce` (strings) and `iat`.
+    /// `htm`: the request's method.
     public let method: String
+    /// `htu`: the request's URL without query and fragment.
     public let targetURI: String
+    /// `jti`: the proof's unique identifier.
     public let id: String
+    /// `ath`: the access token's hash (``hash(ofToken:)``); none in a token request's proof.
     public let tokenHash: String?
+    /// `nonce`: the server's nonce, when the proof carries one.
     public let nonce: String?
+    /// `iat`: when the proof was made, in seconds since 1970.
     public let issuedAt: Int
 
     /// What is wrong with a proof.

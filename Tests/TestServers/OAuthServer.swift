@@ -6,9 +6,9 @@ import NIOHTTP1
 /// (`client_secret_basic` or `client_secret_post`), or with a client certificate whose subject
 /// names `partner` (`tls_client_auth`), gets `token-N` for the client-credentials grant; the
 /// API accepts the tokens issued and not revoked. A token request with a `DPoP` proof (ES256,
-/// ``DPoPProofCheck``) gets a `DPoP` token bound to the proof's key. The token URL's query can break the answer:
-/// `broken=json|type|characters|lifetime`, or `broken=unbound` (a `Bearer` token whatever the
-/// proof).
+/// ``DPoPProofCheck``) gets a `DPoP` token bound to the proof's key. The token URL's query can
+/// break the answer: `broken=json|type|characters|lifetime`, or `broken=unbound` (a `Bearer`
+/// token whatever the proof).
 public final class OAuthServer: @unchecked Sendable {
     private let lock = NSLock()
     private var issued = 0
