@@ -7,7 +7,8 @@ import Synchronization
 import TestServers
 import Testing
 import TransportSecurity
-import TransportSecurityGRPC
+
+@testable import TransportSecurityGRPC
 
 /// OAuth 2.0 client credentials on gRPC calls (``OAuthCallCredentials``): grpc-swift's server
 /// with an interceptor that lets in only the tokens the test server's token endpoint
@@ -211,6 +212,18 @@ extension GRPCOAuthTests {
         #expect(seen.map { $0.authorizations.first ?? "" } == ["DPoP token-1", "DPoP token-1", "DPoP token-1", "DPoP token-1", "DPoP token-1", "DPoP token-1", "DPoP token-2"])
         #expect(seen.map { $0.refusal ?? "ok" } == ["ok", "use_dpop_nonce", "ok", "use_dpop_nonce", "ok", "invalid_token", "ok"])
         #expect(setup.tokenServer.oauth.issuedCount == 2, "a nonce demanded is no refusal of the token")
+    }
+
+    @Test("a call's URL for its proof: the server's origin as given (an IPv6 address in brackets, a port), then /package.Service/Method; the server URL's user, path, query and fragment left out")
+    func callURL() throws {
+        let cases = [
+            ("https://payments.bank.example", "https://payments.bank.example/tsec.Echo/Echo"),
+            ("https://user:secret@[::1]:8443/base/path?q=1#top", "https://[::1]:8443/tsec.Echo/Echo"),
+            ("https://127.0.0.1:9443/", "https://127.0.0.1:9443/tsec.Echo/Echo"),
+        ]
+        for (server, expected) in cases {
+            #expect(OAuthCallCredentials.url(of: EchoService.method, at: try #require(URL(string: server))).absoluteString == expected)
+        }
     }
 
     @Test("a server URL that is not https fails DPoP calls UNAUTHENTICATED (cleartextRequest) before a token is asked for or a call sent")
