@@ -102,15 +102,14 @@ public struct OAuthCallCredentials: ClientInterceptor, CustomStringConvertible {
         request.metadata.removeAllValues(forKey: Self.proofKey)
         if let proof = given.proof { request.metadata.addString(proof, forKey: Self.proofKey) }
         let response = try await next(request, context)
-        let answered: Metadata
-        switch response.accepted {
-        case .success(let contents): answered = contents.metadata
-        case .failure(let error): answered = error.metadata
-        }
         var nonceDemanded = false
         if given.proof != nil, let callURL {
+            let answered = switch response.accepted {
+            case .success(let contents): contents.metadata
+            case .failure(let error): error.metadata
+            }
             credentials.serverGaveNonce(Array(answered[stringValues: Self.nonceKey]).first, from: callURL)
-            nonceDemanded = answered[stringValues: "www-authenticate"].contains { $0.contains(Self.nonceError) }
+            nonceDemanded = DPoPProof.demandsNonce(answered[stringValues: "www-authenticate"])
         }
         switch response.accepted {
         case .success:
@@ -128,10 +127,8 @@ public struct OAuthCallCredentials: ClientInterceptor, CustomStringConvertible {
 
     /// The metadata key of a DPoP proof, and of the nonce a server gives for proofs (RFC 9449
     /// §4.1, §9: HTTP fields, lowercase as HTTP/2 sends them).
-    private static let proofKey = "dpop"
-    private static let nonceKey = "dpop-nonce"
-    /// The error a server names when it wants proofs with its nonce.
-    private static let nonceError = "use_dpop_nonce"
+    private static let proofKey = DPoPProof.field.lowercased()
+    private static let nonceKey = DPoPProof.nonceField.lowercased()
 
     /// The URL of a call of `method` to `server`: its origin, then `/package.Service/Method`.
     static func url(of method: MethodDescriptor, at server: URL) -> URL {

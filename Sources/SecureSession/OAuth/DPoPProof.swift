@@ -4,13 +4,19 @@ import Foundation
 /// A DPoP proof (RFC 9449 §4): a JWT signed with the client's ``DPoPKey`` for one request —
 /// its method and URL, when it was made, a unique `jti`, the server's nonce when it gave one, and
 /// for a request carrying an access token, that token's hash — sent in the `DPoP` field.
-enum DPoPProof {
+package enum DPoPProof {
     /// The request field that carries the proof.
-    static let field = "DPoP"
+    package static let field = "DPoP"
     /// The response field in which a server gives the nonce to put in proofs (§8, §9).
-    static let nonceField = "DPoP-Nonce"
+    package static let nonceField = "DPoP-Nonce"
     /// The error a server names when it wants a proof with its nonce (§8, §9).
-    static let nonceError = "use_dpop_nonce"
+    package static let nonceError = "use_dpop_nonce"
+
+    /// Whether a resource server's `WWW-Authenticate` values ask for a proof with its nonce
+    /// (§9): a demand for a nonce, not a refusal of the token.
+    package static func demandsNonce(_ challenges: some Sequence<String>) -> Bool {
+        challenges.contains { $0.contains(nonceError) }
+    }
 
     /// The proof for `method` to `url`.
     /// - Parameters:

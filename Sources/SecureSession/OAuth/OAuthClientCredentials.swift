@@ -217,7 +217,7 @@ public struct OAuthClientCredentials: RequestInterceptor, CustomStringConvertibl
         }
         if proofOfPossession != nil, case .response(let head) = outcome {
             let newNonce = nonces.note(head.header(DPoPProof.nonceField), from: request.url)
-            if status == 401, head.headers.contains(where: { $0.name.equalsIgnoringASCIICase("WWW-Authenticate") && $0.value.contains(DPoPProof.nonceError) }) {
+            if status == 401, DPoPProof.demandsNonce(head.headers.lazy.filter { $0.name.equalsIgnoringASCIICase("WWW-Authenticate") }.map(\.value)) {
                 return newNonce && attempt.number <= 2 ? .retry(after: .zero) : .doNotRetry
             }
         }
