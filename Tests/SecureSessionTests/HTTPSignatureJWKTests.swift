@@ -14,10 +14,6 @@ struct HTTPSignatureJWKTests {
     static let ed25519JWK = #"{"kty":"OKP","crv":"Ed25519","kid":"test-key-ed25519","d":"n4Ni-HpISpVObnQMW0wOhCKROaIKqKtW_2ZYb2p9KcU","x":"JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0bs"}"#
     static let p256JWK = #"{"kty":"EC","crv":"P-256","kid":"test-key-ecc-p256","d":"UpuF81l-kOxbjf7T4mNSv0r5tN67Gim7rnf6EFpcYDs","x":"qIVYZVLCrPZHGHjP17CTW0_-D9Lfw0EkjqF7xB4FivA","y":"Mc4nN9LTDOBhfoUeg8Ye9WedFRhnZXZJA12Qp0zZ6F0"}"#
 
-    static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-    }
-
     @Test("RFC 9421's keys as JWKs: the Ed25519 key (B.1.4) gives B.2.6's signature, the shared secret as an oct key (B.1.5) B.2.5's, the P-256 key (B.1.3) verifies B.2.4 and signs what its PEM verifies, the RSA-PSS key's n and e with alg PS512 verify B.2.1")
     func rfcKeys() throws {
         let ed25519 = try HTTPSignatureKey(jwk: Data(Self.ed25519JWK.utf8))
@@ -28,7 +24,7 @@ struct HTTPSignatureJWKTests {
         )
         #expect(try b26.signature(for: Vectors.testRequest()).signatureMember == "sig-b26=:wqcAqbmYJ2ji2glfAMaRy4gruYYnx2nEFN2HN6jrnDnQCK1u02Gb04v9EDgwUPiu4A0w6vuQv5lIp5WPpBKRCw==:")
 
-        let secret = #"{"kty":"oct","kid":"test-shared-secret","alg":"HS256","k":"\#(Self.base64URL(Vectors.sharedSecret))"}"#
+        let secret = #"{"kty":"oct","kid":"test-shared-secret","alg":"HS256","k":"\#(Base64URL.encoded(Vectors.sharedSecret))"}"#
         let hmac = try HTTPSignatureKey(jwk: Data(secret.utf8))
         let b25 = HTTPMessageSigner(key: hmac, covering: [.field("date"), .authority, .field("content-type")], label: "sig-b25", lifetime: nil, clock: { Vectors.created })
         #expect(try b25.signature(for: Vectors.testRequest()).signatureMember == "sig-b25=:pxcQw6G3AjtMBQjwo8XzkZf/bws5LelbaMk5rGIGtE8=:")
@@ -48,7 +44,7 @@ struct HTTPSignatureJWKTests {
         #expect(try Vectors.verifier(pem).verify(Vectors.testRequest(adding: [("Signature-Input", ours.signatureInputMember), ("Signature", ours.signatureMember)])).algorithm == .ecdsaP256SHA256)
 
         let rsa = try _RSA.Signing.PublicKey(pemRepresentation: Vectors.rsaPSSPublicPEM).getKeyPrimitives()
-        let rsaJWK = #"{"kty":"RSA","kid":"test-key-rsa-pss","alg":"PS512","n":"\#(Self.base64URL(rsa.modulus))","e":"\#(Self.base64URL(rsa.publicExponent))"}"#
+        let rsaJWK = #"{"kty":"RSA","kid":"test-key-rsa-pss","alg":"PS512","n":"\#(Base64URL.encoded(rsa.modulus))","e":"\#(Base64URL.encoded(rsa.publicExponent))"}"#
         let rsaKey = try HTTPSignatureVerificationKey(jwk: Data(rsaJWK.utf8))
         #expect(rsaKey.algorithm == .rsaPSSSHA512)
         let b21 = Vectors.testRequest(adding: [
@@ -94,7 +90,7 @@ struct HTTPSignatureJWKTests {
                 let (d, point) = make()
                 let x = point.dropFirst().prefix(size), y = point.suffix(size)
                 guard (stripped == "d" ? d : Data(x)).first == 0 else { continue }
-                let minimal = { (bytes: Data) in Self.base64URL(Data(bytes.drop { $0 == 0 })) }
+                let minimal = { (bytes: Data) in Base64URL.encoded(Data(bytes.drop { $0 == 0 })) }
                 let jwk = #"{"kty":"EC","crv":"\#(curve)","kid":"short","d":"\#(minimal(d))","x":"\#(minimal(Data(x)))","y":"\#(minimal(Data(y)))"}"#
                 return (jwk, stripped)
             }
@@ -121,7 +117,7 @@ struct HTTPSignatureJWKTests {
             let signed = Vectors.testRequest(adding: [("Signature-Input", signature.signatureInputMember), ("Signature", signature.signatureMember)])
             #expect(try Vectors.verifier(verification).verify(signed).keyID == "short", "\(stripped) stripped: \(jwk)")
         }
-        let long = Self.base64URL(Data(count: 1) + P256.Signing.PrivateKey().publicKey.x963Representation.dropFirst().prefix(32))
+        let long = Base64URL.encoded(Data(count: 1) + P256.Signing.PrivateKey().publicKey.x963Representation.dropFirst().prefix(32))
         #expect(throws: HTTPSignatureError.unusableKey("the JWK's 'x' has 33 bytes, more than the 32 of its curve")) {
             try HTTPSignatureVerificationKey(jwk: Data(#"{"kty":"EC","crv":"P-256","kid":"k","x":"\#(long)","y":"\#(long)"}"#.utf8))
         }
@@ -161,7 +157,7 @@ struct HTTPSignatureJWKTests {
             (#"{"kty":"EC","crv":"P-256","kid":"k","x":"qIVYZVLCrPZHGHjP17CTW0_-D9Lfw0EkjqF7xB4FivA"}"#, "the EC JWK has no 'y'"),
             (#"{"kty":"OKP","crv":"Ed25519","kid":"k","x":"not+base64url="}"#, "the JWK's 'x' is not base64url"),
             (#"{"kty":"EC","crv":"P-256","kid":"k","x":"qIVYZVLCrPZHGHjP17CTW0_-D9Lfw0EkjqF7xB4FivA","y":"qIVYZVLCrPZHGHjP17CTW0_-D9Lfw0EkjqF7xB4FivA"}"#, "not a point of P-256"),
-            (#"{"kty":"RSA","kid":"k","n":"\#(Self.base64URL(rsa1024.modulus))","e":"AQAB"}"#, "an RSA key of 1024 bits"),
+            (#"{"kty":"RSA","kid":"k","n":"\#(Base64URL.encoded(rsa1024.modulus))","e":"AQAB"}"#, "an RSA key of 1024 bits"),
             (#"{"kty":"oct","kid":"k","k":"c2hvcnQ"}"#, "an HMAC secret of 5 bytes"),
         ]
         for (jwk, words) in cases {
@@ -175,7 +171,7 @@ struct HTTPSignatureJWKTests {
         #expect(throws: HTTPSignatureError.unusableKey("the OKP JWK has no 'd'")) {
             try HTTPSignatureKey(jwk: Data(#"{"kty":"OKP","crv":"Ed25519","kid":"k","x":"\#(x)"}"#.utf8))
         }
-        let otherD = Self.base64URL(Curve25519.Signing.PrivateKey().rawRepresentation)
+        let otherD = Base64URL.encoded(Curve25519.Signing.PrivateKey().rawRepresentation)
         #expect(throws: HTTPSignatureError.unusableKey("the JWK's 'd' is not the private key of its 'x'")) {
             try HTTPSignatureKey(jwk: Data(#"{"kty":"OKP","crv":"Ed25519","kid":"k","x":"\#(x)","d":"\#(otherD)"}"#.utf8))
         }

@@ -1,13 +1,12 @@
 import Foundation
+import TestServers
 import Testing
 
 /// The parts of a compact JWS as the tests read them.
 enum JWTPart {
     /// A base64url part decoded.
     static func decoded(_ part: Substring) throws -> Data {
-        var text = part.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while text.count % 4 != 0 { text += "=" }
-        return try #require(Data(base64Encoded: text))
+        try #require(Base64URL.decoded(part))
     }
 
     /// A base64url part decoded as a JSON object.

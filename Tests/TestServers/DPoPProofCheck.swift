@@ -28,8 +28,8 @@ public struct DPoPProofCheck: Sendable {
     /// Checks `proof`'s form and signature and reads its claims.
     public init(_ proof: String) throws(Problem) {
         let parts = proof.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let headerData = Self.decoded(parts[0]), let claimsData = Self.decoded(parts[1]),
-            let signature = Self.decoded(parts[2]),
+        guard parts.count == 3, let headerData = Base64URL.decoded(parts[0]), let claimsData = Base64URL.decoded(parts[1]),
+            let signature = Base64URL.decoded(parts[2]),
             let header = (try? JSONSerialization.jsonObject(with: headerData)) as? [String: Any],
             let claims = (try? JSONSerialization.jsonObject(with: claimsData)) as? [String: Any]
         else { throw Problem(description: "not a JWS of JSON objects") }
@@ -37,7 +37,7 @@ public struct DPoPProofCheck: Sendable {
             throw Problem(description: "typ or alg")
         }
         guard let jwk = header["jwk"] as? [String: String], jwk["kty"] == "EC", jwk["crv"] == "P-256", jwk["d"] == nil,
-            let x = jwk["x"], let y = jwk["y"], let xBytes = Self.decoded(Substring(x)), let yBytes = Self.decoded(Substring(y)),
+            let x = jwk["x"], let y = jwk["y"], let xBytes = Base64URL.decoded(x), let yBytes = Base64URL.decoded(y),
             let key = try? P256.Signing.PublicKey(x963Representation: [0x04] + xBytes + yBytes),
             let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature),
             key.isValidSignature(ecdsa, for: Data("\(parts[0]).\(parts[1])".utf8))
@@ -46,7 +46,7 @@ public struct DPoPProofCheck: Sendable {
             let issuedAt = claims["iat"] as? Int
         else { throw Problem(description: "htm, htu, jti or iat missing") }
         let canonical = #"{"crv":"P-256","kty":"EC","x":"\#(x)","y":"\#(y)"}"#
-        self.thumbprint = Self.base64URL(Data(SHA256.hash(data: Data(canonical.utf8))))
+        self.thumbprint = Base64URL.encoded(Data(SHA256.hash(data: Data(canonical.utf8))))
         self.method = method
         self.targetURI = target
         self.id = id
@@ -57,17 +57,6 @@ public struct DPoPProofCheck: Sendable {
 
     /// The `ath` of `token`: its SHA-256, base64url.
     public static func hash(ofToken token: String) -> String {
-        base64URL(Data(SHA256.hash(data: Data(token.utf8))))
-    }
-
-    private static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-
-    private static func decoded(_ part: Substring) -> Data? {
-        var text = part.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        text += String(repeating: "=", count: (4 - text.count % 4) % 4)
-        return Data(base64Encoded: text)
+        Base64URL.encoded(Data(SHA256.hash(data: Data(token.utf8))))
     }
 }
