@@ -121,7 +121,32 @@ struct RequestBodySource: Sendable {
             for part in parts {
                 switch part {
                 case .bytes(let buffer): try await Self.send(buffer, through: hand)
-                case .file(let path, let length, let forbidden): try await Self.send(path, length: length, forbidden: forbidden, through: hand)
+                case .file(let path, let length, let forbidden):
+                    var reader = try BodyFileReader(path: path, length: length, forbidden: forbidden)
+                    while let part = try reader.next() { try await hand(part) }
+                }
+            }
+        }
+    }
+
+    /// Hands every byte of a body that is not a stream to `take`, in order: bytes in memory in
+    /// one part each, files read as ``send(_:)`` reads them (part by part, with its checks).
+    /// This is how a body is known before it is sent (its `Content-Digest`).
+    /// - Throws: as ``send(_:)`` for a file, ``SecureSessionError/unreadableUpload(_:)`` for a
+    ///   stream (its bytes exist only as it is sent).
+    func forEachPart(_ take: (ByteBuffer) throws -> Void) throws {
+        switch content {
+        case .bytes(let buffer):
+            try take(buffer)
+        case .stream:
+            throw SecureSessionError.unreadableUpload("a streamed body cannot be read before it is sent")
+        case .parts(let parts):
+            for part in parts {
+                switch part {
+                case .bytes(let buffer): try take(buffer)
+                case .file(let path, let length, let forbidden):
+                    var reader = try BodyFileReader(path: path, length: length, forbidden: forbidden)
+                    while let part = try reader.next() { try take(part) }
                 }
             }
         }
@@ -132,43 +157,6 @@ struct RequestBodySource: Sendable {
         var buffer = buffer
         while let part = buffer.readSlice(length: min(Self.partSize, buffer.readableBytes)), part.readableBytes > 0 {
             try await hand(part)
-        }
-    }
-
-    /// Hands the file at `path` over in parts of at most ``partSize``, checking that it still
-    /// has `length` bytes and holds no `forbidden` bytes (looked for across parts too).
-    private static func send(_ path: String, length: Int64, forbidden: Data?, through hand: (ByteBuffer) async throws -> Void) async throws {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw SecureSessionError.unreadableUpload("\(path): \(String(cString: strerror(errno)))")
-        }
-        defer { close(descriptor) }
-        var search = forbidden.map { ForbiddenBytesSearch($0) }
-        var taken: Int64 = 0
-        while true {
-            var part = ByteBufferAllocator().buffer(capacity: Self.partSize)
-            var failure: Int32 = 0
-            let count = part.writeWithUnsafeMutableBytes(minimumWritableBytes: Self.partSize) { buffer in
-                while true {
-                    let count = read(descriptor, buffer.baseAddress, Self.partSize)
-                    if count >= 0 { return count }
-                    if errno != EINTR {
-                        failure = errno
-                        return 0
-                    }
-                }
-            }
-            if failure != 0 { throw SecureSessionError.unreadableUpload("\(path): \(String(cString: strerror(failure)))") }
-            if count == 0 { break }
-            taken += Int64(count)
-            guard taken <= length else { break }
-            if search?.isFound(in: part) == true {
-                throw SecureSessionError.unreadableUpload(MultipartForm.holdsBoundary(path))
-            }
-            try await hand(part)
-        }
-        guard taken == length else {
-            throw SecureSessionError.unreadableUpload("\(path) changed while it was sent (\(length) bytes announced, \(taken) read)")
         }
     }
 

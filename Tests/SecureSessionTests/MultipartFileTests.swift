@@ -72,7 +72,7 @@ struct MultipartFileTests {
         await server.stop()
     }
 
-    @Test("a file that holds its form's boundary fails the request before the body ends, within a 64 KiB part or across two; encoded in memory, a boundary absent from it is chosen")
+    @Test("a file that holds its form's boundary fails the request before the body ends, and its signing, within a 64 KiB part or across two; encoded in memory, a boundary absent from it is chosen")
     func boundaryInFile() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
         let session = lab.session()
@@ -86,6 +86,7 @@ struct MultipartFileTests {
         let request = SecureRequest.multipart(url: server.url("/collect"), form: form)
         let boundary = Data(try Self.boundary(of: request).utf8)
         let message = "cannot send the upload file: " + MultipartForm.holdsBoundary(path)
+        let signingKey = HTTPSignatureKey.generated(id: "client")
 
         for offset in [10, 65_536 - 20, 65_536 - boundary.count, 65_536, 200_000 - boundary.count] {
             var content = Data(repeating: UInt8(ascii: "T"), count: 200_000)
@@ -96,6 +97,12 @@ struct MultipartFileTests {
             } throws: { error in
                 guard case SecureSessionError.unreadableUpload = error else { return false }
                 return "\(error)" == message
+            }
+            // A signature's Content-Digest reads the file as it is sent, with the same check.
+            #expect("signing, boundary at \(offset)") {
+                _ = try HTTPMessageSigner(key: signingKey).signed(request)
+            } throws: { error in
+                "\(error)" == "the body cannot be covered: " + MultipartForm.holdsBoundary(path)
             }
         }
         #expect(server.collected.all.isEmpty, "no body reached the server whole")
@@ -140,7 +147,7 @@ struct MultipartFileTests {
         await server.stop()
     }
 
-    @Test("body parts of bytes and files: handed over in order in parts of at most 64 KiB, upload progress against their sum, a Content-Digest signed over the whole")
+    @Test("body parts of bytes and files: handed over in order in parts of at most 64 KiB, upload progress against their sum, a Content-Digest signed over the whole; a file gone before signing named")
     func bodyParts() async throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -163,6 +170,13 @@ struct MultipartFileTests {
 
         let signed = try HTTPMessageSigner(key: .generated(id: "client")).signed(request)
         #expect(signed.header("Content-Digest") == ContentDigest.fieldValue(for: prefix + file + Data("}".utf8)))
+        // A file gone before signing: the signer says which, and why.
+        try FileManager.default.removeItem(atPath: folder + "/file")
+        #expect {
+            _ = try HTTPMessageSigner(key: .generated(id: "client")).signed(request)
+        } throws: { error in
+            "\(error)" == "the body cannot be covered: \(folder)/file: No such file or directory"
+        }
     }
 
     @Test("the search for a boundary finds it wherever the parts split it, parts shorter than it included, and nowhere else")

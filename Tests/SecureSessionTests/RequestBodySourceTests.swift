@@ -33,14 +33,14 @@ struct RequestBodySourceTests {
         await #expect {
             try await source.send { _ in }
         } throws: { error in
-            "\(error)" == "cannot send the upload file: \(path) changed while it was sent (200000 bytes announced, 200003 read)"
+            "\(error)" == "cannot send the upload file: \(path) changed since it was measured (200000 bytes announced, 200003 read)"
         }
         // Or shrinks.
         try content.prefix(10).write(to: URL(fileURLWithPath: path))
         await #expect {
             try await source.send { _ in }
         } throws: { error in
-            "\(error)" == "cannot send the upload file: \(path) changed while it was sent (200000 bytes announced, 10 read)"
+            "\(error)" == "cannot send the upload file: \(path) changed since it was measured (200000 bytes announced, 10 read)"
         }
     }
 

@@ -19,32 +19,18 @@ public enum ContentDigest {
             }
         }
 
-        /// The digest of the body made of `parts`, files read part by part (never held whole).
-        func digest(ofParts parts: [RequestBodyPart]) throws -> Data {
+        /// The digest of `body`, read as it will be sent (files part by part, never held whole).
+        func digest(of body: RequestBodySource) throws -> Data {
             switch self {
-            case .sha256: try Self.digest(ofParts: parts, into: SHA256())
-            case .sha512: try Self.digest(ofParts: parts, into: SHA512())
+            case .sha256: try Self.digest(of: body, into: SHA256())
+            case .sha512: try Self.digest(of: body, into: SHA512())
             }
         }
 
-        private static func digest(ofParts parts: [RequestBodyPart], into hash: some HashFunction) throws -> Data {
+        private static func digest(of body: RequestBodySource, into hash: some HashFunction) throws -> Data {
             var hash = hash
-            var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-            for part in parts {
-                switch part.source {
-                case .data(let data):
-                    hash.update(data: data)
-                case .file(let path):
-                    guard let stream = InputStream(fileAtPath: path) else { throw CocoaError(.fileReadNoSuchFile) }
-                    stream.open()
-                    defer { stream.close() }
-                    while true {
-                        let count = stream.read(&buffer, maxLength: buffer.count)
-                        if count < 0 { throw stream.streamError ?? CocoaError(.fileReadUnknown) }
-                        if count == 0 { break }
-                        hash.update(data: buffer[..<count])
-                    }
-                }
+            try body.forEachPart { part in
+                part.withUnsafeReadableBytes { hash.update(bufferPointer: $0) }
             }
             return Data(hash.finalize())
         }
@@ -55,9 +41,10 @@ public enum ContentDigest {
         fieldValue(digest: algorithm.digest(of: body), algorithm: algorithm)
     }
 
-    /// The field value for the body made of `parts`, files read part by part.
-    static func fieldValue(forParts parts: [RequestBodyPart], algorithm: Algorithm) throws -> String {
-        fieldValue(digest: try algorithm.digest(ofParts: parts), algorithm: algorithm)
+    /// The field value for `body`, read as it will be sent.
+    /// - Throws: as ``RequestBodySource/forEachPart(_:)``.
+    static func fieldValue(for body: RequestBodySource, algorithm: Algorithm) throws -> String {
+        fieldValue(digest: try algorithm.digest(of: body), algorithm: algorithm)
     }
 
     private static func fieldValue(digest: Data, algorithm: Algorithm) -> String {

@@ -145,20 +145,21 @@ public struct HTTPMessageSigner: RequestInterceptor {
         try signed(request)
     }
 
+    /// The `Content-Digest` of the body the session will send, read as it reads it.
     private func digest(of request: SecureRequest) throws(HTTPSignatureError) -> String {
-        if let body = request.body { return ContentDigest.fieldValue(for: body, algorithm: digestAlgorithm) }
-        if let parts = request.bodyFile.map({ [RequestBodyPart.file($0)] }) ?? request.bodyParts {
-            do {
-                return try ContentDigest.fieldValue(forParts: parts, algorithm: digestAlgorithm)
-            } catch {
-                let files = parts.compactMap { if case .file(let path) = $0.source { path } else { nil } }
-                throw .bodyNotAvailable("the body file \(files.joined(separator: " or ")) cannot be read: \(error.localizedDescription)")
-            }
-        }
         if request.bodyStream != nil {
             throw .bodyNotAvailable("a streamed body is not known before it is sent, so no Content-Digest can be made: give it as data or a file, or set coversBody to false")
         }
-        return ContentDigest.fieldValue(for: Data(), algorithm: digestAlgorithm)
+        do {
+            guard let body = try RequestBodySource.of(request) else {
+                return ContentDigest.fieldValue(for: Data(), algorithm: digestAlgorithm)
+            }
+            return try ContentDigest.fieldValue(for: body, algorithm: digestAlgorithm)
+        } catch SecureSessionError.unreadableUpload(let reason) {
+            throw .bodyNotAvailable(reason)
+        } catch {
+            throw .bodyNotAvailable("\(error)")
+        }
     }
 
     /// The `Content-Length` the session will send, measured as it measures it.
