@@ -105,7 +105,9 @@ struct ApacheTests {
         #expect(again.timing.reusedConnection == false)
         #expect(asked.challenges.count == 1, "not asked again")
         await session.shutdown()
-        let served = try await server.served(count: 3).filter { $0.status == 200 }
+        // Apache may log the refused attempts (HTTP/2's HTTP_1_1_REQUIRED, the renegotiation
+        // without an answer) or not: wait for the two requests it served, not for a count of lines.
+        let served = try await server.served { $0.filter { $0.status == 200 }.count >= 2 }.filter { $0.status == 200 }
         #expect(served.map(\.path) == ["/secure/orders", "/secure/again"])
         #expect(Set(served.map(\.clientPort)).count == 2)
     }

@@ -114,8 +114,14 @@ public final class ApacheServer: @unchecked Sendable {
     /// The requests served once Apache has logged `count` of them (it logs just after
     /// answering), or after two seconds, whatever it has logged then.
     public func served(count: Int) async throws -> [ServedRequest] {
+        try await served { $0.count >= count }
+    }
+
+    /// The requests served once what Apache has logged satisfies `isComplete` (a response the
+    /// client has read may not be logged yet), or after two seconds, whatever it has logged then.
+    public func served(until isComplete: ([ServedRequest]) -> Bool) async throws -> [ServedRequest] {
         var served = try served()
-        for _ in 0..<100 where served.count < count {
+        for _ in 0..<100 where !isComplete(served) {
             try await Task.sleep(for: .milliseconds(20))
             served = try self.served()
         }
