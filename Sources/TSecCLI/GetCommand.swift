@@ -669,23 +669,8 @@ public struct GetCommand: TSecCommand {
     }
 
     private func makeConfiguration(reportingTo terminal: CommandOutput) throws -> SecureSessionConfiguration {
-        var evaluators: [any ServerTrustEvaluating] = [try policy.makePolicy(insecure: insecure)]
         let pins = try spkiPins.map(SPKIPin.init) + pinnedPublicKeys.flatMap(PinnedPublicKeyArgument.pins)
-        if !pins.isEmpty {
-            evaluators.append(
-                PublicKeysTrustEvaluator(
-                    pins: pins,
-                    performsDefaultValidation: !policy.allowInvalidCertificates && !insecure,
-                    validatesHost: !policy.noDomainValidation && !insecure
-                )
-            )
-        }
-        // Only --pin-sha256/--pinnedpubkey (no --mode): the pins decide, with system validation unless invalid
-        // certificates are allowed; otherwise the policy and the pins must both agree.
-        let evaluator: any ServerTrustEvaluating =
-            evaluators.count == 1
-            ? evaluators[0]
-            : (policy.mode == .none ? evaluators[1] : CompositeTrustEvaluator(evaluators))
+        let evaluator = try policy.makeEvaluator(spkiPins: pins, insecure: insecure)
         var configuration = SecureSessionConfiguration(
             trustEvaluator: evaluator,
             clientIdentity: try identity.load(),

@@ -53,6 +53,20 @@ struct PolicyOptions: ParsableArguments {
         )
     }
 
+    /// The evaluator of the options with SPKI pins (`--pin-sha256`) beside them: the pins alone,
+    /// with system validation unless invalid certificates are allowed, when no `--mode` is
+    /// given; otherwise the policy and the pins must both agree.
+    func makeEvaluator(spkiPins pins: [SPKIPin], insecure: Bool = false) throws -> any ServerTrustEvaluating {
+        let policy = try makePolicy(insecure: insecure)
+        guard !pins.isEmpty else { return policy }
+        let pinned = PublicKeysTrustEvaluator(
+            pins: pins,
+            performsDefaultValidation: !allowInvalidCertificates && !insecure,
+            validatesHost: !noDomainValidation && !insecure
+        )
+        return mode == .none ? pinned : CompositeTrustEvaluator([policy, pinned])
+    }
+
     /// The store given with `--system-roots` (or `replacement`, `tsec get --cacert`), if any.
     func makeSystemStore(replacement: String? = nil) throws -> TrustStore? {
         try (systemRoots ?? replacement).map { TrustStore(try CertificateLoader.certificates(atPath: $0), origin: $0) }

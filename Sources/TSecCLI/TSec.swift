@@ -7,7 +7,7 @@ public struct TSec: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "tsec",
         abstract: "Server-trust evaluation, certificate and public-key pinning.",
-        subcommands: [PinCommand.self, EvaluateCommand.self, GetCommand.self, FetchChainCommand.self, ConvertCommand.self, InspectCommand.self, LintCommand.self, ATSDiagnoseCommand.self, LimboCommand.self, ReachabilityCommand.self, PinsCommand.self, VerifySignatureCommand.self, DemoCommand.self]
+        subcommands: [PinCommand.self, EvaluateCommand.self, GetCommand.self, FetchChainCommand.self, GRPCHealthCommand.self, ConvertCommand.self, InspectCommand.self, LintCommand.self, ATSDiagnoseCommand.self, LimboCommand.self, ReachabilityCommand.self, PinsCommand.self, VerifySignatureCommand.self, DemoCommand.self]
     )
 
     /// Creates the root command.

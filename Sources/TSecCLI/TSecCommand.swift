@@ -27,6 +27,11 @@ public enum ExitStatus {
     public static let connectionFailure: Int32 = 3
     /// Refused by transport rules (`tsec get --config`).
     public static let refusedByTransportRules: Int32 = 4
+    /// `tsec grpc-health`: the call failed with a status the server gave (`NOT_FOUND`,
+    /// `UNIMPLEMENTED`, …).
+    public static let rpcFailure: Int32 = 5
+    /// `tsec grpc-health`: the server answered, and not `SERVING`.
+    public static let notServing: Int32 = 6
     /// `tsec get -f`: the server answered with an HTTP status of 400 or more (curl's 22).
     public static let httpError: Int32 = 22
 }

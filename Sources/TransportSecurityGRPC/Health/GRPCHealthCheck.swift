@@ -1,0 +1,85 @@
+import GRPCCore
+
+/// gRPC's health-checking protocol from the client's side (`grpc.health.v1.Health/Check`): what
+/// Kubernetes' gRPC probes and `grpc_health_probe` ask a server, here over a transport whose TLS
+/// TransportSecurity decides (pins, a client certificate; `tsec grpc-health`).
+///
+/// ```swift
+/// try await withGRPCClient(transport: verifiedTransport) { client in
+///     let status = try await GRPCHealthCheck.status(of: "payments.v1.Payments", through: client)
+///     guard status == .serving else { … }
+/// }
+/// ```
+@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+public enum GRPCHealthCheck {
+    /// What a server says of a service (`HealthCheckResponse.ServingStatus`).
+    public enum ServingStatus: Sendable, Hashable, CustomStringConvertible {
+        /// `UNKNOWN`: the server does not know yet.
+        case unknown
+        /// `SERVING`.
+        case serving
+        /// `NOT_SERVING`: the service is there and does not serve now (starting, draining).
+        case notServing
+        /// `SERVICE_UNKNOWN`: meant for the `Watch` method; a `Check` of an unknown service
+        /// fails `NOT_FOUND` instead.
+        case serviceUnknown
+        /// A value the protocol does not define.
+        case unrecognized(Int)
+
+        init(_ status: HealthCheckResponse.ServingStatus) {
+            switch status {
+            case .unknown: self = .unknown
+            case .serving: self = .serving
+            case .notServing: self = .notServing
+            case .serviceUnknown: self = .serviceUnknown
+            case .unrecognized(let value): self = .unrecognized(value)
+            }
+        }
+
+        /// The protocol's name: `SERVING`, `NOT_SERVING`, `UNKNOWN`, `SERVICE_UNKNOWN`, or
+        /// `unrecognized status N`.
+        public var description: String {
+            switch self {
+            case .unknown: "UNKNOWN"
+            case .serving: "SERVING"
+            case .notServing: "NOT_SERVING"
+            case .serviceUnknown: "SERVICE_UNKNOWN"
+            case .unrecognized(let value): "unrecognized status \(value)"
+            }
+        }
+    }
+
+    /// `/grpc.health.v1.Health/Check`.
+    public static let method = MethodDescriptor(fullyQualifiedService: "grpc.health.v1.Health", method: "Check")
+
+    /// Asks the server `client` reaches how `service` is.
+    /// - Parameters:
+    ///   - service: The fully qualified service name (`package.Service`); `""`, the default,
+    ///     asks about the server as a whole.
+    ///   - client: A running client (`withGRPCClient`).
+    ///   - options: The call's options (its `timeout`; `waitForReady` false to fail at once on
+    ///     a server that cannot be reached).
+    /// - Returns: The status the server gave.
+    /// - Throws: The call's `RPCError`: `NOT_FOUND` for a service the server does not know,
+    ///   `UNIMPLEMENTED` from a server without the health service, `UNAVAILABLE` when no
+    ///   connection could be made (its `cause` a ``ServerTrustRejection`` when the server's
+    ///   certificate was refused), `DEADLINE_EXCEEDED`; `INVALID_ARGUMENT` for an answer that is
+    ///   not a `HealthCheckResponse`.
+    public static func status(
+        of service: String = "",
+        through client: GRPCClient<some ClientTransport>,
+        options: CallOptions = .defaults
+    ) async throws -> ServingStatus {
+        var request = HealthCheckRequest()
+        request.service = service
+        return try await client.unary(
+            request: ClientRequest(message: request),
+            descriptor: method,
+            serializer: ProtobufCoding<HealthCheckRequest>(),
+            deserializer: ProtobufCoding<HealthCheckResponse>(),
+            options: options
+        ) { response in
+            ServingStatus(try response.message.status)
+        }
+    }
+}

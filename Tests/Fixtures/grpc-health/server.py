@@ -1,0 +1,60 @@
+"""gRPC's health service written with Debian's python3-grpcio (gRPC's C core) and
+python3-protobuf: an independent peer for `tsec grpc-health`.
+
+server.py CHAIN KEY PORT: serves grpc.health.v1.Health/Check over TLS on 127.0.0.1, answering
+SERVING for the server as a whole (service ""), NOT_SERVING for "tsec.Draining" and NOT_FOUND
+for any other service. The messages are Python protobuf's, made from a descriptor of
+grpc/health/v1/health.proto's two messages built here.
+"""
+import sys
+from concurrent import futures
+
+import grpc
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+
+Field = descriptor_pb2.FieldDescriptorProto
+
+
+def health_messages():
+    file = descriptor_pb2.FileDescriptorProto(name='tsec/health.proto', package='grpc.health.v1', syntax='proto3')
+    request = file.message_type.add(name='HealthCheckRequest')
+    request.field.add(name='service', number=1, type=Field.TYPE_STRING, label=Field.LABEL_OPTIONAL)
+    response = file.message_type.add(name='HealthCheckResponse')
+    status = response.enum_type.add(name='ServingStatus')
+    for number, name in enumerate(['UNKNOWN', 'SERVING', 'NOT_SERVING', 'SERVICE_UNKNOWN']):
+        status.value.add(name=name, number=number)
+    response.field.add(name='status', number=1, type=Field.TYPE_ENUM, label=Field.LABEL_OPTIONAL,
+                       type_name='.grpc.health.v1.HealthCheckResponse.ServingStatus')
+    pool = descriptor_pool.DescriptorPool()
+    pool.Add(file)
+    factory = message_factory.MessageFactory(pool)
+    return tuple(factory.GetPrototype(pool.FindMessageTypeByName('grpc.health.v1.' + name))
+                 for name in ('HealthCheckRequest', 'HealthCheckResponse'))
+
+
+Request, Response = health_messages()
+
+
+def check(request, context):
+    if request.service == '':
+        return Response(status=1)
+    if request.service == 'tsec.Draining':
+        return Response(status=2)
+    context.abort(grpc.StatusCode.NOT_FOUND, 'unknown service ' + request.service)
+
+
+def main():
+    chain = open(sys.argv[1], 'rb').read()
+    key = open(sys.argv[2], 'rb').read()
+    port = int(sys.argv[3])
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
+    methods = {'Check': grpc.unary_unary_rpc_method_handler(
+        check, request_deserializer=Request.FromString, response_serializer=Response.SerializeToString)}
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler('grpc.health.v1.Health', methods),))
+    if server.add_secure_port('127.0.0.1:%d' % port, grpc.ssl_server_credentials([(key, chain)])) == 0:
+        sys.exit('port %d is taken' % port)
+    server.start()
+    server.wait_for_termination()
+
+
+main()

@@ -1,0 +1,221 @@
+import Foundation
+import GRPCCore
+import GRPCNIOTransportHTTP2Posix
+import PKIBuilder
+import Synchronization
+import TSecCLI
+import TestServers
+import Testing
+import TransportSecurity
+import TransportSecurityNIO
+
+@testable import TransportSecurityGRPC
+
+/// `grpc.health.v1.Health/Check` served by grpc-swift: the statuses of `statuses`, `NOT_FOUND`
+/// for any other service, counting the calls that reached it.
+final class HealthService: RegistrableRPCService, Sendable {
+    let statuses: [String: HealthCheckResponse.ServingStatus]
+    private let calls = Mutex(0)
+    var callCount: Int { calls.withLock { $0 } }
+
+    init(_ statuses: [String: HealthCheckResponse.ServingStatus]) {
+        self.statuses = statuses
+    }
+
+    func registerMethods<Transport: ServerTransport>(with router: inout RPCRouter<Transport>) {
+        router.registerHandler(
+            forMethod: GRPCHealthCheck.method,
+            deserializer: ProtobufCoding<HealthCheckRequest>(),
+            serializer: ProtobufCoding<HealthCheckResponse>()
+        ) { [self] request, _ in
+            calls.withLock { $0 += 1 }
+            var asked: HealthCheckRequest?
+            for try await message in request.messages { asked = message }
+            guard let service = asked?.service, let status = statuses[service] else {
+                throw RPCError(code: .notFound, message: "unknown service \(asked?.service ?? "")")
+            }
+            var response = HealthCheckResponse()
+            response.status = status
+            return StreamingServerResponse(single: ServerResponse(message: response))
+        }
+    }
+}
+
+/// A grpc-swift server on 127.0.0.1 serving `services`.
+struct HealthServer {
+    let port: Int
+    private let server: GRPCServer<HTTP2ServerTransport.Posix>
+    private let serving: Task<Void, any Error>
+
+    init(_ security: HTTP2ServerTransport.Posix.TransportSecurity, services: [any RegistrableRPCService]) async throws {
+        let transport = HTTP2ServerTransport.Posix(address: .ipv4(host: "127.0.0.1", port: 0), transportSecurity: security)
+        let server = GRPCServer(transport: transport, services: services)
+        self.server = server
+        serving = Task { try await server.serve() }
+        guard let port = try await transport.listeningAddress.ipv4?.port else {
+            throw RPCError(code: .internalError, message: "the server has no IPv4 address")
+        }
+        self.port = port
+    }
+
+    func stop() async {
+        server.beginGracefulShutdown()
+        _ = try? await serving.value
+    }
+}
+
+@Suite("tsec grpc-health")
+struct GRPCHealthCommandTests {
+    let clients = try! ClientCertificateLab()
+    var lab: TrustLab { clients.lab }
+
+    /// A server requiring a client certificate from the client CA, presenting the loopback chain.
+    func mutualTLSServer(_ service: HealthService) async throws -> HealthServer {
+        let chain = try lab.loopbackChain()
+        let identity = try ClientIdentity(certificateChainPEM: chain.pemBundle, privateKeyPEM: chain[0].privateKeyPEM)
+        return try await HealthServer(
+            .verifyingClients(with: .clients(of: clients.clientCA, at: lab.pki.now), presenting: identity),
+            services: [service]
+        )
+    }
+
+    /// The files of the lab's system roots and of alice's certificate and key.
+    func writeFiles() throws -> (roots: String, certificate: String, key: String) {
+        (
+            try clients.replace("system.pem", with: Data(lab.systemRoots.pemBundle.utf8)),
+            try clients.replace("alice.pem", with: Data(clients.alice.pemString.utf8)),
+            try clients.replace("alice-key.pem", with: Data(clients.alice.privateKeyPEM.utf8))
+        )
+    }
+
+    /// `tsec grpc-health 127.0.0.1:PORT` trusting the lab's system roots at its time, plus `arguments`.
+    func check(_ port: Int, _ arguments: [String]) async throws -> (status: Int32, output: CommandOutput) {
+        let files = try writeFiles()
+        return await tsec(["grpc-health", "127.0.0.1:\(port)", "--system-roots", files.roots, "--at", lab.pki.now.formatted(.iso8601)] + arguments)
+    }
+
+    @Test("over mutual TLS with the root's key pinned: SERVING exits 0, NOT_SERVING 6, a service the server does not know 5 (NOT_FOUND); --json has the status and the trust decision")
+    func statuses() async throws {
+        let service = HealthService(["": .serving, "tsec.Draining": .notServing])
+        let server = try await mutualTLSServer(service)
+        let files = try writeFiles()
+        let pinned = ["--pin-sha256", lab.root.der.spkiPin.description, "--client-cert", files.certificate, "--client-key", files.key]
+
+        let serving = try await check(server.port, pinned)
+        #expect(serving.status == 0)
+        #expect(serving.output.stdout == "SERVING\n")
+        #expect(serving.output.stderr == "")
+
+        let draining = try await check(server.port, pinned + ["--service", "tsec.Draining"])
+        #expect(draining.status == 6)
+        #expect(draining.output.stdout == "NOT_SERVING\n")
+
+        let unknown = try await check(server.port, pinned + ["--service", "tsec.Unknown"])
+        #expect(unknown.status == 5)
+        #expect(unknown.output.stdout == "")
+        #expect(unknown.output.stderr == "tsec grpc-health: the server does not know the service (NOT_FOUND): unknown service tsec.Unknown\n")
+
+        let json = try await check(server.port, pinned + ["--json"])
+        #expect(json.status == 0)
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(json.output.stdout.utf8)) as? [String: Any])
+        #expect(document["status"] as? String == "SERVING")
+        #expect(document["exitStatus"] as? Int == 0)
+        #expect(document["service"] as? String == "")
+        let decision = try #require(document["trustDecision"] as? [String: Any])
+        #expect(decision["trusted"] as? Bool == true, "\(decision)")
+        #expect(decision["decidedBy"] as? String == "PublicKeysTrustEvaluator", "\(decision)")
+        #expect(service.callCount == 4)
+        await server.stop()
+    }
+
+    @Test("a wrong pin exits 1 naming the pins seen and expected, before the call reaches the service (-v tells the decision); no client certificate for a server requiring one, a closed port and a server that never answers (--max-time), exit 3; a server without the health service exits 5 (UNIMPLEMENTED)")
+    func failures() async throws {
+        let service = HealthService(["": .serving])
+        let server = try await mutualTLSServer(service)
+        let files = try writeFiles()
+        let identity = ["--client-cert", files.certificate, "--client-key", files.key]
+
+        let wrongPin = try await check(server.port, identity + ["--pin-sha256", lab.selfSigned.der.spkiPin.description])
+        #expect(wrongPin.status == 1)
+        #expect(wrongPin.output.stderr.hasPrefix("tsec grpc-health: the server 127.0.0.1 was rejected"), "\(wrongPin.output.stderr)")
+        #expect(wrongPin.output.stderr.contains(lab.selfSigned.der.spkiPin.description), "the expected pin")
+        #expect(wrongPin.output.stderr.contains(lab.root.der.spkiPin.description), "the pins seen")
+        #expect(service.callCount == 0)
+        // -v tells how the chain was judged, which is otherwise left out.
+        #expect(!wrongPin.output.stderr.contains("decidedBy="))
+        let told = try await check(server.port, identity + ["--pin-sha256", lab.selfSigned.der.spkiPin.description, "-v"])
+        #expect(told.output.stderr.contains("decidedBy=PublicKeysTrustEvaluator"), "\(told.output.stderr)")
+
+        let anonymous = try await check(server.port, [])
+        #expect(anonymous.status == 3)
+        #expect(anonymous.output.stderr.hasPrefix("tsec grpc-health: cannot reach the server"), "\(anonymous.output.stderr)")
+        #expect(service.callCount == 0)
+        await server.stop()
+
+        let closed = try await check(server.port, identity)
+        #expect(closed.status == 3)
+
+        // A server that takes the connection and never answers: the time limit ends the check.
+        let silent = try SilentListener()
+        let started = ContinuousClock.now
+        let unanswered = try await check(silent.port, identity + ["--max-time", "0.5"])
+        #expect(unanswered.status == 3)
+        #expect(unanswered.output.stderr.hasPrefix("tsec grpc-health: no answer in time"), "\(unanswered.output.stderr)")
+        #expect(ContinuousClock.now - started < .seconds(5))
+        silent.stop()
+
+        let chain = try lab.loopbackChain()
+        let withoutHealth = try await HealthServer(
+            .tls(certificateChain: [.bytes(Array(chain.pemBundle.utf8), format: .pem)], privateKey: .bytes(Array(chain[0].privateKeyPEM.utf8), format: .pem)),
+            services: []
+        )
+        let unimplemented = try await check(withoutHealth.port, [])
+        #expect(unimplemented.status == 5)
+        #expect(unimplemented.output.stderr.hasPrefix("tsec grpc-health: the server has no health service (UNIMPLEMENTED)"), "\(unimplemented.output.stderr)")
+        await withoutHealth.stop()
+    }
+
+    @Test("usage and input errors exit 2: not HOST:PORT, a time limit of 0, an address as --servername, --mode without a pin, a pin that is none, a client key that is not one")
+    func usage() async throws {
+        let files = try writeFiles()
+        for arguments in [
+            ["grpc-health", "example.com"],
+            ["grpc-health", "example.com:443", "--max-time", "0"],
+            ["grpc-health", "example.com:443", "--servername", "10.0.0.1"],
+            ["grpc-health", "example.com:443", "--mode", "public-key"],
+            ["grpc-health", "127.0.0.1:1", "--pin-sha256", "sha1/abc"],
+            ["grpc-health", "127.0.0.1:1", "--client-cert", files.certificate, "--client-key", files.certificate],
+        ] {
+            let result = await tsec(arguments)
+            #expect(result.status == 2, "\(arguments): \(result.output.stderr)")
+            #expect(!result.output.stderr.isEmpty, "\(arguments)")
+        }
+    }
+
+    @Test("gRPC's C core serving the health service (python3-grpcio, messages by python3-protobuf) as the independent peer: SERVING, NOT_SERVING, NOT_FOUND; --servername names the server an address is reached at")
+    func coreServer() async throws {
+        let lab = try TrustLab(pki: PKI(now: Date()))
+        let chain = try clients.replace("chain.pem", with: Data(lab.chain(.legitimate).pemBundle.utf8))
+        let key = try clients.replace("key.pem", with: Data(lab.chain(.legitimate)[0].privateKeyPEM.utf8))
+        let roots = try clients.replace("core-roots.pem", with: Data(lab.systemRoots.pemBundle.utf8))
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/grpc-health").path
+        let server = try ServerProcess("/usr/bin/python3") { port in ["\(fixtures)/server.py", chain, key, "\(port)"] }
+        defer { server.stop() }
+        let common = ["grpc-health", "127.0.0.1:\(server.port)", "--system-roots", roots, "--servername", lab.host, "--pin-sha256", lab.root.der.spkiPin.description]
+
+        let serving = await tsec(common)
+        #expect(serving.status == 0, "\(serving.output.stderr)")
+        #expect(serving.output.stdout == "SERVING\n")
+        let draining = await tsec(common + ["--service", "tsec.Draining"])
+        #expect(draining.status == 6)
+        #expect(draining.output.stdout == "NOT_SERVING\n")
+        let unknown = await tsec(common + ["--service", "tsec.Unknown"])
+        #expect(unknown.status == 5)
+        #expect(unknown.output.stderr.contains("NOT_FOUND"))
+        // Without --servername the address is the name the certificate must carry: it does not.
+        let unnamed = await tsec(Array(common.prefix(4)))
+        #expect(unnamed.status == 1)
+        #expect(unnamed.output.stderr.contains("127.0.0.1"), "\(unnamed.output.stderr)")
+    }
+}
