@@ -7,49 +7,34 @@ import TSecCLI
 import TestServers
 import Testing
 import TransportSecurity
+import TransportSecurityGRPC
 import TransportSecurityNIO
 
-@testable import TransportSecurityGRPC
-
-/// `grpc.health.v1.Health/Check` served by grpc-swift: the statuses of `statuses`, `NOT_FOUND`
-/// for any other service, counting the calls that reached it.
-final class HealthService: RegistrableRPCService, Sendable {
-    let statuses: [String: HealthCheckResponse.ServingStatus]
+/// Counts the calls that reach a server's services.
+final class CallCounter: ServerInterceptor {
     private let calls = Mutex(0)
-    var callCount: Int { calls.withLock { $0 } }
+    var count: Int { calls.withLock { $0 } }
 
-    init(_ statuses: [String: HealthCheckResponse.ServingStatus]) {
-        self.statuses = statuses
-    }
-
-    func registerMethods<Transport: ServerTransport>(with router: inout RPCRouter<Transport>) {
-        router.registerHandler(
-            forMethod: GRPCHealthCheck.method,
-            deserializer: ProtobufCoding<HealthCheckRequest>(),
-            serializer: ProtobufCoding<HealthCheckResponse>()
-        ) { [self] request, _ in
-            calls.withLock { $0 += 1 }
-            var asked: HealthCheckRequest?
-            for try await message in request.messages { asked = message }
-            guard let service = asked?.service, let status = statuses[service] else {
-                throw RPCError(code: .notFound, message: "unknown service \(asked?.service ?? "")")
-            }
-            var response = HealthCheckResponse()
-            response.status = status
-            return StreamingServerResponse(single: ServerResponse(message: response))
-        }
+    func intercept<Input: Sendable, Output: Sendable>(
+        request: StreamingServerRequest<Input>,
+        context: ServerContext,
+        next: @Sendable (StreamingServerRequest<Input>, ServerContext) async throws -> StreamingServerResponse<Output>
+    ) async throws -> StreamingServerResponse<Output> {
+        calls.withLock { $0 += 1 }
+        return try await next(request, context)
     }
 }
 
-/// A grpc-swift server on 127.0.0.1 serving `services`.
+/// A grpc-swift server on 127.0.0.1 serving `services`, its calls counted.
 struct HealthServer {
+    let calls = CallCounter()
     let port: Int
     private let server: GRPCServer<HTTP2ServerTransport.Posix>
     private let serving: Task<Void, any Error>
 
     init(_ security: HTTP2ServerTransport.Posix.TransportSecurity, services: [any RegistrableRPCService]) async throws {
         let transport = HTTP2ServerTransport.Posix(address: .ipv4(host: "127.0.0.1", port: 0), transportSecurity: security)
-        let server = GRPCServer(transport: transport, services: services)
+        let server = GRPCServer(transport: transport, services: services, interceptors: [calls])
         self.server = server
         serving = Task { try await server.serve() }
         guard let port = try await transport.listeningAddress.ipv4?.port else {
@@ -70,7 +55,7 @@ struct GRPCHealthCommandTests {
     var lab: TrustLab { clients.lab }
 
     /// A server requiring a client certificate from the client CA, presenting the loopback chain.
-    func mutualTLSServer(_ service: HealthService) async throws -> HealthServer {
+    func mutualTLSServer(_ service: GRPCHealthService) async throws -> HealthServer {
         let chain = try lab.loopbackChain()
         let identity = try ClientIdentity(certificateChainPEM: chain.pemBundle, privateKeyPEM: chain[0].privateKeyPEM)
         return try await HealthServer(
@@ -96,7 +81,7 @@ struct GRPCHealthCommandTests {
 
     @Test("over mutual TLS with the root's key pinned: SERVING exits 0, NOT_SERVING 6, a service the server does not know 5 (NOT_FOUND); --json has the status and the trust decision")
     func statuses() async throws {
-        let service = HealthService(["": .serving, "tsec.Draining": .notServing])
+        let service = GRPCHealthService(statuses: ["": .serving, "tsec.Draining": .notServing])
         let server = try await mutualTLSServer(service)
         let files = try writeFiles()
         let pinned = ["--pin-sha256", lab.root.der.spkiPin.description, "--client-cert", files.certificate, "--client-key", files.key]
@@ -113,7 +98,7 @@ struct GRPCHealthCommandTests {
         let unknown = try await check(server.port, pinned + ["--service", "tsec.Unknown"])
         #expect(unknown.status == 5)
         #expect(unknown.output.stdout == "")
-        #expect(unknown.output.stderr == "tsec grpc-health: the server does not know the service (NOT_FOUND): unknown service tsec.Unknown\n")
+        #expect(unknown.output.stderr == "tsec grpc-health: the server does not know the service (NOT_FOUND): unknown service 'tsec.Unknown'\n")
 
         let json = try await check(server.port, pinned + ["--json"])
         #expect(json.status == 0)
@@ -124,13 +109,13 @@ struct GRPCHealthCommandTests {
         let decision = try #require(document["trustDecision"] as? [String: Any])
         #expect(decision["trusted"] as? Bool == true, "\(decision)")
         #expect(decision["decidedBy"] as? String == "PublicKeysTrustEvaluator", "\(decision)")
-        #expect(service.callCount == 4)
+        #expect(server.calls.count == 4)
         await server.stop()
     }
 
     @Test("a wrong pin exits 1 naming the pins seen and expected, before the call reaches the service (-v tells the decision); no client certificate for a server requiring one, a closed port and a server that never answers (--max-time), exit 3; a server without the health service exits 5 (UNIMPLEMENTED)")
     func failures() async throws {
-        let service = HealthService(["": .serving])
+        let service = GRPCHealthService()
         let server = try await mutualTLSServer(service)
         let files = try writeFiles()
         let identity = ["--client-cert", files.certificate, "--client-key", files.key]
@@ -140,7 +125,7 @@ struct GRPCHealthCommandTests {
         #expect(wrongPin.output.stderr.hasPrefix("tsec grpc-health: the server 127.0.0.1 was rejected"), "\(wrongPin.output.stderr)")
         #expect(wrongPin.output.stderr.contains(lab.selfSigned.der.spkiPin.description), "the expected pin")
         #expect(wrongPin.output.stderr.contains(lab.root.der.spkiPin.description), "the pins seen")
-        #expect(service.callCount == 0)
+        #expect(server.calls.count == 0)
         // -v tells how the chain was judged, which is otherwise left out.
         #expect(!wrongPin.output.stderr.contains("decidedBy="))
         let told = try await check(server.port, identity + ["--pin-sha256", lab.selfSigned.der.spkiPin.description, "-v"])
@@ -149,7 +134,7 @@ struct GRPCHealthCommandTests {
         let anonymous = try await check(server.port, [])
         #expect(anonymous.status == 3)
         #expect(anonymous.output.stderr.hasPrefix("tsec grpc-health: cannot reach the server"), "\(anonymous.output.stderr)")
-        #expect(service.callCount == 0)
+        #expect(server.calls.count == 0)
         await server.stop()
 
         let closed = try await check(server.port, identity)
@@ -200,7 +185,7 @@ struct GRPCHealthCommandTests {
         let roots = try clients.replace("core-roots.pem", with: Data(lab.systemRoots.pemBundle.utf8))
         let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Fixtures/grpc-health").path
-        let server = try ServerProcess("/usr/bin/python3") { port in ["\(fixtures)/server.py", chain, key, "\(port)"] }
+        let server = try ServerProcess("/usr/bin/python3") { port in ["-B", "\(fixtures)/server.py", chain, key, "\(port)"] }
         defer { server.stop() }
         let common = ["grpc-health", "127.0.0.1:\(server.port)", "--system-roots", roots, "--servername", lab.host, "--pin-sha256", lab.root.der.spkiPin.description]
 

@@ -49,9 +49,10 @@ struct EchoServer {
     private let server: GRPCServer<HTTP2ServerTransport.Posix>
     private let serving: Task<Void, any Error>
 
-    init(_ security: HTTP2ServerTransport.Posix.TransportSecurity, interceptors: [any ServerInterceptor] = []) async throws {
+    /// The server, serving `services` beside the echo service.
+    init(_ security: HTTP2ServerTransport.Posix.TransportSecurity, services: [any RegistrableRPCService] = [], interceptors: [any ServerInterceptor] = []) async throws {
         let transport = HTTP2ServerTransport.Posix(address: .ipv4(host: "127.0.0.1", port: 0), transportSecurity: security)
-        let server = GRPCServer(transport: transport, services: [service], interceptors: interceptors)
+        let server = GRPCServer(transport: transport, services: [service] + services, interceptors: interceptors)
         self.server = server
         serving = Task { try await server.serve() }
         guard let port = try await transport.listeningAddress.ipv4?.port else {

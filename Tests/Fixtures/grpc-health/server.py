@@ -3,36 +3,14 @@ python3-protobuf: an independent peer for `tsec grpc-health`.
 
 server.py CHAIN KEY PORT: serves grpc.health.v1.Health/Check over TLS on 127.0.0.1, answering
 SERVING for the server as a whole (service ""), NOT_SERVING for "tsec.Draining" and NOT_FOUND
-for any other service. The messages are Python protobuf's, made from a descriptor of
-grpc/health/v1/health.proto's two messages built here.
+for any other service. The messages are Python protobuf's (health_messages.py).
 """
 import sys
 from concurrent import futures
 
 import grpc
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
-Field = descriptor_pb2.FieldDescriptorProto
-
-
-def health_messages():
-    file = descriptor_pb2.FileDescriptorProto(name='tsec/health.proto', package='grpc.health.v1', syntax='proto3')
-    request = file.message_type.add(name='HealthCheckRequest')
-    request.field.add(name='service', number=1, type=Field.TYPE_STRING, label=Field.LABEL_OPTIONAL)
-    response = file.message_type.add(name='HealthCheckResponse')
-    status = response.enum_type.add(name='ServingStatus')
-    for number, name in enumerate(['UNKNOWN', 'SERVING', 'NOT_SERVING', 'SERVICE_UNKNOWN']):
-        status.value.add(name=name, number=number)
-    response.field.add(name='status', number=1, type=Field.TYPE_ENUM, label=Field.LABEL_OPTIONAL,
-                       type_name='.grpc.health.v1.HealthCheckResponse.ServingStatus')
-    pool = descriptor_pool.DescriptorPool()
-    pool.Add(file)
-    factory = message_factory.MessageFactory(pool)
-    return tuple(factory.GetPrototype(pool.FindMessageTypeByName('grpc.health.v1.' + name))
-                 for name in ('HealthCheckRequest', 'HealthCheckResponse'))
-
-
-Request, Response = health_messages()
+from health_messages import Request, Response
 
 
 def check(request, context):
