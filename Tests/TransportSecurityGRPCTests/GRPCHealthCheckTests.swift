@@ -18,7 +18,8 @@ struct GRPCHealthCheckTests {
 
         for (value, status) in [(0, GRPCHealthCheck.ServingStatus.unknown), (1, .serving), (2, .notServing), (3, .serviceUnknown), (7, .unrecognized(7))] {
             let response = try HealthCheckResponse(serializedBytes: [0x08, UInt8(value)])
-            #expect(GRPCHealthCheck.ServingStatus(response.status) == status)
+            #expect(GRPCHealthCheck.ServingStatus(number: response.status) == status)
+            #expect(status.number == Int32(value))
         }
         #expect(try HealthCheckResponse(serializedBytes: [0x08, 0x01, 0x12, 0x01, 0x41]).serializedBytes() == [0x08, 0x01, 0x12, 0x01, 0x41] as [UInt8])
         #expect(throws: (any Error).self) { try HealthCheckResponse(serializedBytes: [0x08]) }

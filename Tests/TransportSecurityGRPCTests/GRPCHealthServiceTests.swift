@@ -147,7 +147,7 @@ struct GRPCHealthServiceTests {
             deserializer: ProtobufCoding<HealthCheckResponse>(),
             options: options
         ) { response in
-            for try await message in response.messages { seen(GRPCHealthCheck.ServingStatus(message.status)) }
+            for try await message in response.messages { seen(GRPCHealthCheck.ServingStatus(number: message.status)) }
         }
     }
 

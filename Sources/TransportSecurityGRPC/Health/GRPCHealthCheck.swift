@@ -12,7 +12,7 @@ import GRPCCore
 /// ```
 @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 public enum GRPCHealthCheck {
-    /// What a server says of a service (`HealthCheckResponse.ServingStatus`).
+    /// What a server says of a service (`grpc.health.v1.HealthCheckResponse.ServingStatus`).
     public enum ServingStatus: Sendable, Hashable, CustomStringConvertible {
         /// `UNKNOWN`: the server does not know yet.
         case unknown
@@ -26,13 +26,25 @@ public enum GRPCHealthCheck {
         /// A value the protocol does not define.
         case unrecognized(Int)
 
-        init(_ status: HealthCheckResponse.ServingStatus) {
-            switch status {
-            case .unknown: self = .unknown
-            case .serving: self = .serving
-            case .notServing: self = .notServing
-            case .serviceUnknown: self = .serviceUnknown
-            case .unrecognized(let value): self = .unrecognized(value)
+        /// The status numbered `number` in `grpc.health.v1`'s `ServingStatus`.
+        init(number: Int32) {
+            switch number {
+            case 0: self = .unknown
+            case 1: self = .serving
+            case 2: self = .notServing
+            case 3: self = .serviceUnknown
+            default: self = .unrecognized(Int(number))
+            }
+        }
+
+        /// Its number in `ServingStatus`, as the wire carries it.
+        var number: Int32 {
+            switch self {
+            case .unknown: 0
+            case .serving: 1
+            case .notServing: 2
+            case .serviceUnknown: 3
+            case .unrecognized(let value): Int32(truncatingIfNeeded: value)
             }
         }
 
@@ -79,7 +91,7 @@ public enum GRPCHealthCheck {
             deserializer: ProtobufCoding<HealthCheckResponse>(),
             options: options
         ) { response in
-            ServingStatus(try response.message.status)
+            ServingStatus(number: try response.message.status)
         }
     }
 }

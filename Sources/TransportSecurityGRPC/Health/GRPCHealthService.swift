@@ -119,7 +119,7 @@ public final class GRPCHealthService: RegistrableRPCService, Sendable {
             guard let status = status(of: service) else {
                 throw RPCError(code: .notFound, message: "unknown service '\(service)'")
             }
-            return StreamingServerResponse(single: ServerResponse(message: HealthCheckResponse(status)))
+            return StreamingServerResponse(single: ServerResponse(message: HealthCheckResponse(status: status.number)))
         }
         router.registerHandler(
             forMethod: Self.watchMethod,
@@ -131,7 +131,7 @@ public final class GRPCHealthService: RegistrableRPCService, Sendable {
                 // gRPC tells a handler of a cancelled call (the client gone, the server shutting
                 // down) through this handler, not by cancelling its task.
                 try await withRPCCancellationHandler {
-                    for await status in updates { try await writer.write(HealthCheckResponse(status)) }
+                    for await status in updates { try await writer.write(HealthCheckResponse(status: status.number)) }
                 } onCancelRPC: {
                     watcher.finish()
                 }
@@ -145,20 +145,5 @@ public final class GRPCHealthService: RegistrableRPCService, Sendable {
         var service = ""
         for try await message in request.messages { service = message.service }
         return service
-    }
-}
-
-extension HealthCheckResponse {
-    /// The message carrying `status`.
-    init(_ status: GRPCHealthCheck.ServingStatus) {
-        self.init()
-        self.status =
-            switch status {
-            case .unknown: .unknown
-            case .serving: .serving
-            case .notServing: .notServing
-            case .serviceUnknown: .serviceUnknown
-            case .unrecognized(let value): .unrecognized(value)
-            }
     }
 }
