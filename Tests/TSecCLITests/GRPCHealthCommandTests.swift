@@ -25,42 +25,21 @@ final class CallCounter: ServerInterceptor {
     }
 }
 
-/// A grpc-swift server on 127.0.0.1 serving `services`, its calls counted.
-struct HealthServer {
-    let calls = CallCounter()
-    let port: Int
-    private let server: GRPCServer<HTTP2ServerTransport.Posix>
-    private let serving: Task<Void, any Error>
-
-    init(_ security: HTTP2ServerTransport.Posix.TransportSecurity, services: [any RegistrableRPCService]) async throws {
-        let transport = HTTP2ServerTransport.Posix(address: .ipv4(host: "127.0.0.1", port: 0), transportSecurity: security)
-        let server = GRPCServer(transport: transport, services: services, interceptors: [calls])
-        self.server = server
-        serving = Task { try await server.serve() }
-        guard let port = try await transport.listeningAddress.ipv4?.port else {
-            throw RPCError(code: .internalError, message: "the server has no IPv4 address")
-        }
-        self.port = port
-    }
-
-    func stop() async {
-        server.beginGracefulShutdown()
-        _ = try? await serving.value
-    }
-}
-
 @Suite("tsec grpc-health")
 struct GRPCHealthCommandTests {
     let clients = try! ClientCertificateLab()
     var lab: TrustLab { clients.lab }
+    /// The calls that reached the test's servers.
+    let calls = CallCounter()
 
     /// A server requiring a client certificate from the client CA, presenting the loopback chain.
-    func mutualTLSServer(_ service: GRPCHealthService) async throws -> HealthServer {
+    func mutualTLSServer(_ service: GRPCHealthService) async throws -> GRPCTestServer {
         let chain = try lab.loopbackChain()
         let identity = try ClientIdentity(certificateChainPEM: chain.pemBundle, privateKeyPEM: chain[0].privateKeyPEM)
-        return try await HealthServer(
+        return try await GRPCTestServer(
             .verifyingClients(with: .clients(of: clients.clientCA, at: lab.pki.now), presenting: identity),
-            services: [service]
+            services: [service],
+            interceptors: [calls]
         )
     }
 
@@ -109,7 +88,7 @@ struct GRPCHealthCommandTests {
         let decision = try #require(document["trustDecision"] as? [String: Any])
         #expect(decision["trusted"] as? Bool == true, "\(decision)")
         #expect(decision["decidedBy"] as? String == "PublicKeysTrustEvaluator", "\(decision)")
-        #expect(server.calls.count == 4)
+        #expect(calls.count == 4)
         await server.stop()
     }
 
@@ -125,7 +104,7 @@ struct GRPCHealthCommandTests {
         #expect(wrongPin.output.stderr.hasPrefix("tsec grpc-health: the server 127.0.0.1 was rejected"), "\(wrongPin.output.stderr)")
         #expect(wrongPin.output.stderr.contains(lab.selfSigned.der.spkiPin.description), "the expected pin")
         #expect(wrongPin.output.stderr.contains(lab.root.der.spkiPin.description), "the pins seen")
-        #expect(server.calls.count == 0)
+        #expect(calls.count == 0)
         // -v tells how the chain was judged, which is otherwise left out.
         #expect(!wrongPin.output.stderr.contains("decidedBy="))
         let told = try await check(server.port, identity + ["--pin-sha256", lab.selfSigned.der.spkiPin.description, "-v"])
@@ -134,7 +113,7 @@ struct GRPCHealthCommandTests {
         let anonymous = try await check(server.port, [])
         #expect(anonymous.status == 3)
         #expect(anonymous.output.stderr.hasPrefix("tsec grpc-health: cannot reach the server"), "\(anonymous.output.stderr)")
-        #expect(server.calls.count == 0)
+        #expect(calls.count == 0)
         await server.stop()
 
         let closed = try await check(server.port, identity)
@@ -149,11 +128,7 @@ struct GRPCHealthCommandTests {
         #expect(ContinuousClock.now - started < .seconds(5))
         silent.stop()
 
-        let chain = try lab.loopbackChain()
-        let withoutHealth = try await HealthServer(
-            .tls(certificateChain: [.bytes(Array(chain.pemBundle.utf8), format: .pem)], privateKey: .bytes(Array(chain[0].privateKeyPEM.utf8), format: .pem)),
-            services: []
-        )
+        let withoutHealth = try await GRPCTestServer(presenting: lab.loopbackChain(), services: [])
         let unimplemented = try await check(withoutHealth.port, [])
         #expect(unimplemented.status == 5)
         #expect(unimplemented.output.stderr.hasPrefix("tsec grpc-health: the server has no health service (UNIMPLEMENTED)"), "\(unimplemented.output.stderr)")

@@ -3,6 +3,7 @@ import GRPCCore
 import GRPCNIOTransportHTTP2Posix
 import PKIBuilder
 import Synchronization
+import TestServers
 import TransportSecurity
 import TransportSecurityGRPC
 import TransportSecurityNIO
@@ -45,36 +46,21 @@ struct EchoService: RegistrableRPCService {
 /// A grpc-swift server on 127.0.0.1 with the echo service, on a port the system chose.
 struct EchoServer {
     let service = EchoService()
-    let port: Int
-    private let server: GRPCServer<HTTP2ServerTransport.Posix>
-    private let serving: Task<Void, any Error>
+    private let server: GRPCTestServer
+    var port: Int { server.port }
 
     /// The server, serving `services` beside the echo service.
     init(_ security: HTTP2ServerTransport.Posix.TransportSecurity, services: [any RegistrableRPCService] = [], interceptors: [any ServerInterceptor] = []) async throws {
-        let transport = HTTP2ServerTransport.Posix(address: .ipv4(host: "127.0.0.1", port: 0), transportSecurity: security)
-        let server = GRPCServer(transport: transport, services: [service] + services, interceptors: interceptors)
-        self.server = server
-        serving = Task { try await server.serve() }
-        guard let port = try await transport.listeningAddress.ipv4?.port else {
-            throw RPCError(code: .internalError, message: "the server has no IPv4 address")
-        }
-        self.port = port
+        server = try await GRPCTestServer(security, services: [service] + services, interceptors: interceptors)
     }
 
     /// grpc-swift's own TLS server (no client certificates) presenting `chain`.
     init(presenting chain: [IssuedCertificate], interceptors: [any ServerInterceptor] = []) async throws {
-        try await self.init(
-            .tls(
-                certificateChain: [.bytes(Array(chain.pemBundle.utf8), format: .pem)],
-                privateKey: .bytes(Array(chain[0].privateKeyPEM.utf8), format: .pem)
-            ),
-            interceptors: interceptors
-        )
+        server = try await GRPCTestServer(presenting: chain, services: [service], interceptors: interceptors)
     }
 
     func stop() async {
-        server.beginGracefulShutdown()
-        _ = try? await serving.value
+        await server.stop()
     }
 }
 
