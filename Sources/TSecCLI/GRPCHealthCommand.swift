@@ -10,14 +10,18 @@ import TransportSecurityNIO
 
 /// `tsec grpc-health HOST:PORT`: gRPC's health check (`grpc.health.v1.Health/Check`, what
 /// `grpc_health_probe` and Kubernetes' gRPC probes ask) over TLS decided by the policy options
-/// of `tsec get`, with pins and a client certificate.
+/// of `tsec get`, with pins and a client certificate; `--watch` follows the status as it changes
+/// (`Watch`).
 public struct GRPCHealthCommand: TSecCommand {
     /// The command's name and help.
     public static let configuration = CommandConfiguration(
         commandName: "grpc-health",
-        abstract: "Ask a gRPC server over pinned or mutual TLS whether it serves (grpc.health.v1.Health/Check).",
+        abstract: "Ask a gRPC server over pinned or mutual TLS whether it serves (grpc.health.v1.Health/Check, or Watch).",
         discussion: """
-            Prints the status the server gave (SERVING, NOT_SERVING, UNKNOWN, SERVICE_UNKNOWN).
+            Prints the status the server gave (SERVING, NOT_SERVING, UNKNOWN, SERVICE_UNKNOWN). \
+            With --watch, prints it and then each change, with its time, until the server ends the \
+            watch, --max-time passes, --until-serving hears SERVING or Ctrl-C; the last status heard \
+            decides the exit status.
 
             Exit status: 0 SERVING, 1 the server's trust was rejected, 2 usage or unreadable input, \
             3 connection, TLS or timeout failure, 5 the call failed with a status (NOT_FOUND: the server \
@@ -41,10 +45,16 @@ public struct GRPCHealthCommand: TSecCommand {
     @Option(help: "The server's name for TLS (SNI and the name its certificate must carry) when HOST is an address or another name.")
     var servername: String?
 
-    @Option(name: .customLong("max-time"), help: "The most seconds the check may take, connection included.")
-    var maxTime: Double = 10
+    @Option(name: .customLong("max-time"), help: "The most seconds the check may take, connection included (default 10); with --watch, the most the watch may last (default: no limit).")
+    var maxTime: Double?
 
-    @Flag(help: "Print the outcome as JSON: server, service, status or error, exit status and the trust decision.")
+    @Flag(help: "Watch the status (grpc.health.v1.Health/Watch): print it, then each change with its time.")
+    var watch = false
+
+    @Flag(name: .customLong("until-serving"), help: "With --watch, stop at the first SERVING (exit 0); with --max-time, wait for a server to become ready.")
+    var untilServing = false
+
+    @Flag(help: "Print the outcome as JSON: server, service, status or error, exit status and the trust decision (with --watch, first one object per status heard).")
     var json = false
 
     @Flag(name: [.customShort("v"), .long], help: "Tell on standard error how the server's chain was judged.")
@@ -53,12 +63,16 @@ public struct GRPCHealthCommand: TSecCommand {
     /// Creates the command (for ArgumentParser).
     public init() {}
 
-    /// Checks the server argument, the TLS name and the time limit.
+    /// Checks the server argument, the TLS name, the time limit and `--until-serving`.
     public func validate() throws {
         _ = try ServerArgument(server)
         try FetchChainCommand.validate(servername: servername)
-        try TimeLimit.validate(maxTime)
+        if let maxTime { try TimeLimit.validate(maxTime) }
+        guard watch || !untilServing else { throw ValidationError("--until-serving needs --watch") }
     }
+
+    /// A check's time limit when none is given.
+    static let defaultCheckSeconds: Double = 10
 
     /// Asks the server; returns the exit status the command's discussion lists.
     public func execute(output terminal: CommandOutput) async -> Int32 {
@@ -98,17 +112,19 @@ public struct GRPCHealthCommand: TSecCommand {
             return report(.failure("\(error)", status: ExitStatus.usageOrInput), decision: nil, to: terminal)
         }
         var options = CallOptions.defaults
-        options.timeout = TimeLimit.duration(maxTime)
+        options.timeout = (maxTime ?? (watch ? nil : Self.defaultCheckSeconds)).map(TimeLimit.duration)
         options.waitForReady = false
         let client = GRPCClient(transport: transport)
         let connections = Task { try await client.runConnections() }
         let outcome: Outcome
-        do {
-            outcome = .answered(try await GRPCHealthCheck.status(of: service, through: client, options: options))
-        } catch let error as RPCError {
-            outcome = Self.outcome(of: error)
-        } catch {
-            outcome = .failure("\(error)", status: ExitStatus.connectionFailure)
+        if watch {
+            outcome = await watchOutcome(through: client, options: options, printing: terminal)
+        } else {
+            do {
+                outcome = .answered(try await GRPCHealthCheck.status(of: service, through: client, options: options))
+            } catch {
+                outcome = Self.outcome(of: error)
+            }
         }
         // The one call is over. A connection still being made is abandoned, not waited for: to a
         // server whose port drops the connection's SYN, NIO's connect would hold the command 10 s
@@ -134,9 +150,87 @@ public struct GRPCHealthCommand: TSecCommand {
         }
     }
 
+    /// How a watch ended, before the last status heard is looked at.
+    private enum WatchEnding: Sendable {
+        /// The server ended the call, or `--until-serving` heard SERVING.
+        case ended
+        /// SIGINT or SIGTERM.
+        case interrupted
+        /// The call failed.
+        case failed(any Error)
+    }
+
+    /// Watches the service, printing each status as it comes; the outcome is the last status
+    /// heard, whether the server ended the watch, the time limit passed or Ctrl-C stopped it.
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+    private func watchOutcome(
+        through client: GRPCClient<HTTP2ClientTransport.Posix>,
+        options: CallOptions,
+        printing terminal: CommandOutput
+    ) async -> Outcome {
+        let (service, json, untilServing) = (self.service, self.json, self.untilServing)
+        let lastHeard = NIOLockedValueBox<GRPCHealthCheck.ServingStatus?>(nil)
+        let interruption = Interruption()
+        let ending = await withTaskGroup(of: WatchEnding.self) { group in
+            group.addTask {
+                do {
+                    try await GRPCHealthCheck.watch(of: service, through: client, options: options) { statuses in
+                        for try await status in statuses {
+                            lastHeard.withLockedValue { $0 = status }
+                            terminal.line(Self.watchLine(status, at: Date(), json: json))
+                            if untilServing, status == .serving { return }
+                        }
+                    }
+                    return .ended
+                } catch {
+                    return .failed(error)
+                }
+            }
+            group.addTask {
+                await interruption.wait()
+                return .interrupted
+            }
+            let first = await group.next() ?? .interrupted
+            group.cancelAll()
+            return first
+        }
+        let last = lastHeard.withLockedValue { $0 }
+        switch (ending, last) {
+        case (.ended, let status?), (.interrupted, let status?):
+            return .answered(status)
+        case (.failed(let error as RPCError), let status?) where error.code == .deadlineExceeded:
+            return .answered(status)
+        case (.failed(let error as RPCError), _) where error.code == .unimplemented:
+            return .failure("the server does not offer Watch (UNIMPLEMENTED): \(error.message)", status: ExitStatus.rpcFailure)
+        case (.failed(let error), _):
+            return Self.outcome(of: error)
+        case (.ended, nil):
+            return .failure("the server ended the watch without giving a status", status: ExitStatus.rpcFailure)
+        case (.interrupted, nil):
+            return .failure("interrupted before the server gave a status", status: ExitStatus.connectionFailure)
+        }
+    }
+
+    /// A status heard while watching: `2026-11-28T09:14:03Z  SERVING`, or with `--json`
+    /// `{"at":"2026-11-28T09:14:03Z","status":"SERVING"}`.
+    static func watchLine(_ status: GRPCHealthCheck.ServingStatus, at time: Date, json: Bool) -> String {
+        let at = time.formatted(.iso8601)
+        return json ? JSONOutput.line(WatchedStatus(at: at, status: "\(status)")) : "\(at)  \(status)"
+    }
+
+    /// `--json --watch`'s line for a status heard.
+    private struct WatchedStatus: Encodable {
+        let at: String
+        let status: String
+    }
+
     /// What a failed call means: the server's trust rejected, no connection or no answer in
-    /// time, or a status the server answered with.
-    static func outcome(of error: RPCError) -> Outcome {
+    /// time, or a status the server answered with; an error other than gRPC's is a connection
+    /// failure.
+    static func outcome(of error: any Error) -> Outcome {
+        guard let error = error as? RPCError else {
+            return .failure("\(error)", status: ExitStatus.connectionFailure)
+        }
         if let rejection = error.cause as? ServerTrustRejection {
             return .failure("\(rejection)", status: ExitStatus.rejected)
         }
@@ -163,12 +257,16 @@ public struct GRPCHealthCommand: TSecCommand {
             case .answered(let answer): (status, failure) = ("\(answer)", nil)
             case .failure(let message, _): (status, failure) = (nil, message)
             }
-            terminal.line(JSONOutput.encode(Report(
+            let report = Report(
                 server: server, service: service, status: status, error: failure, exitStatus: outcome.exitStatus, trustDecision: decision
-            )))
+            )
+            // Watching, every object is a line of its own (JSON Lines), the outcome the last.
+            terminal.line(watch ? JSONOutput.line(report) : JSONOutput.encode(report))
         } else {
             switch outcome {
-            case .answered(let status): terminal.line("\(status)")
+            case .answered(let status):
+                // Watching, the status was printed when it was heard.
+                if !watch { terminal.line("\(status)") }
             case .failure(let message, _): terminal.error("tsec grpc-health: \(message)")
             }
         }

@@ -114,9 +114,5 @@ struct StatusJSON: Encodable {
     }
 
     /// Compact, key-sorted JSON on one line.
-    var encoded: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-    }
+    var encoded: String { JSONOutput.line(self) }
 }

@@ -52,18 +52,28 @@ struct GRPCHealthCommandTests {
         )
     }
 
+    /// The arguments of `tsec grpc-health 127.0.0.1:PORT` trusting the lab's system roots at its
+    /// time, plus `arguments`.
+    func arguments(_ port: Int, _ arguments: [String]) throws -> [String] {
+        ["grpc-health", "127.0.0.1:\(port)", "--system-roots", try writeFiles().roots, "--at", lab.pki.now.formatted(.iso8601)] + arguments
+    }
+
     /// `tsec grpc-health 127.0.0.1:PORT` trusting the lab's system roots at its time, plus `arguments`.
     func check(_ port: Int, _ arguments: [String]) async throws -> (status: Int32, output: CommandOutput) {
+        await tsec(try self.arguments(port, arguments))
+    }
+
+    /// The root's key pinned and alice's certificate presented.
+    func pinnedAsAlice() throws -> [String] {
         let files = try writeFiles()
-        return await tsec(["grpc-health", "127.0.0.1:\(port)", "--system-roots", files.roots, "--at", lab.pki.now.formatted(.iso8601)] + arguments)
+        return ["--pin-sha256", lab.root.der.spkiPin.description, "--client-cert", files.certificate, "--client-key", files.key]
     }
 
     @Test("over mutual TLS with the root's key pinned: SERVING exits 0, NOT_SERVING 6, a service the server does not know 5 (NOT_FOUND); --json has the status and the trust decision")
     func statuses() async throws {
         let service = GRPCHealthService(statuses: ["": .serving, "tsec.Draining": .notServing])
         let server = try await mutualTLSServer(service)
-        let files = try writeFiles()
-        let pinned = ["--pin-sha256", lab.root.der.spkiPin.description, "--client-cert", files.certificate, "--client-key", files.key]
+        let pinned = try pinnedAsAlice()
 
         let serving = try await check(server.port, pinned)
         #expect(serving.status == 0)
@@ -135,7 +145,88 @@ struct GRPCHealthCommandTests {
         await withoutHealth.stop()
     }
 
-    @Test("usage and input errors exit 2: not HOST:PORT, a time limit of 0, an address as --servername, --mode without a pin, a pin that is none, a client key that is not one")
+    /// Waits, up to ten seconds, until `output`'s stdout has `count` lines.
+    func lines(_ count: Int, in output: CommandOutput) async throws -> [String] {
+        for _ in 0..<200 where output.stdout.split(separator: "\n").count < count {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let lines = output.stdout.split(separator: "\n").map(String.init)
+        try #require(lines.count >= count, "stdout: \(output.stdout)\nstderr: \(output.stderr)")
+        return lines
+    }
+
+    /// `line`'s status after its ISO 8601 time (`2026-11-28T09:14:03Z  SERVING`); `nil` when
+    /// it does not read so.
+    func watchedStatus(_ line: String) -> String? {
+        let parts = line.split(separator: "  ", maxSplits: 1).map(String.init)
+        guard parts.count == 2, (try? Date(parts[0], strategy: .iso8601)) != nil else { return nil }
+        return parts[1]
+    }
+
+    @Test("--watch prints the status and each change with its time: --until-serving exits 0 at SERVING; a shutdown ends the watch, exit 6 (NOT_SERVING last); --max-time ends it by the last status heard; --json gives one object per line, the outcome last; Ctrl-C stops it; a server without Watch exits 5")
+    func watch() async throws {
+        let service = GRPCHealthService(statuses: ["": .serving, "payments.v1.Payments": .notServing])
+        let server = try await mutualTLSServer(service)
+        let pinned = try pinnedAsAlice()
+        let arguments = try arguments(server.port, pinned)
+
+        // Waiting for a service to become ready.
+        let readiness = CommandOutput.capturing()
+        let waiting = Task { await TSec.run(arguments: arguments + ["--service", "payments.v1.Payments", "--watch", "--until-serving", "--max-time", "20"], output: readiness) }
+        _ = try await lines(1, in: readiness)
+        service.setStatus(.serving, of: "payments.v1.Payments")
+        #expect(await waiting.value == 0)
+        #expect(readiness.stdout.split(separator: "\n").map { watchedStatus(String($0)) } == ["NOT_SERVING", "SERVING"], "\(readiness.stdout)")
+        #expect(readiness.stderr == "")
+
+        // Following the server until it shuts down.
+        let following = CommandOutput.capturing()
+        let watching = Task { await TSec.run(arguments: arguments + ["--watch"], output: following) }
+        _ = try await lines(1, in: following)
+        service.beginShutdown()
+        #expect(await watching.value == 6)
+        #expect(following.stdout.split(separator: "\n").map { watchedStatus(String($0)) } == ["SERVING", "NOT_SERVING"], "\(following.stdout)")
+        service.resume()
+
+        // A time limit: the last status heard decides (SERVICE_UNKNOWN, exit 6, for a service the server does not know).
+        let bounded = try await check(server.port, pinned + ["--watch", "--max-time", "1.5"])
+        #expect(bounded.status == 0, "\(bounded.output.stderr)")
+        #expect(bounded.output.stdout.split(separator: "\n").map { watchedStatus(String($0)) } == ["SERVING"])
+        let unknown = try await check(server.port, pinned + ["--watch", "--max-time", "1.5", "--service", "tsec.Unknown"])
+        #expect(unknown.status == 6)
+        #expect(unknown.output.stdout.split(separator: "\n").map { watchedStatus(String($0)) } == ["SERVICE_UNKNOWN"])
+
+        let json = try await check(server.port, pinned + ["--watch", "--max-time", "1.5", "--json"])
+        #expect(json.status == 0)
+        let objects = try json.output.stdout.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        try #require(objects.count == 2, "\(json.output.stdout)")
+        #expect(objects[0]["status"] as? String == "SERVING")
+        #expect((objects[0]["at"] as? String).flatMap { try? Date($0, strategy: .iso8601) } != nil)
+        #expect(objects[1]["status"] as? String == "SERVING")
+        #expect(objects[1]["exitStatus"] as? Int == 0)
+        #expect((objects[1]["trustDecision"] as? [String: Any])?["trusted"] as? Bool == true)
+
+        // Ctrl-C: the last status heard decides.
+        let interrupted = CommandOutput.capturing()
+        let untilInterrupted = Task { await TSec.run(arguments: arguments + ["--watch"], output: interrupted) }
+        _ = try await lines(1, in: interrupted)
+        kill(getpid(), SIGINT)
+        #expect(await untilInterrupted.value == 0)
+        // The call was cancelled, and the server told.
+        for _ in 0..<100 where service.watcherCount > 0 { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(service.watcherCount == 0)
+        await server.stop()
+
+        let withoutHealth = try await GRPCTestServer(presenting: lab.loopbackChain(), services: [])
+        let unimplemented = try await check(withoutHealth.port, ["--watch"])
+        #expect(unimplemented.status == 5)
+        #expect(unimplemented.output.stderr.hasPrefix("tsec grpc-health: the server does not offer Watch (UNIMPLEMENTED)"), "\(unimplemented.output.stderr)")
+        await withoutHealth.stop()
+    }
+
+    @Test("usage and input errors exit 2: not HOST:PORT, a time limit of 0, an address as --servername, --mode without a pin, a pin that is none, a client key that is not one, --until-serving without --watch")
     func usage() async throws {
         let files = try writeFiles()
         for arguments in [
@@ -145,6 +236,7 @@ struct GRPCHealthCommandTests {
             ["grpc-health", "example.com:443", "--mode", "public-key"],
             ["grpc-health", "127.0.0.1:1", "--pin-sha256", "sha1/abc"],
             ["grpc-health", "127.0.0.1:1", "--client-cert", files.certificate, "--client-key", files.certificate],
+            ["grpc-health", "127.0.0.1:1", "--until-serving"],
         ] {
             let result = await tsec(arguments)
             #expect(result.status == 2, "\(arguments): \(result.output.stderr)")
@@ -152,7 +244,7 @@ struct GRPCHealthCommandTests {
         }
     }
 
-    @Test("gRPC's C core serving the health service (python3-grpcio, messages by python3-protobuf) as the independent peer: SERVING, NOT_SERVING, NOT_FOUND; --servername names the server an address is reached at")
+    @Test("gRPC's C core serving the health service (python3-grpcio, messages by python3-protobuf) as the independent peer: SERVING, NOT_SERVING, NOT_FOUND; a watch until a starting service serves, one ended without a status (5), one never answered in time (3); --servername names the server an address is reached at")
     func coreServer() async throws {
         let lab = try TrustLab(pki: PKI(now: Date()))
         let chain = try clients.replace("chain.pem", with: Data(lab.chain(.legitimate).pemBundle.utf8))
@@ -173,6 +265,16 @@ struct GRPCHealthCommandTests {
         let unknown = await tsec(common + ["--service", "tsec.Unknown"])
         #expect(unknown.status == 5)
         #expect(unknown.output.stderr.contains("NOT_FOUND"))
+        let starting = await tsec(common + ["--service", "tsec.Starting", "--watch", "--until-serving", "--max-time", "20"])
+        #expect(starting.status == 0, "\(starting.output.stderr)")
+        #expect(starting.output.stdout.split(separator: "\n").map { watchedStatus(String($0)) } == ["NOT_SERVING", "SERVING"], "\(starting.output.stdout)")
+        // A watch the server ends without a status; one it never answers before the time limit.
+        let ended = await tsec(common + ["--service", "tsec.Ended", "--watch"])
+        #expect(ended.status == 5)
+        #expect(ended.output.stderr == "tsec grpc-health: the server ended the watch without giving a status\n")
+        let silent = await tsec(common + ["--service", "tsec.Silent", "--watch", "--max-time", "0.5"])
+        #expect(silent.status == 3)
+        #expect(silent.output.stderr.hasPrefix("tsec grpc-health: no answer in time"), "\(silent.output.stderr)")
         // Without --servername the address is the name the certificate must carry: it does not.
         let unnamed = await tsec(Array(common.prefix(4)))
         #expect(unnamed.status == 1)

@@ -86,6 +86,55 @@ struct GRPCHealthServiceTests {
         }
     }
 
+    @Test("GRPCHealthCheck.watch: returning from the body ends the call (the server forgets the watch) and gives what it returned; a timeout bounds the whole watch (DEADLINE_EXCEEDED after the statuses heard); a server without the health service fails UNIMPLEMENTED")
+    func watchEndings() async throws {
+        let health = GRPCHealthService(statuses: ["": .serving, "payments.v1.Payments": .notServing])
+        try await withHealthServer(health) { client async throws in
+            let waiting = Task {
+                try await GRPCHealthCheck.watch(of: "payments.v1.Payments", through: client) { statuses in
+                    var heard: [GRPCHealthCheck.ServingStatus] = []
+                    for try await status in statuses {
+                        heard.append(status)
+                        if status == .serving { break }
+                    }
+                    return heard
+                }
+            }
+            try await Self.waitUntil { health.watcherCount == 1 }
+            health.setStatus(.serving, of: "payments.v1.Payments")
+            #expect(try await waiting.value == [.notServing, .serving])
+            try await Self.waitUntil { health.watcherCount == 0 }
+
+            var bounded = CallOptions.defaults
+            bounded.timeout = .seconds(1)
+            let heard = Mutex<[GRPCHealthCheck.ServingStatus]>([])
+            let started = ContinuousClock.now
+            await #expect {
+                try await GRPCHealthCheck.watch(through: client, options: bounded) { statuses in
+                    for try await status in statuses { heard.withLock { $0.append(status) } }
+                }
+            } throws: { error in
+                (error as? RPCError)?.code == .deadlineExceeded
+            }
+            #expect(heard.withLock { $0 } == [.serving])
+            #expect(ContinuousClock.now - started < .seconds(5))
+            try await Self.waitUntil { health.watcherCount == 0 }
+        }
+
+        let withoutHealth = try await EchoServer(presenting: lab.chain(.legitimate))
+        let transport = try verifiedTransport(port: withoutHealth.port, lab.serverVerifier())
+        _ = try await withGRPCClient(transport: transport) { client in
+            await #expect {
+                try await GRPCHealthCheck.watch(through: client) { statuses in
+                    for try await _ in statuses {}
+                }
+            } throws: { error in
+                (error as? RPCError)?.code == .unimplemented
+            }
+        }
+        await withoutHealth.stop()
+    }
+
     @Test("gRPC's C core as the client (python3-grpcio over mutual TLS, messages by python3-protobuf): Check of the server and of an unknown service, then a Watch told of a change and ended by the shutdown")
     func coreClient() async throws {
         let lab = try TrustLab(pki: PKI(now: Date()))
@@ -136,18 +185,10 @@ struct GRPCHealthServiceTests {
 
     /// Watches `service` through `client`, telling `seen` each status, until the stream ends.
     static func watch(_ service: String, through client: GRPCClient<HTTP2ClientTransport.Posix>, seen: @escaping @Sendable (GRPCHealthCheck.ServingStatus) -> Void) async throws {
-        var request = HealthCheckRequest()
-        request.service = service
         var options = CallOptions.defaults
         options.waitForReady = false
-        try await client.serverStreaming(
-            request: ClientRequest(message: request),
-            descriptor: GRPCHealthService.watchMethod,
-            serializer: ProtobufCoding<HealthCheckRequest>(),
-            deserializer: ProtobufCoding<HealthCheckResponse>(),
-            options: options
-        ) { response in
-            for try await message in response.messages { seen(GRPCHealthCheck.ServingStatus(number: message.status)) }
+        try await GRPCHealthCheck.watch(of: service, through: client, options: options) { statuses in
+            for try await status in statuses { seen(status) }
         }
     }
 

@@ -1,13 +1,20 @@
 import GRPCCore
 
-/// gRPC's health-checking protocol from the client's side (`grpc.health.v1.Health/Check`): what
-/// Kubernetes' gRPC probes and `grpc_health_probe` ask a server, here over a transport whose TLS
-/// TransportSecurity decides (pins, a client certificate; `tsec grpc-health`).
+/// gRPC's health-checking protocol from the client's side: `grpc.health.v1.Health/Check`, what
+/// Kubernetes' gRPC probes and `grpc_health_probe` ask a server, and `Watch`, the status as it
+/// changes; here over a transport whose TLS TransportSecurity decides (pins, a client
+/// certificate; `tsec grpc-health`).
 ///
 /// ```swift
 /// try await withGRPCClient(transport: verifiedTransport) { client in
 ///     let status = try await GRPCHealthCheck.status(of: "payments.v1.Payments", through: client)
 ///     guard status == .serving else { … }
+///
+///     // Or wait until it serves:
+///     let serves = try await GRPCHealthCheck.watch(of: "payments.v1.Payments", through: client) { statuses in
+///         for try await status in statuses where status == .serving { return true }
+///         return false   // the server ended the watch first
+///     }
 /// }
 /// ```
 @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
@@ -64,6 +71,9 @@ public enum GRPCHealthCheck {
     /// `/grpc.health.v1.Health/Check`.
     public static let method = MethodDescriptor(fullyQualifiedService: "grpc.health.v1.Health", method: "Check")
 
+    /// `/grpc.health.v1.Health/Watch`.
+    public static let watchMethod = MethodDescriptor(fullyQualifiedService: "grpc.health.v1.Health", method: "Watch")
+
     /// Asks the server `client` reaches how `service` is.
     /// - Parameters:
     ///   - service: The fully qualified service name (`package.Service`); `""`, the default,
@@ -92,6 +102,38 @@ public enum GRPCHealthCheck {
             options: options
         ) { response in
             ServingStatus(number: try response.message.status)
+        }
+    }
+
+    /// Watches how `service` is: the server sends its status now, then each change, until it
+    /// ends the call (a server shutting down ends it with `OK`) or `body` returns.
+    ///
+    /// - Parameters:
+    ///   - service: The fully qualified service name; `""`, the default, the server as a whole.
+    ///   - client: A running client (`withGRPCClient`).
+    ///   - options: The call's options; a `timeout` bounds the whole watch.
+    ///   - body: Reads the statuses as they come (`SERVICE_UNKNOWN` while the server does not
+    ///     know the service); returning ends the watch (the call is cancelled).
+    /// - Returns: What `body` returned.
+    /// - Throws: What `body` throws; reading the statuses throws the call's `RPCError`, as
+    ///   ``status(of:through:options:)`` lists (`UNIMPLEMENTED` from a server that has `Check`
+    ///   and not `Watch`).
+    public static func watch<Result: Sendable>(
+        of service: String = "",
+        through client: GRPCClient<some ClientTransport>,
+        options: CallOptions = .defaults,
+        _ body: @Sendable @escaping (RPCAsyncSequence<ServingStatus, any Error>) async throws -> Result
+    ) async throws -> Result {
+        var request = HealthCheckRequest()
+        request.service = service
+        return try await client.serverStreaming(
+            request: ClientRequest(message: request),
+            descriptor: watchMethod,
+            serializer: ProtobufCoding<HealthCheckRequest>(),
+            deserializer: ProtobufCoding<HealthCheckResponse>(),
+            options: options
+        ) { response in
+            try await body(RPCAsyncSequence(wrapping: response.messages.map { ServingStatus(number: $0.status) }))
         }
     }
 }

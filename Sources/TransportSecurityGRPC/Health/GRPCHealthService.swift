@@ -19,9 +19,6 @@ import Synchronization
 /// only the clients the verifier admits can ask, as for any other service.
 @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 public final class GRPCHealthService: RegistrableRPCService, Sendable {
-    /// `/grpc.health.v1.Health/Watch`.
-    public static let watchMethod = MethodDescriptor(fullyQualifiedService: "grpc.health.v1.Health", method: "Watch")
-
     private typealias Watcher = AsyncStream<GRPCHealthCheck.ServingStatus>.Continuation
 
     private struct State {
@@ -122,7 +119,7 @@ public final class GRPCHealthService: RegistrableRPCService, Sendable {
             return StreamingServerResponse(single: ServerResponse(message: HealthCheckResponse(status: status.number)))
         }
         router.registerHandler(
-            forMethod: Self.watchMethod,
+            forMethod: GRPCHealthCheck.watchMethod,
             deserializer: ProtobufCoding<HealthCheckRequest>(),
             serializer: ProtobufCoding<HealthCheckResponse>()
         ) { [self] request, _ in
