@@ -112,51 +112,23 @@ struct RequestBodySource: Sendable {
             progress?(UploadProgress(bytesSent: sent, totalBytes: total))
         }
         if total == 0 { progress?(UploadProgress(bytesSent: 0, totalBytes: 0)) }
-        switch content {
-        case .bytes(let buffer):
-            try await Self.send(buffer, through: hand)
-        case .stream(let stream):
+        if case .stream(let stream) = content {
             try await Self.send(stream, through: hand)
-        case .parts(let parts):
-            for part in parts {
-                switch part {
-                case .bytes(let buffer): try await Self.send(buffer, through: hand)
-                case .file(let path, let length, let forbidden):
-                    var reader = try BodyFileReader(path: path, length: length, forbidden: forbidden)
-                    while let part = try reader.next() { try await hand(part) }
-                }
-            }
+            return
         }
+        var parts = try self.parts()
+        while let part = try parts.next() { try await hand(part) }
     }
 
-    /// Hands every byte of a body that is not a stream to `take`, in order: bytes in memory in
-    /// one part each, files read as ``send(_:)`` reads them (part by part, with its checks).
-    /// This is how a body is known before it is sent (its `Content-Digest`).
-    /// - Throws: as ``send(_:)`` for a file, ``SecureSessionError/unreadableUpload(_:)`` for a
-    ///   stream (its bytes exist only as it is sent).
-    func forEachPart(_ take: (ByteBuffer) throws -> Void) throws {
+    /// The reader of a body that is not a stream, part by part as ``send(_:)`` sends it (files
+    /// with its checks). This is how a body is known before it is sent (its `Content-Digest`).
+    /// - Throws: ``SecureSessionError/unreadableUpload(_:)`` for a stream (its bytes exist only
+    ///   as it is sent).
+    func parts() throws -> BodyPartReader {
         switch content {
-        case .bytes(let buffer):
-            try take(buffer)
-        case .stream:
-            throw SecureSessionError.unreadableUpload("a streamed body cannot be read before it is sent")
-        case .parts(let parts):
-            for part in parts {
-                switch part {
-                case .bytes(let buffer): try take(buffer)
-                case .file(let path, let length, let forbidden):
-                    var reader = try BodyFileReader(path: path, length: length, forbidden: forbidden)
-                    while let part = try reader.next() { try take(part) }
-                }
-            }
-        }
-    }
-
-    /// Hands `buffer` over in parts of at most ``partSize``.
-    private static func send(_ buffer: ByteBuffer, through hand: (ByteBuffer) async throws -> Void) async throws {
-        var buffer = buffer
-        while let part = buffer.readSlice(length: min(Self.partSize, buffer.readableBytes)), part.readableBytes > 0 {
-            try await hand(part)
+        case .bytes(let buffer): BodyPartReader([.bytes(buffer)])
+        case .parts(let parts): BodyPartReader(parts)
+        case .stream: throw SecureSessionError.unreadableUpload("a streamed body cannot be read before it is sent")
         }
     }
 

@@ -29,7 +29,8 @@ public enum ContentDigest {
 
         private static func digest(of body: RequestBodySource, into hash: some HashFunction) throws -> Data {
             var hash = hash
-            try body.forEachPart { part in
+            var parts = try body.parts()
+            while let part = try parts.next() {
                 part.withUnsafeReadableBytes { hash.update(bufferPointer: $0) }
             }
             return Data(hash.finalize())
@@ -42,7 +43,7 @@ public enum ContentDigest {
     }
 
     /// The field value for `body`, read as it will be sent.
-    /// - Throws: as ``RequestBodySource/forEachPart(_:)``.
+    /// - Throws: as ``RequestBodySource/parts()`` and ``BodyPartReader/next()``.
     static func fieldValue(for body: RequestBodySource, algorithm: Algorithm) throws -> String {
         fieldValue(digest: try algorithm.digest(of: body), algorithm: algorithm)
     }
