@@ -245,6 +245,24 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "DocumentationExamplesTests",
+            dependencies: [
+                "TransportSecurity",
+                "PKIBuilder",
+                "TransportSecurityNIO",
+                "SecureSession",
+                "SecureSessionOpenAPI",
+                "TransportSecurityGRPC",
+                "Reachability",
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
             name: "ReachabilityTests",
             dependencies: ["Reachability", "CNetlink", "TestServers"]
         ),

@@ -10,7 +10,7 @@ import TransportSecurity
 /// ```swift
 /// let registry = PinSetRegistry(publicKey: try PinUpdatePublicKey(pemEncoded: builtInKey),
 ///                               builtIn: builtInSets, store: PinUpdateStore(path: storePath))
-/// try? registry.loadStored()
+/// _ = try? registry.loadStored()
 /// var configuration = SecureSessionConfiguration()
 /// configuration.pinSetRegistry = registry
 /// let session = SecureSession(configuration: configuration)

@@ -9,7 +9,7 @@ import TransportSecurity
 ///
 /// ```swift
 /// let fetcher = SessionIssuerFetcher(session: SecureSession())   // a session of its own
-/// var configuration = SecureSessionConfiguration(
+/// let configuration = SecureSessionConfiguration(
 ///     trustEvaluator: IntermediateFetchingEvaluator(SecurityPolicy.default, fetcher: fetcher))
 /// ```
 ///

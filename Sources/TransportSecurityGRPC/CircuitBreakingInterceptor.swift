@@ -13,7 +13,7 @@ import SecureSession
 /// try await withGRPCClient(
 ///     transport: transport,
 ///     interceptors: [CircuitBreakingInterceptor(breaker, host: "payments.partner.example", port: 443)]
-/// ) { client in … }
+/// ) { client in /* the calls */ }
 /// ```
 ///
 /// The circuit is the breaker's for `https://host:port`, shared with the HTTP requests a

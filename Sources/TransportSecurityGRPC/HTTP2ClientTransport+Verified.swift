@@ -28,7 +28,7 @@ extension HTTP2ClientTransport.Posix {
     ///     verifiedBy: verifier,
     ///     identity: try ClientIdentity(pkcs12File: "client.p12", passphrase: passphrase)
     /// )
-    /// try await withGRPCClient(transport: transport) { client in … }
+    /// try await withGRPCClient(transport: transport) { client in /* the calls */ }
     /// ```
     ///
     /// A rejected server fails the RPC (`RPCError` code `.unavailable`) before any request is

@@ -12,7 +12,7 @@ import SecureSession
 ///     tokenURL: URL(string: "https://auth.bank.example/oauth2/token")!,
 ///     clientID: "partner-42", authentication: .mutualTLS, scopes: ["payments"],
 ///     hosts: ["payments.bank.example"], tokenSession: tokens)
-/// try await withGRPCClient(transport: transport, interceptors: [OAuthCallCredentials(credentials)]) { client in … }
+/// try await withGRPCClient(transport: transport, interceptors: [OAuthCallCredentials(credentials)]) { client in /* the calls */ }
 /// ```
 ///
 /// A call the server answers `UNAUTHENTICATED` tells the credentials so: a token servers had
@@ -36,7 +36,7 @@ import SecureSession
 /// interceptor:
 ///
 /// ```swift
-/// OAuthCallCredentials(credentials, server: URL(string: "https://payments.bank.example")!)
+/// let bound = OAuthCallCredentials(credentials, server: URL(string: "https://payments.bank.example")!)
 /// ```
 ///
 /// Each call then carries `authorization: DPoP <token>` and a `dpop` proof made for it alone:

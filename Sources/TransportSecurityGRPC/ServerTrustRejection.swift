@@ -5,7 +5,9 @@ import TransportSecurity
 /// `CERTIFICATE_VERIFY_FAILED`, which says nothing of the policy.
 ///
 /// ```swift
-/// catch let error as RPCError {
+/// do {
+///     _ = try await GRPCHealthCheck.status(through: client)   // any call
+/// } catch let error as RPCError {
 ///     if let rejection = error.cause as? ServerTrustRejection {
 ///         print(rejection.decision.pinMismatch?.description ?? rejection.decision.reason)
 ///     }

@@ -18,10 +18,10 @@ extension PeerTrustVerifier {
     /// ```swift
     /// let verifier = PeerTrustVerifier(evaluator: ClientCertificateEvaluator(clientCAs: [ca]), host: "clients")
     /// let handler = NIOSSLServerHandler(
-    ///     context: context,
+    ///     context: sslContext,
     ///     customVerificationCallbackWithMetadata: verifier.makeVerificationCallbackWithMetadata()
     /// )
-    /// // later, in a handler of that channel:
+    /// // later, in a handler of that channel (its ChannelHandlerContext: context):
     /// let client = try context.pipeline.syncOperations.nioSSL_peerValidatedCertificateChain()?.peerIdentity()
     /// ```
     /// - Parameter onDecision: Called with every decision, before the handshake goes on.

@@ -13,7 +13,7 @@ import X509
 ///
 /// ```swift
 /// let client = try PeerIdentity(certificate: leaf)
-/// if client.spiffeID?.trustDomain == "payments.example" { … }
+/// let isPaymentsWorkload = client.spiffeID?.trustDomain == "payments.example"
 /// ```
 public struct PeerIdentity: Sendable, Hashable, CustomStringConvertible {
     /// The certificate.

@@ -7,13 +7,13 @@ import GRPCCore
 ///
 /// ```swift
 /// try await withGRPCClient(transport: verifiedTransport) { client in
-///     let status = try await GRPCHealthCheck.status(of: "payments.v1.Payments", through: client)
-///     guard status == .serving else { … }
-///
-///     // Or wait until it serves:
-///     let serves = try await GRPCHealthCheck.watch(of: "payments.v1.Payments", through: client) { statuses in
-///         for try await status in statuses where status == .serving { return true }
-///         return false   // the server ended the watch first
+///     if try await GRPCHealthCheck.status(of: "payments.v1.Payments", through: client) != .serving {
+///         // Wait until it serves:
+///         let serves = try await GRPCHealthCheck.watch(of: "payments.v1.Payments", through: client) { statuses in
+///             for try await status in statuses where status == .serving { return true }
+///             return false   // the server ended the watch first
+///         }
+///         guard serves else { throw PaymentsUnavailable() }
 ///     }
 /// }
 /// ```

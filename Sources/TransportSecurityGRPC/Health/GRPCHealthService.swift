@@ -10,7 +10,7 @@ import Synchronization
 /// let health = GRPCHealthService()                       // the server as a whole: SERVING
 /// health.setStatus(.notServing, of: "payments.v1.Payments")   // until its database is reachable
 /// let server = GRPCServer(transport: mutualTLSTransport, services: [PaymentsService(), health])
-/// …
+/// // … serving, until the process is told to stop:
 /// health.beginShutdown()   // every status NOT_SERVING, watchers told and their streams ended
 /// server.beginGracefulShutdown()
 /// ```
