@@ -1,0 +1,79 @@
+import ArgumentParser
+import Foundation
+import TSecCLI
+import Testing
+
+/// README.md's reference of `tsec` against the commands themselves.
+@Suite("tsec's reference in README.md")
+struct CommandReferenceTests {
+    /// Every command that runs (subcommands of subcommands included), with the name of the
+    /// top-level command whose README section describes it.
+    static func commands(under parent: any ParsableCommand.Type = TSec.self, section: String? = nil) -> [(command: any ParsableCommand.Type, section: String)] {
+        parent.configuration.subcommands.flatMap { command -> [(command: any ParsableCommand.Type, section: String)] in
+            let section = section ?? (command.configuration.commandName ?? "")
+            let nested = commands(under: command, section: section)
+            return nested.isEmpty ? [(command, section)] : nested
+        }
+    }
+
+    /// The options `help` lists, each with its other spellings: `["-H", "--header"]`,
+    /// `["--anchors-only", "--no-anchors-only"]`.
+    static func options(inHelp help: String) -> [[String]] {
+        guard let listed = help.components(separatedBy: "OPTIONS:").last else { return [] }
+        return listed.split(separator: "\n").compactMap { line -> [String]? in
+            guard line.hasPrefix("  -") else { return nil }
+            var names: [String] = []
+            for token in line.split(separator: " ") {
+                if token.hasPrefix("-") {
+                    names += token.trimmingCharacters(in: CharacterSet(charactersIn: ",")).split(separator: "/").map(String.init)
+                } else if !token.hasPrefix("<") {
+                    break
+                }
+            }
+            return names.contains("--help") ? nil : names
+        }
+    }
+
+    /// README.md's section of `tsec NAME`: from its `### \`tsec NAME` heading to the next heading.
+    static func section(of name: String, in readme: String) -> String? {
+        guard let start = ["\n### `tsec \(name) ", "\n### `tsec \(name)`"].lazy.compactMap({ readme.range(of: $0) }).first else { return nil }
+        let rest = readme[start.upperBound...]
+        let end = ["\n## ", "\n### "].compactMap { rest.range(of: $0)?.lowerBound }.min() ?? rest.endIndex
+        return String(rest[..<end])
+    }
+
+    /// Whether `text` names `option` as a word of its own (`--key`, not the start of `--key-type`).
+    static func names(_ option: String, in text: String) -> Bool {
+        var searched = text[...]
+        while let found = searched.range(of: option) {
+            let before = found.lowerBound == text.startIndex ? nil : text[text.index(before: found.lowerBound)]
+            let after = found.upperBound == text.endIndex ? nil : text[found.upperBound]
+            let isPart: (Character?) -> Bool = { $0.map { $0.isLetter || $0.isNumber || $0 == "-" } ?? false }
+            if !isPart(before), !isPart(after) { return true }
+            searched = text[found.upperBound...]
+        }
+        return false
+    }
+
+    @Test("every command of tsec has a section in README.md, and the section names each of its options (in one of its spellings)")
+    func everyOptionIsDocumented() throws {
+        let readmeURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../README.md")
+        let readme = try String(contentsOf: readmeURL, encoding: .utf8)
+        let commands = Self.commands()
+        #expect(commands.count >= 17, "\(commands.count) commands found")
+        var optionsSeen = 0
+        for (command, sectionName) in commands {
+            let help = TSec.helpMessage(for: command, columns: 400)
+            let options = Self.options(inHelp: help)
+            optionsSeen += options.count
+            guard let section = Self.section(of: sectionName, in: readme) else {
+                Issue.record("README.md has no section for tsec \(sectionName)")
+                continue
+            }
+            for spellings in options where !spellings.contains(where: { Self.names($0, in: section) }) {
+                Issue.record("README.md's section of tsec \(sectionName) does not name \(spellings.joined(separator: "/")) (\(command.configuration.commandName ?? ""))")
+            }
+        }
+        #expect(optionsSeen >= 150, "the options were not read from the help (\(optionsSeen))")
+    }
+}
