@@ -155,12 +155,14 @@ struct GRPCHealthCommandTests {
         return lines
     }
 
-    /// `line`'s status after its ISO 8601 time (`2026-11-28T09:14:03Z  SERVING`); `nil` when
-    /// it does not read so.
-    func watchedStatus(_ line: String) -> String? {
-        let parts = line.split(separator: "  ", maxSplits: 1).map(String.init)
-        guard parts.count == 2, (try? Date(parts[0], strategy: .iso8601)) != nil else { return nil }
-        return parts[1]
+    /// The status of each line of `stdout` after its ISO 8601 time
+    /// (`2026-11-28T09:14:03Z  SERVING`); `nil` for a line that does not read so.
+    func watchedStatuses(_ stdout: String) -> [String?] {
+        stdout.split(separator: "\n").map { line in
+            let parts = line.split(separator: "  ", maxSplits: 1).map(String.init)
+            guard parts.count == 2, (try? Date(parts[0], strategy: .iso8601)) != nil else { return nil }
+            return parts[1]
+        }
     }
 
     @Test("--watch prints the status and each change with its time: --until-serving exits 0 at SERVING; a shutdown ends the watch, exit 6 (NOT_SERVING last); --max-time ends it by the last status heard; --json gives one object per line, the outcome last; Ctrl-C stops it; a server without Watch exits 5")
@@ -176,7 +178,7 @@ struct GRPCHealthCommandTests {
         _ = try await lines(1, in: readiness)
         service.setStatus(.serving, of: "payments.v1.Payments")
         #expect(await waiting.value == 0)
-        #expect(readiness.stdout.split(separator: "\n").map { watchedStatus(String($0)) } == ["NOT_SERVING", "SERVING"], "\(readiness.stdout)")
+        #expect(watchedStatuses(readiness.stdout) == ["NOT_SERVING", "SERVING"], "\(readiness.stdout)")
         #expect(readiness.stderr == "")
 
         // Following the server until it shuts down.
@@ -185,16 +187,16 @@ struct GRPCHealthCommandTests {
         _ = try await lines(1, in: following)
         service.beginShutdown()
         #expect(await watching.value == 6)
-        #expect(following.stdout.split(separator: "\n").map { watchedStatus(String($0)) } == ["SERVING", "NOT_SERVING"], "\(following.stdout)")
+        #expect(watchedStatuses(following.stdout) == ["SERVING", "NOT_SERVING"], "\(following.stdout)")
         service.resume()
 
         // A time limit: the last status heard decides (SERVICE_UNKNOWN, exit 6, for a service the server does not know).
         let bounded = try await check(server.port, pinned + ["--watch", "--max-time", "1.5"])
         #expect(bounded.status == 0, "\(bounded.output.stderr)")
-        #expect(bounded.output.stdout.split(separator: "\n").map { watchedStatus(String($0)) } == ["SERVING"])
+        #expect(watchedStatuses(bounded.output.stdout) == ["SERVING"])
         let unknown = try await check(server.port, pinned + ["--watch", "--max-time", "1.5", "--service", "tsec.Unknown"])
         #expect(unknown.status == 6)
-        #expect(unknown.output.stdout.split(separator: "\n").map { watchedStatus(String($0)) } == ["SERVICE_UNKNOWN"])
+        #expect(watchedStatuses(unknown.output.stdout) == ["SERVICE_UNKNOWN"])
 
         let json = try await check(server.port, pinned + ["--watch", "--max-time", "1.5", "--json"])
         #expect(json.status == 0)
@@ -267,7 +269,7 @@ struct GRPCHealthCommandTests {
         #expect(unknown.output.stderr.contains("NOT_FOUND"))
         let starting = await tsec(common + ["--service", "tsec.Starting", "--watch", "--until-serving", "--max-time", "20"])
         #expect(starting.status == 0, "\(starting.output.stderr)")
-        #expect(starting.output.stdout.split(separator: "\n").map { watchedStatus(String($0)) } == ["NOT_SERVING", "SERVING"], "\(starting.output.stdout)")
+        #expect(watchedStatuses(starting.output.stdout) == ["NOT_SERVING", "SERVING"], "\(starting.output.stdout)")
         // A watch the server ends without a status; one it never answers before the time limit.
         let ended = await tsec(common + ["--service", "tsec.Ended", "--watch"])
         #expect(ended.status == 5)
