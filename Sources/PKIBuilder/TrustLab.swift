@@ -28,6 +28,10 @@ public struct TrustLab: Sendable {
         case reissuedSameKey
         /// The legitimate leaf re-issued with a new key.
         case reissuedNewKey
+        /// An attacker's own self-signed leaf for the host, followed by the genuine leaf,
+        /// intermediate and root: the handshake proves only the attacker's key, so no pin on
+        /// the genuine certificates may match (AFNetworking's configuration 6 did).
+        case appendedGenuineChain
 
         /// A short label for tables.
         public var label: String {
@@ -41,6 +45,7 @@ public struct TrustLab: Sendable {
             case .notYetValid: return "not-yet-valid"
             case .reissuedSameKey: return "reissue-same-key"
             case .reissuedNewKey: return "reissue-new-key"
+            case .appendedGenuineChain: return "appended-genuine"
             }
         }
     }
@@ -61,7 +66,11 @@ public struct TrustLab: Sendable {
     public let rogueRoot: IssuedCertificate
     /// The self-signed server certificate.
     public let selfSigned: IssuedCertificate
-    /// What each server presents, leaf first (roots are never sent).
+    /// The attacker's own self-signed leaf for the host, which ``Server/appendedGenuineChain``
+    /// presents before the genuine chain.
+    public let attackerLeaf: IssuedCertificate
+    /// What each server presents, leaf first (roots are sent only by
+    /// ``Server/appendedGenuineChain``, after the attacker's leaf).
     public let chains: [Server: [IssuedCertificate]]
 
     /// Generates the lab.
@@ -78,6 +87,7 @@ public struct TrustLab: Sendable {
         proxyRoot = try pki.issueRoot(.certificateAuthority("Intercepting Proxy CA (user-installed)"))
         rogueRoot = try pki.issueRoot(.certificateAuthority("Rogue Root CA"))
         selfSigned = try pki.issueSelfSigned(.server(host))
+        attackerLeaf = try pki.issueSelfSigned(.server(host))
 
         let day = PKI.day
         let expired = try pki.issue(.server(host).valid(from: -400 * day, until: -10 * day), by: intermediate, key: leaf.keyPair)
@@ -92,6 +102,7 @@ public struct TrustLab: Sendable {
             .notYetValid: [notYetValid, intermediate],
             .reissuedSameKey: [try pki.reissue(leaf, by: intermediate, newKey: false), intermediate],
             .reissuedNewKey: [try pki.reissue(leaf, by: intermediate, newKey: true), intermediate],
+            .appendedGenuineChain: [attackerLeaf, leaf, intermediate, root],
         ]
     }
 

@@ -172,8 +172,10 @@ enum Connector {
                 host: key.host,
                 systemStore: configuration.systemStore,
                 evaluationTime: configuration.evaluationTime,
-                // A handler's answer is not a policy's: it is asked for every connection.
-                cache: key.evaluator.base is ServerTrustChallengeEvaluator ? nil : configuration.decisionCache,
+                options: configuration.trustEvaluationOptions,
+                // A handler's answer is not a policy's: it is asked for every connection, however
+                // rules or a pin set wrap it (a wrapped answer would otherwise be cached as theirs).
+                cache: key.handler == nil ? configuration.decisionCache : nil,
                 logger: configuration.logger
             ) : nil
         // Connecting may take neither longer than the connect timeout nor past the request's deadline.

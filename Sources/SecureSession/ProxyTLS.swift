@@ -22,6 +22,7 @@ final class ProxyTLS: Sendable {
             host: proxy.host,
             systemStore: configuration.systemStore,
             evaluationTime: configuration.evaluationTime,
+            options: configuration.trustEvaluationOptions,
             cache: configuration.decisionCache,
             logger: configuration.logger
         )

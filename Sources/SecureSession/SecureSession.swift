@@ -833,11 +833,13 @@ public final class SecureSession: Sendable {
         // a Host field the caller wrote: it named the first server's virtual host, and the new
         // server is named by its own authority (as curl drops a custom Host on a redirect).
         // A DPoP proof is a credential too (RFC 9449), and so is an HTTP message signature
-        // (RFC 9421), which another server could replay to the first.
+        // (RFC 9421), which another server could replay to the first. The request's own client
+        // identity was given for its server: another one does not learn who the client is.
         if ConnectionKey.serverName(of: target) != ConnectionKey.serverName(of: request.url) {
             next.headers.removeAll {
                 ["authorization", "proxy-authorization", "cookie", "host", "dpop", "signature", "signature-input"].contains($0.name.lowercased())
             }
+            next.clientIdentity = nil
         }
         return next
     }

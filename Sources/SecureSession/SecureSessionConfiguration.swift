@@ -24,6 +24,11 @@ public struct SecureSessionConfiguration: Sendable {
     public var systemStore: TrustStore?
     /// A fixed evaluation time for certificates (tests); `nil` is the time of each handshake.
     public var evaluationTime: Date?
+    /// The public suffix list that bounds certificate wildcards (the one compiled into
+    /// TransportSecurity by default; a newer file may be read with
+    /// ``TransportSecurity/PublicSuffixList/init(contentsOf:)``), and the insecure SHA-1 switch
+    /// (off), for every server and proxy the session judges.
+    public var trustEvaluationOptions = TrustEvaluationOptions.default
     /// Where trust decisions are cached; `nil` evaluates every handshake.
     public var decisionCache: DecisionCache?
     /// How long connecting (TCP and TLS handshake) may take. Zero or less allows no connection

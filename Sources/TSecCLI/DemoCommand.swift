@@ -14,9 +14,10 @@ public struct DemoCommand: TSecCommand {
         commandName: "demo",
         abstract: "Show what each security configuration lets through: the attack lab.",
         discussion: """
-            Starts nine HTTPS servers on 127.0.0.1 (legitimate, two men in the middle, self-signed, \
-            wrong host, expired, not yet valid, re-issued with the same and with a new key) and \
-            requests each with every configuration. Exit status 0 when every cell matches SPEC §2's \
+            Starts ten HTTPS servers on 127.0.0.1 (legitimate, two men in the middle, self-signed, \
+            wrong host, expired, not yet valid, re-issued with the same and with a new key, and an \
+            attacker who sends their own leaf followed by the genuine leaf, intermediate and root) \
+            and requests each with every configuration. Exit status 0 when every cell matches SPEC §2's \
             expected outcome, 1 otherwise.
             """
     )

@@ -90,10 +90,11 @@ struct DemoMatrix: Encodable {
     }
 
     /// One line: the rule or evaluator that decided, and the first concrete failure of the
-    /// validation it relied on (against the pinned certificates for the pinning rules).
+    /// validation it relied on (against the pinned certificates for the pinning rules); for
+    /// key pinning, which decides after a failed validation, the pin's own reason.
     static func shortReason(_ decision: TrustDecision) -> String {
         let decider = decision.rule.map { "rule \($0.rawValue)" } ?? decision.decidedBy
-        if let failure = decision.lastEvaluation?.failures.first {
+        if decision.rule != .publicKeyPinning, let failure = decision.lastEvaluation?.failures.first {
             let context = decision.rule == .certificatePinning ? "not anchored at a pinned certificate, " : ""
             return "\(decider): \(context)\(failure.code.rawValue) — \(failure.description)"
         }

@@ -52,9 +52,10 @@ struct DemoReport {
         func names(_ rows: [DemoMatrix.Row]) -> String { rows.map(\.name).joined(separator: " / ") }
         let stopsBoth = rows.filter { !$0.allows("mitm-trusted") && !$0.allows("mitm-untrusted") && $0.allows("legit") }
         let survivesNewKey = stopsBoth.filter { $0.allows("reissue-new-key") && !$0.allows("expired") && !$0.allows("wrong-host") && $0.validatesChain }
-        // A CA key matched without validation: no lab server sends the real CA's certificate
-        // beside an impostor's leaf, but anyone can.
-        let unvalidatedCAPins = stopsBoth.filter { !$0.validatesChain && $0.name.contains(":root") }
+        // Keys matched without validation: only the leaf and the certificates that signed it
+        // count, which the appended-genuine server tests.
+        let unvalidatedPins = stopsBoth.filter { !$0.validatesChain && $0.name.contains("key:") }
+        let appendedAccepted = rows.filter { $0.allows("appended-genuine") && !$0.allows("mitm-untrusted") }
         let breaksOnNewKey = stopsBoth.filter { !$0.allows("reissue-new-key") }
         let anyMITM = rows.filter { $0.allows("mitm-untrusted") }
         let proxyOnly = rows.filter { $0.allows("mitm-trusted") && !$0.allows("mitm-untrusted") }
@@ -64,8 +65,11 @@ struct DemoReport {
         if !survivesNewKey.isEmpty {
             advice.append("Your own API behind a CA certificate: pin the root or intermediate key (\(names(survivesNewKey))). It stops both men in the middle and keeps working when the leaf is re-issued, even with a new key.")
         }
-        if !unvalidatedCAPins.isEmpty {
-            advice.append("Where nothing is validated (\(names(unvalidatedCAPins))), a root or intermediate key is matched on the server's word: no server here tries it, but anyone can send the real CA's certificate beside their own leaf. Pin the leaf's key there, or make the pinned certificates the anchors (9 cert:root, AC).")
+        if !unvalidatedPins.isEmpty {
+            advice.append("Where nothing is validated (\(names(unvalidatedPins))), a pin matches only the leaf and the certificates that signed it, link by link: the appended-genuine server, which sends the real certificates after its own leaf, is refused. Nothing else is checked there (expired certificates pass, a root pin holds only when the server sends the root): validate the chain (4) or make the pinned certificates the only anchors (9 cert:root, AC) wherever you can.")
+        }
+        if !appendedAccepted.isEmpty {
+            advice.append("An attacker who appends the genuine certificates after their own leaf got through (\(names(appendedAccepted))): pins were matched against certificates the handshake never proved.")
         }
         if !breaksOnNewKey.isEmpty {
             advice.append("Pinning the leaf also stops both men in the middle, but a new leaf key locks clients out (\(names(breaksOnNewKey))): ship a backup pin of a key kept offline, as the pin set row does, and plan updates.")

@@ -38,7 +38,7 @@ public struct GetCommand: TSecCommand {
     @Option(
         name: .customLong("pinnedpubkey"),
         help: ArgumentHelp(
-            "curl's --pinnedpubkey: sha256//BASE64 digests joined by ';', or a public key file (PEM or DER); the same as --pin-sha256 for each. Repeatable.",
+            "curl's --pinnedpubkey: sha256//BASE64 digests joined by ';', or a public key file (PEM or DER); the leaf's key must be one of them, as in curl (--pin-sha256 matches keys above the leaf too). Repeatable.",
             valueName: "sha256//BASE64[;…]|FILE"
         )
     )
@@ -669,8 +669,11 @@ public struct GetCommand: TSecCommand {
     }
 
     private func makeConfiguration(reportingTo terminal: CommandOutput) throws -> SecureSessionConfiguration {
-        let pins = try spkiPins.map(SPKIPin.init) + pinnedPublicKeys.flatMap(PinnedPublicKeyArgument.pins)
-        let evaluator = try policy.makeEvaluator(spkiPins: pins, insecure: insecure)
+        let evaluator = try policy.makeEvaluator(
+            spkiPins: try spkiPins.map(SPKIPin.init),
+            leafPins: try pinnedPublicKeys.flatMap(PinnedPublicKeyArgument.pins),
+            insecure: insecure
+        )
         var configuration = SecureSessionConfiguration(
             trustEvaluator: evaluator,
             clientIdentity: try identity.load(),

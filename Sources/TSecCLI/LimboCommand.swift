@@ -25,6 +25,7 @@ public struct LimboCommand: TSecCommand {
         "pedantic-webpki-eku": "CA/Browser Forum issuance rules on EKU (a leaf must have one, not critical, without anyExtendedKeyUsage; a root must have none) would refuse private PKIs that clients accept; the EKU a leaf or intermediate has must allow the TLS role",
         "rfc5280-incompatible-with-webpki": "the engine follows the web PKI where RFC 5280 and it disagree (non-critical name constraints are honoured)",
         "pedantic-rfc5280": "an anchor is trusted as it is: a cross-signed CA used as an anchor needs no authority key identifier (cve-2024-0567's valid chain relies on this)",
+        "pedantic-public-suffix-wildcard": "a wildcard over a suffix of the public suffix list's private section (*.s3.amazonaws.com, *.github.io) is accepted, as Chrome and Firefox accept it: those services serve such certificates; over an ICANN-section suffix (*.com, *.co.uk) it is refused",
     ]
 
     @Argument(help: "The limbo file (limbo.json or limbo.json.gz).")

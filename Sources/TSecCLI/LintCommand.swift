@@ -23,8 +23,8 @@ public struct LintCommand: TSecCommand {
     @Flag(help: "Print the issues as JSON.")
     var json = false
 
-    @Option(help: "The public suffix list (publicsuffix.org format).")
-    var publicSuffixList: String = PublicSuffixList.debianPath
+    @Option(help: "A public suffix list (publicsuffix.org format) to use instead of the one built in.")
+    var publicSuffixList: String?
 
     @OptionGroup var time: EvaluationTimeOption
 
@@ -44,7 +44,7 @@ public struct LintCommand: TSecCommand {
         let issues: [ConfigurationIssue]
         do {
             let (rules, loadIssues) = try TransportSecurityConfiguration.load(contentsOf: config)
-            let suffixes = try PublicSuffixList(contentsOf: publicSuffixList)
+            let suffixes = try publicSuffixList.map(PublicSuffixList.init(contentsOf:)) ?? .bundled
             issues = loadIssues + rules.lint(publicSuffixes: suffixes, now: time.date ?? Date())
         } catch {
             output.error("tsec lint: \(error)")

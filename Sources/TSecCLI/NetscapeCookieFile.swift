@@ -14,7 +14,7 @@ enum NetscapeCookieFile {
 
     /// The cookies of `text` (read from `source`), created at `time`; a cookie for every domain
     /// under one of `publicSuffixes` goes to that name alone, as the jar has it from a server.
-    static func cookies(in text: String, source: String, at time: Date, publicSuffixes: PublicSuffixList? = .system) throws(Malformed) -> [Cookie] {
+    static func cookies(in text: String, source: String, at time: Date, publicSuffixes: PublicSuffixList? = .bundled) throws(Malformed) -> [Cookie] {
         var cookies: [Cookie] = []
         for (index, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             // Lines end in LF or CRLF ("\r\n" is one Character, which a split on "\n" would miss).

@@ -53,18 +53,26 @@ struct PolicyOptions: ParsableArguments {
         )
     }
 
-    /// The evaluator of the options with SPKI pins (`--pin-sha256`) beside them: the pins alone,
-    /// with system validation unless invalid certificates are allowed, when no `--mode` is
-    /// given; otherwise the policy and the pins must both agree.
-    func makeEvaluator(spkiPins pins: [SPKIPin], insecure: Bool = false) throws -> any ServerTrustEvaluating {
+    /// The evaluator of the options with SPKI pins beside them: `spkiPins` (`--pin-sha256`) match
+    /// a certificate of the validated path, or, when invalid certificates are allowed, the leaf
+    /// or a certificate signature-linked above it; `leafPins` (curl's `--pinnedpubkey`) match the
+    /// leaf's key only. The pins alone, with system validation unless invalid certificates are
+    /// allowed, when no `--mode` is given; otherwise the policy and the pins must all agree.
+    func makeEvaluator(spkiPins: [SPKIPin], leafPins: [SPKIPin] = [], insecure: Bool = false) throws -> any ServerTrustEvaluating {
         let policy = try makePolicy(insecure: insecure)
-        guard !pins.isEmpty else { return policy }
-        let pinned = PublicKeysTrustEvaluator(
-            pins: pins,
-            performsDefaultValidation: !allowInvalidCertificates && !insecure,
-            validatesHost: !noDomainValidation && !insecure
-        )
-        return mode == .none ? pinned : CompositeTrustEvaluator([policy, pinned])
+        let validates = !allowInvalidCertificates && !insecure
+        let validatesHost = !noDomainValidation && !insecure
+        var evaluators: [any ServerTrustEvaluating] = []
+        if !spkiPins.isEmpty {
+            evaluators.append(PublicKeysTrustEvaluator(pins: spkiPins, performsDefaultValidation: validates, validatesHost: validatesHost))
+        }
+        if !leafPins.isEmpty {
+            evaluators.append(
+                PublicKeysTrustEvaluator(pins: leafPins, performsDefaultValidation: validates, validatesHost: validatesHost, matchesLeafOnly: true)
+            )
+        }
+        if mode != .none || evaluators.isEmpty { evaluators.insert(policy, at: 0) }
+        return evaluators.count == 1 ? evaluators[0] : CompositeTrustEvaluator(evaluators)
     }
 
     /// The store given with `--system-roots` (or `replacement`, `tsec get --cacert`), if any.

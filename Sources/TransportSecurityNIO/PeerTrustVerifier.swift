@@ -43,6 +43,7 @@ public struct PeerTrustVerifier: Sendable {
     ///   - systemStore: The store standing for the system; `nil` loads ``TrustStore/system`` now.
     ///   - evaluationTime: A fixed evaluation time (tests); `nil` is the time of each handshake.
     ///   - limits: Path-building limits.
+    ///   - options: The public suffix list for wildcards and the SHA-1 switch.
     ///   - cache: The decision cache; `nil` for none.
     ///   - logger: Where decisions are logged (at debug; rejections at notice).
     public init(
@@ -51,6 +52,7 @@ public struct PeerTrustVerifier: Sendable {
         systemStore: TrustStore? = nil,
         evaluationTime: Date? = nil,
         limits: PathBuildingLimits = .default,
+        options: TrustEvaluationOptions = .default,
         cache: DecisionCache? = .shared,
         logger: Logger = Logger(label: "TransportSecurity.PeerTrustVerifier")
     ) {
@@ -63,7 +65,8 @@ public struct PeerTrustVerifier: Sendable {
             policy: .ssl(host),
             systemStore: systemStore ?? (try? TrustStore.system),
             evaluationTime: evaluationTime,
-            limits: limits
+            limits: limits,
+            options: options
         )
         self.logger = logger
     }

@@ -10,7 +10,7 @@ struct DemoCommandTests {
         #expect(result.status == 0)
         let json = try #require(try JSONSerialization.jsonObject(with: Data(result.output.stdout.utf8)) as? [String: Any])
         let servers = try #require(json["servers"] as? [String])
-        #expect(servers == ["legit", "mitm-trusted", "mitm-untrusted", "self-signed", "wrong-host", "expired", "not-yet-valid", "reissue-same-key", "reissue-new-key"])
+        #expect(servers == ["legit", "mitm-trusted", "mitm-untrusted", "self-signed", "wrong-host", "expired", "not-yet-valid", "reissue-same-key", "reissue-new-key", "appended-genuine"])
         let configurations = try #require(json["configurations"] as? [[String: Any]])
         #expect(configurations.count == 19)
         for configuration in configurations {
@@ -22,27 +22,29 @@ struct DemoCommandTests {
             }
         }
         // Every cell against SPEC §2, written out here rather than taken from the demo's own
-        // expectations: "A" allowed, "." blocked, in the server order above.
+        // expectations: "A" allowed, "." blocked, in the server order above. The last server
+        // sends its own leaf, then the genuine leaf, intermediate and root: only the row that
+        // accepts everything lets it through.
         let specification: [String: String] = [
-            "1 none": "AA.....AA",
-            "2 none, no host": "AA..A..AA",
-            "3 none, AC, VD": ".........",
-            "3 none, AC": "AAAAAAAAA",
-            "4 key:leaf": "A......A.",
-            "4 key:root": "A......AA",
-            "5 key:leaf, no host": "A......A.",
-            "5 key:root, no host": "A...A..AA",
-            "6 key:leaf, AC": "A....AAA.",
-            "6 key:root, AC": "A......AA",
-            "7 cert:leaf": "A........",
-            "7 cert:root": "A......AA",
-            "8 cert:leaf, no host": "A........",
-            "8 cert:root, no host": "A...A..AA",
-            "9 cert:leaf, AC": "A........",
-            "9 cert:root, AC": "A......AA",
-            "10 cert:leaf, AC, no host": "A........",
-            "10 cert:root, AC, no host": "A...A..AA",
-            "pin set leaf+backup": "A......A.",
+            "1 none": "AA.....AA.",
+            "2 none, no host": "AA..A..AA.",
+            "3 none, AC, VD": "..........",
+            "3 none, AC": "AAAAAAAAAA",
+            "4 key:leaf": "A......A..",
+            "4 key:root": "A......AA.",
+            "5 key:leaf, no host": "A......A..",
+            "5 key:root, no host": "A...A..AA.",
+            "6 key:leaf, AC": "A....AAA..",
+            "6 key:root, AC": "A......AA.",
+            "7 cert:leaf": "A.........",
+            "7 cert:root": "A......AA.",
+            "8 cert:leaf, no host": "A.........",
+            "8 cert:root, no host": "A...A..AA.",
+            "9 cert:leaf, AC": "A.........",
+            "9 cert:root, AC": "A......AA.",
+            "10 cert:leaf, AC, no host": "A.........",
+            "10 cert:root, AC, no host": "A...A..AA.",
+            "pin set leaf+backup": "A......A..",
         ]
         #expect(Set(configurations.compactMap { $0["name"] as? String }) == Set(specification.keys))
         for configuration in configurations {
@@ -61,6 +63,8 @@ struct DemoCommandTests {
         #expect(outcome("4 key:root", "mitm-trusted") == "blocked")
         #expect(outcome("7 cert:leaf", "reissue-same-key") == "blocked")
         #expect(outcome("6 key:leaf, AC", "expired") == "allowed")
+        #expect(outcome("6 key:leaf, AC", "appended-genuine") == "blocked")
+        #expect(outcome("pin set leaf+backup", "appended-genuine") == "blocked")
     }
 
     @Test("the text report flags configurations a man in the middle gets through, and has no colour off a terminal")
@@ -72,8 +76,10 @@ struct DemoCommandTests {
         #expect(result.output.stdout.contains("Every cell matches SPEC §2."))
         // The advice is drawn from the results: root-key pinning is recommended, "accept everything" condemned.
         #expect(result.output.stdout.contains("pin the root or intermediate key (4 key:root / 7 cert:root / 9 cert:root, AC)"))
-        // A CA key matched without validation is not recommended, and says why.
-        #expect(result.output.stdout.contains("Where nothing is validated (6 key:root, AC), a root or intermediate key is matched on the server's word"))
+        // Pins matched without validation: what they still check, and what they do not.
+        #expect(result.output.stdout.contains("Where nothing is validated (6 key:leaf, AC / 6 key:root, AC), a pin matches only the leaf and the certificates that signed it, link by link: the appended-genuine server, which sends the real certificates after its own leaf, is refused."))
+        #expect(!result.output.stdout.contains("Pin the leaf's key there"), "leaf pins under allowInvalidCertificates are not recommended as safe")
+        #expect(!result.output.stdout.contains("An attacker who appends the genuine certificates after their own leaf got through"))
         #expect(result.output.stdout.contains("lets any man in the middle through (3 none, AC)"))
         #expect(!result.output.stdout.contains("\u{1B}["))
     }

@@ -127,6 +127,33 @@ struct NameConstraintsPolicyTests {
         #expect(await evaluate(try pki.issue(inside, by: dnCA), [dnCA], root: dnRoot, policy: .ssl("api.example.test")).isTrusted == false)
     }
 
+    @Test("directory-name subtrees compare names, not encodings: PrintableString and UTF8String, case and spaces are one name (an excluded O=Evil covers O=evil)")
+    func directoryNamesCompareAsNames() async throws {
+        func name(_ value: String, printable: Bool) throws -> DistinguishedName {
+            let type = ASN1ObjectIdentifier.RDNAttributeType.organizationName
+            let attribute = printable
+                ? try RelativeDistinguishedName.Attribute(type: type, printableString: value)
+                : RelativeDistinguishedName.Attribute(type: type, utf8String: value)
+            return DistinguishedName([RelativeDistinguishedName(attribute)])
+        }
+        func leaf(_ subject: DistinguishedName, by ca: IssuedCertificate) throws -> IssuedCertificate {
+            var profile = CertificateProfile.server("api.example.test")
+            profile.subject = subject
+            return try pki.issue(profile, by: ca)
+        }
+        // The CA may not issue for O=Evil (written as a PrintableString).
+        let (root, ca) = try constrainedCA(NameConstraints(excludedSubtrees: [.directoryName(try name("Evil", printable: true))]))
+        for variant in [try name("Evil", printable: false), try name("evil", printable: true), try name("  EVIL ", printable: false)] {
+            let evaluation = await evaluate(try leaf(variant, by: ca), [ca], root: root, policy: .ssl("api.example.test"))
+            #expect(evaluation.failures.map(\.code) == [.constraintViolation], "\(variant)")
+        }
+        #expect(await evaluate(try leaf(try name("Evilcorp", printable: true), by: ca), [ca], root: root, policy: .ssl("api.example.test")).isTrusted)
+        // The CA may issue for O=Example only (a UTF8String): the same name as a PrintableString is inside.
+        let (permittedRoot, permittedCA) = try constrainedCA(NameConstraints(permittedSubtrees: [.directoryName(try name("Example", printable: false))]))
+        #expect(await evaluate(try leaf(try name("Example", printable: true), by: permittedCA), [permittedCA], root: permittedRoot, policy: .ssl("api.example.test")).isTrusted)
+        #expect(await evaluate(try leaf(try name("Example Two", printable: true), by: permittedCA), [permittedCA], root: permittedRoot, policy: .ssl("api.example.test")).isTrusted == false)
+    }
+
     @Test("forms that cannot be compared fail only when a name of that form is present")
     func unsupportedForms() async throws {
         let other = GeneralName.OtherName(typeID: [1, 3, 6, 1, 4, 1, 99999, 2], value: try ASN1Any(erasing: ASN1Null()))

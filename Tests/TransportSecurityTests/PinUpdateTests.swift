@@ -13,6 +13,8 @@ struct PinUpdateFixture {
     var now: Date { lab.pki.now }
     let pinA = SPKIPin(subjectPublicKeyInfoDER: Array("key A".utf8))
     let pinB = SPKIPin(subjectPublicKeyInfoDER: Array("key B".utf8))
+    /// A backup pin: every domain of a document, and of a built-in set, needs two pins.
+    let backup = SPKIPin(subjectPublicKeyInfoDER: Array("backup key kept offline".utf8))
 
     /// A document's JSON.
     func json(
@@ -86,8 +88,11 @@ struct PinUpdateDocumentTests {
             (#"{"version": 1, "issuedAt": "2029-12-31T00:00:00Z", "expiresAt": "2030-02-01T00:00:00Z", "domains": {"a.example": {"pins": [1]}}}"#, "expected a string"),
             (#"{"version": 1, "issuedAt": "2029-12-31T00:00:00Z", "expiresAt": "2030-02-01T00:00:00Z", "domains": {"a.example": {"pins": []}}}"#, "no pins and no certificates"),
             (#"{"version": 1, "issuedAt": "2029-12-31T00:00:00Z", "expiresAt": "2030-02-01T00:00:00Z", "domains": {"a.example": {"certificates": ["garbage"]}}}"#, "domains.a.example.certificates[0]"),
-            (#"{"version": 1, "issuedAt": "2029-12-31T00:00:00Z", "expiresAt": "2030-02-01T00:00:00Z", "domains": {"api.example.com": {"pins": ["sha256/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="]}, "API.Example.com.": {"pins": ["sha256/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="]}}}"#, "domains: 'api.example.com' and 'API.Example.com.' name the same domain api.example.com"),
+            (#"{"version": 1, "issuedAt": "2029-12-31T00:00:00Z", "expiresAt": "2030-02-01T00:00:00Z", "domains": {"api.example.com": {"pins": ["sha256/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=", "sha256/BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBA="]}, "API.Example.com.": {"pins": ["sha256/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=", "sha256/BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBA="]}}}"#, "domains: 'api.example.com' and 'API.Example.com.' name the same domain api.example.com"),
             (#"{"version": 1, "issuedAt": "2029-12-31T00:00:00Z", "expiresAt": "2030-02-01T00:00:00Z", "domains": {"a.example": {"includeSubdomains": 1, "pins": ["sha256/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="]}}}"#, "includeSubdomains"),
+            // A backup pin is required: one pin, or the same pin twice, is refused.
+            (#"{"version": 1, "issuedAt": "2029-12-31T00:00:00Z", "expiresAt": "2030-02-01T00:00:00Z", "domains": {"a.example": {"pins": ["sha256/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="]}}}"#, "domains.a.example: 1 distinct pin; every domain needs at least 2 (a backup pin"),
+            (#"{"version": 1, "issuedAt": "2029-12-31T00:00:00Z", "expiresAt": "2030-02-01T00:00:00Z", "domains": {"a.example": {"pins": ["sha256/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=", "sha256/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="]}}}"#, "domains.a.example: 1 distinct pin"),
         ]
         for (text, expected) in cases {
             #expect {
@@ -164,7 +169,7 @@ struct PinSetRegistryTests {
     let fixture = PinUpdateFixture()
 
     private var builtIn: [DomainPinSet] {
-        var set = DomainPinSet(key: DomainKey("example.com")!, pins: [fixture.pinA])
+        var set = DomainPinSet(key: DomainKey("example.com")!, pins: [fixture.pinA, fixture.backup])
         set.includesSubdomains = true
         return [set]
     }
@@ -175,12 +180,12 @@ struct PinSetRegistryTests {
         let store = PinUpdateStore(path: directory.path + "/pins.signed")
         let registry = try fixture.registry(store: store, builtIn: builtIn)
         #expect(registry.source == .builtIn)
-        #expect(registry.pinSet(forHost: "api.example.com")?.pins == [fixture.pinA])
+        #expect(registry.pinSet(forHost: "api.example.com")?.pins == [fixture.pinA, fixture.backup])
 
-        let document = fixture.json(version: 7, pins: [fixture.pinB])
+        let document = fixture.json(version: 7, pins: [fixture.pinB, fixture.backup])
         try registry.offer(document: document, signatureText: fixture.signature(document))
         #expect(registry.source == .signedDocument(version: 7))
-        #expect(registry.pinSet(forHost: "api.example.com")?.pins == [fixture.pinB])
+        #expect(registry.pinSet(forHost: "api.example.com")?.pins == [fixture.pinB, fixture.backup])
         let attributes = try FileManager.default.attributesOfItem(atPath: store.path)
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["pins.signed"], "no temporary file left")
@@ -188,21 +193,21 @@ struct PinSetRegistryTests {
         // A new process: the stored document is verified again and put in force.
         let restarted = try fixture.registry(store: store, builtIn: builtIn)
         #expect(try restarted.loadStored() == 7)
-        #expect(restarted.pinSet(forHost: "api.example.com")?.pins == [fixture.pinB])
+        #expect(restarted.pinSet(forHost: "api.example.com")?.pins == [fixture.pinB, fixture.backup])
     }
 
     @Test("refused: the same or an older version (rollback), a bad signature, an expired or future-dated document; the sets in force stay")
     func refusals() throws {
         let registry = try fixture.registry(builtIn: builtIn)
-        let seven = fixture.json(version: 7, pins: [fixture.pinB])
+        let seven = fixture.json(version: 7, pins: [fixture.pinB, fixture.backup])
         try registry.offer(document: seven, signatureText: fixture.signature(seven))
 
-        let same = fixture.json(version: 7, pins: [fixture.pinA])
+        let same = fixture.json(version: 7, pins: [fixture.pinA, fixture.backup])
         #expect(throws: PinUpdateError(.notNewer(offered: 7, current: 7))) { try registry.offer(document: same, signatureText: fixture.signature(same)) }
-        let older = fixture.json(version: 6, pins: [fixture.pinA])
+        let older = fixture.json(version: 6, pins: [fixture.pinA, fixture.backup])
         #expect(throws: PinUpdateError(.notNewer(offered: 6, current: 7))) { try registry.offer(document: older, signatureText: fixture.signature(older)) }
 
-        let forged = fixture.json(version: 8, pins: [fixture.pinA])
+        let forged = fixture.json(version: 8, pins: [fixture.pinA, fixture.backup])
         let intruder = PinUpdateSigningKey(generating: .ed25519)
         #expect(throws: PinUpdateError(.badSignature)) { try registry.offer(document: forged, signatureText: fixture.signature(forged, by: intruder)) }
 
@@ -212,7 +217,7 @@ struct PinSetRegistryTests {
         #expect(throws: PinUpdateError.self) { try registry.offer(document: future, signatureText: fixture.signature(future)) }
 
         #expect(registry.version == 7)
-        #expect(registry.pinSet(forHost: "example.com")?.pins == [fixture.pinB])
+        #expect(registry.pinSet(forHost: "example.com")?.pins == [fixture.pinB, fixture.backup])
     }
 
     @Test("no rollback through a shared store: an offer is weighed against the stored document too (another process's, or one never loaded), which then applies")
@@ -222,40 +227,96 @@ struct PinSetRegistryTests {
         let first = try fixture.registry(store: store, builtIn: builtIn)
         // Started before the update and never loaded the store.
         let second = try fixture.registry(store: store, builtIn: builtIn)
-        let nine = fixture.json(version: 9, pins: [fixture.pinB])
+        let nine = fixture.json(version: 9, pins: [fixture.pinB, fixture.backup])
         try first.offer(document: nine, signatureText: fixture.signature(nine))
 
         // An older document, genuinely signed and not expired (a replay), must not replace it.
-        let eight = fixture.json(version: 8, pins: [fixture.pinA])
+        let eight = fixture.json(version: 8, pins: [fixture.pinA, fixture.backup])
         #expect(throws: PinUpdateError(.notNewer(offered: 8, current: 9))) { try second.offer(document: eight, signatureText: fixture.signature(eight)) }
         #expect(second.source == .signedDocument(version: 9), "the stored document, verified, is in force")
-        #expect(second.pinSet(forHost: "example.com")?.pins == [fixture.pinB])
+        #expect(second.pinSet(forHost: "example.com")?.pins == [fixture.pinB, fixture.backup])
         #expect(try fixture.registry(store: store, builtIn: builtIn).loadStored() == 9, "the store still holds version 9")
 
-        // A corrupt stored file does not block a good update.
-        try Data("garbage".utf8).write(to: URL(fileURLWithPath: store.path))
-        let ten = fixture.json(version: 10, pins: [fixture.pinA])
+        // Repaired or removed, the store lets a newer document through again.
+        try FileManager.default.removeItem(atPath: store.path)
+        let ten = fixture.json(version: 10, pins: [fixture.pinA, fixture.backup])
         try second.offer(document: ten, signatureText: fixture.signature(ten))
         #expect(try fixture.registry(store: store, builtIn: builtIn).loadStored() == 10)
     }
 
+    @Test("the version floor survives a restart: while the store cannot be read (corrupt, truncated, re-signed, unreadable), every update is refused, saying so, instead of starting again from version 0")
+    func unreadableStoreRefusesUpdates() throws {
+        let directory = try TemporaryDirectory()
+        let store = PinUpdateStore(path: directory.path + "/pins.signed")
+        let nine = fixture.json(version: 9, pins: [fixture.pinB, fixture.backup])
+        try fixture.registry(store: store, builtIn: builtIn).offer(document: nine, signatureText: fixture.signature(nine))
+        let good = try Data(contentsOf: URL(fileURLWithPath: store.path))
+        // An old document, genuinely signed and not expired: what an attacker would replay.
+        let one = fixture.json(version: 1, pins: [fixture.pinA, fixture.backup])
+        let intruder = PinUpdateSigningKey(generating: .ed25519)
+        let damages: [(String, () throws -> Void)] = [
+            ("garbage", { try Data("garbage".utf8).write(to: URL(fileURLWithPath: store.path)) }),
+            ("truncated", { try good.prefix(good.count / 2).write(to: URL(fileURLWithPath: store.path)) }),
+            ("re-signed by another key", { try store.write(document: nine, signature: try intruder.sign(nine)) }),
+            ("a folder in its place", {
+                try FileManager.default.removeItem(atPath: store.path)
+                try FileManager.default.createDirectory(atPath: store.path, withIntermediateDirectories: false)
+            }),
+        ]
+        for (name, damage) in damages {
+            try damage()
+            // A new process: nothing loaded, and the floor unknown.
+            let restarted = try fixture.registry(store: store, builtIn: builtIn)
+            #expect(throws: PinUpdateError.self, "\(name)") { try restarted.loadStored() }
+            #expect {
+                try restarted.offer(document: one, signatureText: fixture.signature(one))
+            } throws: { error in
+                guard let error = error as? PinUpdateError, case .corruptStore(let detail) = error.reason else { return false }
+                return error.source == store.path && detail.contains("updates are refused until the file is repaired or removed")
+            }
+            #expect(restarted.source == .builtIn, "\(name): the built-in sets stay in force")
+            try? FileManager.default.removeItem(atPath: store.path)
+            try good.write(to: URL(fileURLWithPath: store.path))
+        }
+        // Intact, the store's version is the floor after a restart, even once it has expired.
+        let later = fixture.now.addingTimeInterval(200 * 86_400)
+        let restarted = try fixture.registry(store: store, builtIn: builtIn, at: later)
+        let replay = fixture.json(version: 1, pins: [fixture.pinA, fixture.backup], expiresAt: later.addingTimeInterval(86_400))
+        #expect(throws: PinUpdateError(.notNewer(offered: 1, current: 9))) { try restarted.offer(document: replay, signatureText: fixture.signature(replay)) }
+    }
+
+    @Test("a built-in set with fewer than two distinct pins blocks the hosts it covers (fail closed), whatever the chain")
+    func builtInSetNeedsABackupPin() async throws {
+        let lab = fixture.lab
+        for pins in [[lab.leaf.der.spkiPin], [lab.leaf.der.spkiPin, lab.leaf.der.spkiPin]] {
+            let registry = PinSetRegistry(publicKey: try fixture.key.publicKey, builtIn: [DomainPinSet(key: DomainKey(lab.host)!, pins: pins)])
+            let set = try #require(registry.pinSet(forHost: lab.host))
+            let trust = LabFixture.shared.trust(.legitimate)
+            let decision = await PinSetEvaluator(SecurityPolicy.default, pinSet: set, origin: "built-in").evaluate(trust, forHost: lab.host)
+            #expect(!decision.isTrusted)
+            #expect(decision.reason.contains("holds 1 distinct pin; a pin set needs at least 2 (a backup pin)"), "\(decision.reason)")
+        }
+        let backedUp = DomainPinSet(key: DomainKey(lab.host)!, pins: [lab.leaf.der.spkiPin, fixture.backup])
+        #expect(await PinSetEvaluator(SecurityPolicy.default, pinSet: backedUp, origin: "built-in").evaluate(LabFixture.shared.trust(.legitimate), forHost: lab.host).isTrusted)
+    }
+
     @Test("an accepted document stops applying when it expires: the built-in sets apply again")
     func expiry() throws {
-        let document = fixture.json(version: 2, pins: [fixture.pinB], expiresAt: fixture.now.addingTimeInterval(3_600))
+        let document = fixture.json(version: 2, pins: [fixture.pinB, fixture.backup], expiresAt: fixture.now.addingTimeInterval(3_600))
         let clock = ManualClock(fixture.now)
         let registry = PinSetRegistry(publicKey: try fixture.key.publicKey, builtIn: builtIn, clock: { clock.now })
         try registry.offer(document: document, signatureText: fixture.signature(document))
         #expect(registry.source == .signedDocument(version: 2))
         clock.now = fixture.now.addingTimeInterval(3_601)
         #expect(registry.source == .builtIn)
-        #expect(registry.pinSet(forHost: "example.com")?.pins == [fixture.pinA])
+        #expect(registry.pinSet(forHost: "example.com")?.pins == [fixture.pinA, fixture.backup])
     }
 
     @Test("a corrupt, truncated, empty or re-signed stored file is refused on load: the built-in sets stay in force")
     func corruptStore() throws {
         let directory = try TemporaryDirectory()
         let store = PinUpdateStore(path: directory.path + "/pins.signed")
-        let document = fixture.json(version: 4, pins: [fixture.pinB])
+        let document = fixture.json(version: 4, pins: [fixture.pinB, fixture.backup])
         try store.write(document: document, signature: try fixture.key.sign(document))
         let good = try Data(contentsOf: URL(fileURLWithPath: store.path))
 
@@ -272,7 +333,7 @@ struct PinSetRegistryTests {
             let registry = try fixture.registry(store: store, builtIn: builtIn)
             #expect(throws: PinUpdateError.self, "\(name)") { try registry.loadStored() }
             #expect(registry.source == .builtIn, "\(name)")
-            #expect(registry.pinSet(forHost: "example.com")?.pins == [fixture.pinA], "\(name)")
+            #expect(registry.pinSet(forHost: "example.com")?.pins == [fixture.pinA, fixture.backup], "\(name)")
         }
         try good.write(to: URL(fileURLWithPath: store.path))
         #expect(try fixture.registry(store: store, builtIn: builtIn).loadStored() == 4)

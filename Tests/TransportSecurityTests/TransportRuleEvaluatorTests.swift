@@ -16,27 +16,65 @@ struct TransportRuleEvaluatorTests {
 
     func decide(
         _ chain: [IssuedCertificate], host: String? = nil, _ configuration: TransportSecurityConfiguration, anchors: [IssuedCertificate]? = nil,
-        base: some ServerTrustEvaluating = SecurityPolicy.default
+        base: some ServerTrustEvaluating = SecurityPolicy.default, options: TrustEvaluationOptions = .default
     ) async -> TrustDecision {
         let host = host ?? lab.host
         let trust = ServerTrust(
             chain: chain.map(\.der),
             policy: .ssl(host),
             systemStore: anchors.map { TrustStore($0.map(\.der)) } ?? store,
-            evaluationTime: lab.pki.now
+            evaluationTime: lab.pki.now,
+            options: options
         )
         return await TransportRuleEvaluator(base, rule: configuration.rule(forHost: host)).evaluate(trust, forHost: host)
     }
 
-    @Test("a SHA-1 signature in the path is refused where ATS applies, and passes where arbitrary loads turn ATS off")
+    @Test("a SHA-1 signature in the path is refused everywhere; the insecure legacy switch lets it through only where arbitrary loads turn ATS off")
     func signatureHash() async throws {
         let (root, leaf) = try lab.sha1SignedServer("sha1.example.test")
-        let strict = await decide([leaf], host: "sha1.example.test", try rules([:]), anchors: [root])
+        let strict = await decide([leaf], host: "sha1.example.test", try rules(["NSAllowsArbitraryLoads": true]), anchors: [root])
         #expect(!strict.isTrusted)
-        #expect(strict.decidedBy == TransportRuleEvaluator.decider)
-        #expect(strict.reason.contains("signed with sha1WithRSAEncryption"))
-        let relaxed = await decide([leaf], host: "sha1.example.test", try rules(["NSAllowsArbitraryLoads": true]), anchors: [root])
+        #expect(strict.reason.contains("is signed with SHA-1 (sha1WithRSAEncryption), which is refused"), "\(strict.reason)")
+        let legacy = TrustEvaluationOptions(insecurelyAllowsSHA1Signatures: true)
+        let underATS = await decide([leaf], host: "sha1.example.test", try rules([:]), anchors: [root], options: legacy)
+        #expect(!underATS.isTrusted)
+        #expect(underATS.decidedBy == TransportRuleEvaluator.decider)
+        #expect(underATS.reason.contains("signed with sha1WithRSAEncryption"))
+        let relaxed = await decide([leaf], host: "sha1.example.test", try rules(["NSAllowsArbitraryLoads": true]), anchors: [root], options: legacy)
         #expect(relaxed.isTrusted, "\(relaxed.reason)")
+    }
+
+    @Test(
+        "enforced ATS cannot be loosened: allowInvalidCertificates, a disabled evaluator or a pinned self-signed anchor do not make a man in the middle trusted",
+        arguments: ["allow-invalid", "disabled", "certificate-anchor"]
+    )
+    func atsCannotBeLoosened(_ loosening: String) async throws {
+        let base: AnyServerTrustEvaluator
+        switch loosening {
+        case "allow-invalid": base = AnyServerTrustEvaluator(SecurityPolicy(pinningMode: .none, allowInvalidCertificates: true, validatesDomainName: false))
+        case "disabled": base = AnyServerTrustEvaluator(InsecureDisabledTrustEvaluator())
+        default: base = AnyServerTrustEvaluator(SecurityPolicy(pinningMode: .certificate, pinnedCertificates: [lab.selfSigned.der], allowInvalidCertificates: true))
+        }
+        // Each base trusts the self-signed man in the middle on its own.
+        let trust = ServerTrust(chain: lab.chain(.selfSigned).map(\.der), policy: .ssl(lab.host), systemStore: store, evaluationTime: lab.pki.now)
+        #expect(await base.evaluate(trust, forHost: lab.host).isTrusted)
+        for enforcing in [[:], ["NSExceptionDomains": [lab.host: [:]]], ["NSAllowsLocalNetworking": false, "NSExceptionDomains": ["other.test": [:]]]] as [[String: Any]] {
+            let decision = await decide(lab.chain(.selfSigned), try rules(enforcing), base: base)
+            #expect(!decision.isTrusted, "\(loosening) under \(enforcing)")
+            #expect(decision.decidedBy == TransportRuleEvaluator.decider)
+            #expect(decision.reason.contains("ATS is enforced for \(lab.host)") && decision.reason.contains("self-signed"), "\(decision.reason)")
+            #expect(decision.checks.contains { $0.name == "default trust required by the transport rule (ATS)" && !$0.passed })
+        }
+        // The legitimate chain validates, so the same bases keep working under ATS.
+        #expect(await decide(lab.chain(.legitimate), try rules([:]), base: base).isTrusted == (loosening != "certificate-anchor"))
+        // Where the app may loosen trust (an exception allowing insecure loads, arbitrary loads
+        // for the global keys), the base decides.
+        let insecureException = try rules(["NSExceptionDomains": [lab.host: ["NSExceptionAllowsInsecureHTTPLoads": true]]])
+        #expect(await decide(lab.chain(.selfSigned), insecureException, base: base).isTrusted)
+        #expect(await decide(lab.chain(.selfSigned), try rules(["NSAllowsArbitraryLoads": true]), base: base).isTrusted)
+        #expect(!(try rules(["NSAllowsArbitraryLoads": true]).rule(forHost: lab.host).requiresDefaultTrust))
+        #expect(!insecureException.rule(forHost: lab.host).requiresDefaultTrust)
+        #expect(try rules([:]).rule(forHost: lab.host).requiresDefaultTrust)
     }
 
     @Test("the policy's rejection stands: rules never loosen it")
@@ -68,6 +106,18 @@ struct TransportRuleEvaluatorTests {
         let reissued = await decide(lab.chain(.reissuedNewKey), try pinned(ca: [lab.root], leaf: [lab.leaf]))
         #expect(!reissued.isTrusted)
         #expect(reissued.reason.contains("NSPinnedLeafIdentities"))
+        // The host's own entry (leaf pins) combines with its parent's (CA pins, subdomains
+        // included): the parent's CA pin still has to match.
+        func family(parentCA: IssuedCertificate) throws -> TransportSecurityConfiguration {
+            try rules(["NSPinnedDomains": [
+                "example.test": ["NSIncludesSubdomains": true, "NSPinnedCAIdentities": [["SPKI-SHA256-BASE64": String(parentCA.der.spkiPin.description.dropFirst(7))]]],
+                lab.host: ["NSPinnedLeafIdentities": [["SPKI-SHA256-BASE64": String(lab.leaf.der.spkiPin.description.dropFirst(7))]]],
+            ]])
+        }
+        #expect(await decide(lab.chain(.legitimate), try family(parentCA: lab.root)).isTrusted)
+        let parentRefuses = await decide(lab.chain(.legitimate), try family(parentCA: lab.proxyRoot))
+        #expect(!parentRefuses.isTrusted)
+        #expect(parentRefuses.reason.contains("NSPinnedDomains.\(lab.host) + example.test.NSPinnedCAIdentities"), "\(parentRefuses.reason)")
     }
 
     @Test("without a validated path only the leaf is proven: CA pins (NSPinnedCAIdentities, pin sets) never match the CA certificates an unvalidated chain carries")
@@ -79,6 +129,12 @@ struct TransportRuleEvaluatorTests {
         let impostor = lab.chain(.selfSigned)[0]
         func entry(_ kind: String, _ certificate: IssuedCertificate) -> [String: Any] {
             [kind: [["SPKI-SHA256-BASE64": String(certificate.der.spkiPin.description.dropFirst(7))]]]
+        }
+        // Arbitrary loads: the app may loosen trust (under enforced ATS the chain must validate
+        // whatever the policy says; `atsCannotBeLoosened`), so the pins alone stand between it
+        // and the forged chain.
+        func rules(_ dictionary: [String: Any]) throws -> TransportSecurityConfiguration {
+            try self.rules(dictionary.merging(["NSAllowsArbitraryLoads": true]) { first, _ in first })
         }
         let caPinned = await decide(forged, try rules(["NSPinnedDomains": [lab.host: entry("NSPinnedCAIdentities", lab.root)]]), base: lenient)
         #expect(!caPinned.isTrusted)

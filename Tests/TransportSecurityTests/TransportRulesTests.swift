@@ -27,11 +27,14 @@ struct TransportRuleResolutionTests {
                 "198.51.100.0/27": [String: Any](),
                 "203.0.113.7": ["NSExceptionAllowsInsecureHTTPLoads": true],
                 "2001:db8:12::/48": ["NSExceptionAllowsInsecureHTTPLoads": true],
+                // An IPv4-mapped range is the IPv4 range it maps (192.0.2.0/24).
+                "::ffff:192.0.2.0/120": ["NSExceptionAllowsInsecureHTTPLoads": true],
             ],
         ]).0
     }
 
-    /// host → (origin, cleartext allowed, ATS checks on, minimum TLS, forward secrecy)
+    /// host → (origin, cleartext allowed, ATS checks on, minimum TLS, forward secrecy). Rules
+    /// never lower the TLS floor (1.2) unless an exception names a lower version.
     static let table: [(String, String, Bool, Bool, TLSProtocolVersion, Bool)] = [
         ("api.example.com", "exception api.example.com", false, true, .tls12, true),
         ("a.b.example.com", "exception example.com, includes subdomains", false, true, .tls11, true),
@@ -42,7 +45,7 @@ struct TransportRuleResolutionTests {
         ("legacy.example.net", "exception legacy.example.net", true, true, .tls12, false),
         // An entry, even without keys, overrides NSAllowsArbitraryLoads for its domain only.
         ("example.org", "exception example.org", false, true, .tls12, true),
-        ("www.example.org", "global keys", true, false, .tls10, false),
+        ("www.example.org", "global keys", true, false, .tls12, false),
         // Longest prefix: /27 (strict) inside /24 (cleartext allowed).
         ("198.51.100.0", "exception 198.51.100.0/27", false, true, .tls12, true),
         ("198.51.100.100", "exception 198.51.100.0/24", true, true, .tls12, true),
@@ -51,12 +54,21 @@ struct TransportRuleResolutionTests {
         // A public IP literal needs an entry: arbitrary loads do not cover it.
         ("203.0.113.8", "global keys", false, true, .tls12, true),
         // Local names and addresses.
-        ("localhost", "local network", true, false, .tls10, false),
-        ("printer", "local network", true, false, .tls10, false),
-        ("nas.local", "local network", true, false, .tls10, false),
-        ("127.0.0.1", "local network", true, false, .tls10, false),
-        ("192.168.1.10", "local network", true, false, .tls10, false),
-        ("[::1]", "local network", true, false, .tls10, false),
+        ("localhost", "local network", true, false, .tls12, false),
+        ("printer", "local network", true, false, .tls12, false),
+        ("nas.local", "local network", true, false, .tls12, false),
+        ("127.0.0.1", "local network", true, false, .tls12, false),
+        ("192.168.1.10", "local network", true, false, .tls12, false),
+        ("[::1]", "local network", true, false, .tls12, false),
+        // An IPv4-mapped IPv6 literal is its IPv4 address, for exceptions, ranges and locality.
+        ("[::ffff:203.0.113.7]", "exception 203.0.113.7", true, true, .tls12, true),
+        ("[::ffff:198.51.100.0]", "exception 198.51.100.0/27", false, true, .tls12, true),
+        ("[::FFFF:c633:6464]", "exception 198.51.100.0/24", true, true, .tls12, true),
+        ("[::ffff:203.0.113.8]", "global keys", false, true, .tls12, true),
+        ("[::ffff:127.0.0.1]", "local network", true, false, .tls12, false),
+        ("[::ffff:10.1.2.3]", "local network", true, false, .tls12, false),
+        ("192.0.2.9", "exception 192.0.2.0/24", true, true, .tls12, true),
+        ("[::ffff:192.0.2.9]", "exception 192.0.2.0/24", true, true, .tls12, true),
     ]
 
     @Test("every host of the table resolves to the expected rule", arguments: table)
@@ -68,14 +80,15 @@ struct TransportRuleResolutionTests {
         #expect(rule.minimumTLSVersion == row.4, "\(row.0)")
         #expect(rule.requiresForwardSecrecy == row.5, "\(row.0)")
         #expect(rule.checksKeySizes == (row.3 && row.5), "\(row.0): key sizes go with forward secrecy")
+        #expect(rule.requiresDefaultTrust == (row.3 && !row.2), "\(row.0): default trust is required where ATS is on and no exception allows insecure loads")
     }
 
     @Test("the rule explains itself in words")
     func description() {
         #expect(rules.rule(forHost: "a.b.example.com").description
-            == "a.b.example.com (from exception example.com, includes subdomains): HTTPS only, TLS ≥ 1.1, forward secrecy required, keys RSA ≥ 2048 / EC ≥ 256, signatures SHA-256 or better")
+            == "a.b.example.com (from exception example.com, includes subdomains): HTTPS only, TLS ≥ 1.1, default trust required, forward secrecy required, keys RSA ≥ 2048 / EC ≥ 256, signatures SHA-256 or better")
         #expect(rules.rule(forHost: "www.example.org").description
-            == "www.example.org (from global keys): cleartext allowed, ATS checks off (default trust evaluation only)")
+            == "www.example.org (from global keys): cleartext allowed, TLS ≥ 1.2, ATS checks off (default trust evaluation only)")
     }
 
     @Test("NSAllowsArbitraryLoads is ignored when a narrower global key is present, and the remedy says so")
@@ -157,6 +170,35 @@ struct TransportRuleResolutionTests {
         #expect(rules.rule(forHost: "open.example.com").pinSet == nil)
         #expect(rules.rule(forHost: "example.net").pinSet == nil)
         #expect(deep.description.contains("pin set example.com (2 pins, report-only)"))
+    }
+
+    @Test("NSPinnedDomains: an exact entry combines with its parent's that includes subdomains, kind by kind, so the parent's CA pins are not dropped")
+    func combinedPinnedDomains() throws {
+        func identities(_ pins: String...) -> [[String: String]] { pins.map { ["SPKI-SHA256-BASE64": String($0.dropFirst(7))] } }
+        let (rules, issues) = try configuration([
+            "NSPinnedDomains": [
+                "example.com": ["NSIncludesSubdomains": true, "NSPinnedCAIdentities": identities(pinA)],
+                "api.example.com": ["NSPinnedLeafIdentities": identities(pinB)],
+                "ca.example.com": ["NSPinnedCAIdentities": identities(pinB)],
+                "alone.example.org": ["NSPinnedLeafIdentities": identities(pinB)],
+                "example.org": ["NSPinnedCAIdentities": identities(pinA)],
+            ],
+        ])
+        #expect(issues.isEmpty, "\(issues)")
+        // The exact entry's leaf pins and the parent's CA pins: both kinds must then match.
+        let api = try #require(rules.rule(forHost: "api.example.com").pinnedDomain)
+        #expect(api.leafIdentities == [try SPKIPin(pinB)])
+        #expect(api.caIdentities == [try SPKIPin(pinA)])
+        #expect(api.keysDescription == "api.example.com + example.com")
+        #expect(rules.rule(forHost: "api.example.com").description.contains("NSPinnedDomains api.example.com + example.com: 1 CA pin(s), 1 leaf pin(s)"))
+        // Pins of one kind are put together: either CA pin matches.
+        let ca = try #require(rules.rule(forHost: "ca.example.com").pinnedDomain)
+        #expect(ca.caIdentities == [try SPKIPin(pinB), try SPKIPin(pinA)])
+        #expect(ca.leafIdentities == nil)
+        // A parent that does not include subdomains adds nothing; no exact entry: the parent's alone.
+        #expect(rules.rule(forHost: "alone.example.org").pinnedDomain?.caIdentities == nil)
+        #expect(rules.rule(forHost: "alone.example.org").pinnedDomain?.combinedKeys == [])
+        #expect(rules.rule(forHost: "other.example.com").pinnedDomain?.keysDescription == "example.com")
     }
 }
 

@@ -2,8 +2,9 @@ import Foundation
 import TransportSecurity
 
 /// Puts a connection's server trust to a challenge handler (SPEC §3) and turns the disposition
-/// into a trust decision: `useCredential` with a credential accepts the server, `useCredential`
-/// without one refuses it (fail closed), `performDefaultHandling` applies the default policy
+/// into a trust decision: `useCredential(.serverTrust)` accepts the server, `useCredential`
+/// without a credential, or with one of another kind (a user, a client identity), refuses it
+/// (fail closed), `performDefaultHandling` applies the default policy
 /// (system trust and hostname), `cancelAuthenticationChallenge` and `rejectProtectionSpace`
 /// refuse it, and the session reports them as their own errors.
 struct ServerTrustChallengeEvaluator: ServerTrustEvaluating {
@@ -19,10 +20,18 @@ struct ServerTrustChallengeEvaluator: ServerTrustEvaluating {
         let space = ProtectionSpace(host: host, port: port, isSecure: true, realm: nil, method: .serverTrust)
         let challenge = AuthenticationChallenge(protectionSpace: space, previousFailureCount: 0, serverTrust: trust)
         switch await handler.handler(challenge) {
-        case .useCredential(.some):
+        case .useCredential(.serverTrust?):
             return TrustDecision(isTrusted: true, decidedBy: "challenge handler: useCredential", reason: "the challenge handler accepted the server trust")
         case .useCredential(.none):
             return TrustDecision(isTrusted: false, decidedBy: "challenge handler: useCredential", reason: "the challenge handler answered without a credential")
+        case .useCredential(.user?), .useCredential(.clientIdentity?):
+            // A handler written for HTTP Basic or client certificates (`{ _ in
+            // .useCredential(.user(…)) }`) must not turn TLS validation off by accident.
+            return TrustDecision(
+                isTrusted: false,
+                decidedBy: "challenge handler: useCredential",
+                reason: "the challenge handler answered the server-trust challenge with a credential of another kind (a user or a client identity), which counts as none: only Credential.serverTrust trusts a server"
+            )
         case .performDefaultHandling:
             return await SecurityPolicy.default.evaluate(trust, forDomain: host)
         case .cancelAuthenticationChallenge:

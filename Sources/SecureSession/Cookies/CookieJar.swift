@@ -39,11 +39,12 @@ public final class CookieJar: Sendable {
 
     /// Creates an empty jar.
     /// - Parameters:
-    ///   - publicSuffixes: The domains no cookie may be set for; Debian's list by default.
+    ///   - publicSuffixes: The domains no cookie may be set for (both sections of the list); the
+    ///     list compiled into TransportSecurity by default.
     ///   - logger: Where ignored `Set-Cookie` fields are reported (debug level, never values).
     ///   - clock: The current time (tests fix it).
     public init(
-        publicSuffixes: PublicSuffixList? = .system,
+        publicSuffixes: PublicSuffixList? = .bundled,
         logger: Logger = Logger(label: "TransportSecurity.CookieJar"),
         clock: @escaping @Sendable () -> Date = { Date() }
     ) {

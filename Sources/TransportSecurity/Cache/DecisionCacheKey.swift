@@ -23,6 +23,8 @@ public struct DecisionCacheKey: Sendable, Hashable {
     public let evaluationTime: Date?
     /// The path-building limits.
     public let limits: PathBuildingLimits
+    /// The public suffix list and the SHA-1 switch the evaluation used.
+    public let options: TrustEvaluationOptions
 
     /// The key for evaluating `trust` for `host` with `evaluator`.
     /// - Returns: `nil` when the system store is needed and cannot be read (nothing is cached then).
@@ -48,6 +50,7 @@ public struct DecisionCacheKey: Sendable, Hashable {
         self.anchorsOnly = trust.anchorsOnly
         self.evaluationTime = trust.evaluationTime
         self.limits = trust.limits
+        self.options = trust.options
     }
 
     /// Hashes every part; byte strings in one call each (a cache hit hashes a key twice).
@@ -63,5 +66,6 @@ public struct DecisionCacheKey: Sendable, Hashable {
         hasher.combine(anchorsOnly)
         hasher.combine(evaluationTime)
         hasher.combine(limits)
+        hasher.combine(options)
     }
 }

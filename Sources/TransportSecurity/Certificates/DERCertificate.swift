@@ -56,7 +56,7 @@ public struct DERCertificate: Sendable, Hashable, CustomStringConvertible {
             certificate = try Certificate(derEncoded: bytes)
             spki = try Self.extractSubjectPublicKeyInfo(tbsCertificate: certificate.tbsCertificateBytes)
         } catch {
-            let why = DERFraming.explanation(of: error, in: bytes) ?? CertificateLoader.readable(error)
+            let why = DERFraming.explanation(of: error, in: bytes) ?? Self.refusedAlgorithm(of: error, in: bytes) ?? CertificateLoader.readable(error)
             throw CertificateLoadingError(source: nil, reason: .malformedCertificate(why))
         }
         storage = Storage(certificate: certificate, derBytes: bytes, subjectPublicKeyInfoBytes: spki)

@@ -4,8 +4,9 @@
 /// server whose own certificate is pinned validates; with ``performsDefaultValidation`` the chain
 /// must validate (to the system store, and to the pins when self-signed certificates are
 /// accepted) before the pins are compared with the certificates of the validated path (a
-/// certificate sent beside the path is not compared). Without validation, the presented chain
-/// is compared.
+/// certificate sent beside the path is not compared). Without validation, the leaf and the
+/// presented certificates signature-linked above it are compared: a genuine pinned certificate
+/// appended after an attacker's own leaf signs nothing of it, and counts for nothing.
 public struct PinnedCertificatesTrustEvaluator: ServerTrustEvaluating {
     /// The pinned certificates.
     public let certificates: [DERCertificate]
@@ -30,14 +31,15 @@ public struct PinnedCertificatesTrustEvaluator: ServerTrustEvaluating {
     }
 
     /// Validates `trust` (when ``performsDefaultValidation``), then trusts it when a certificate
-    /// of the validated path (else of the presented chain) is one of ``certificates``; a mismatch
+    /// of the validated path (else the leaf or a certificate signature-linked above it) is one of
+    /// ``certificates``; a mismatch
     /// lists the certificates considered and those expected.
     public func evaluate(_ trust: ServerTrust, forHost host: String) async -> TrustDecision {
         guard !certificates.isEmpty else {
             return TrustDecision(isTrusted: false, decidedBy: evaluatorName, reason: "no certificates are pinned")
         }
         var checks: [TrustCheck] = []
-        var considered = trust.chain
+        var considered: [DERCertificate]
         if performsDefaultValidation {
             let anchored = acceptsSelfSignedCertificates ? trust.settingAnchors(certificates, only: false) : trust
             let validation: TrustValidationPolicy = validatesHost ? .ssl(host) : .ssl(host: nil)
@@ -48,6 +50,10 @@ public struct PinnedCertificatesTrustEvaluator: ServerTrustEvaluating {
             // The validated path, not the presented chain: a certificate sent beside the path
             // proves nothing (OkHttp's CVE-2016-2402).
             considered = evaluation.path
+        } else {
+            let linked = trust.signatureLinkedChain
+            checks.append(linked.check)
+            considered = linked.certificates
         }
         guard let match = considered.first(where: certificates.contains) else {
             return TrustDecision(

@@ -4,8 +4,11 @@
 /// With ``performsDefaultValidation`` (the default) the chain must first validate against the
 /// system store, and the certificates compared are those of the validated path, its anchor
 /// included: a certificate the server sends beside the path is not (it proves nothing, and
-/// anyone can send the pinned CA's certificate). Without validation, the presented chain is
-/// compared, as Alamofire does.
+/// anyone can send the pinned CA's certificate). Without validation, the leaf and the presented
+/// certificates signature-linked above it are compared: the handshake proves only the leaf's
+/// key, so `[attacker's own leaf, the genuine leaf]` is refused (Alamofire, which compares
+/// every presented certificate there, accepts it). With ``matchesLeafOnly`` only the leaf's key
+/// is compared (curl's `--pinnedpubkey`).
 public struct PublicKeysTrustEvaluator: ServerTrustEvaluating {
     /// The pinned keys.
     public let pins: Set<SPKIPin>
@@ -13,12 +16,20 @@ public struct PublicKeysTrustEvaluator: ServerTrustEvaluating {
     public let performsDefaultValidation: Bool
     /// Check the hostname during validation.
     public let validatesHost: Bool
+    /// Compare the leaf's key only (curl's `--pinnedpubkey`), not the keys above it.
+    public let matchesLeafOnly: Bool
 
     /// Creates the evaluator from pins.
-    public init(pins: some Sequence<SPKIPin>, performsDefaultValidation: Bool = true, validatesHost: Bool = true) {
+    /// - Parameters:
+    ///   - pins: The pinned keys.
+    ///   - performsDefaultValidation: See ``performsDefaultValidation``.
+    ///   - validatesHost: See ``validatesHost``.
+    ///   - matchesLeafOnly: See ``matchesLeafOnly``.
+    public init(pins: some Sequence<SPKIPin>, performsDefaultValidation: Bool = true, validatesHost: Bool = true, matchesLeafOnly: Bool = false) {
         self.pins = Set(pins)
         self.performsDefaultValidation = performsDefaultValidation
         self.validatesHost = validatesHost
+        self.matchesLeafOnly = matchesLeafOnly
     }
 
     /// Creates the evaluator from the public keys of certificates.
@@ -27,14 +38,14 @@ public struct PublicKeysTrustEvaluator: ServerTrustEvaluating {
     }
 
     /// Validates `trust` (when ``performsDefaultValidation``), then trusts it when a certificate
-    /// of the validated path (else of the presented chain) carries one of ``pins``; a mismatch
-    /// lists the pins presented and those expected.
+    /// of the validated path (else the leaf or a certificate signature-linked above it) carries
+    /// one of ``pins``; a mismatch lists the pins presented and those expected.
     public func evaluate(_ trust: ServerTrust, forHost host: String) async -> TrustDecision {
         guard !pins.isEmpty else {
             return TrustDecision(isTrusted: false, decidedBy: evaluatorName, reason: "no public keys are pinned")
         }
         var checks: [TrustCheck] = []
-        var considered = trust.chain
+        var considered = Array(trust.chain.prefix(1))
         if performsDefaultValidation {
             let validation: TrustValidationPolicy = validatesHost ? .ssl(host) : .ssl(host: nil)
             let evaluation = await validate(trust, under: validation, named: "trust under \(validation)", into: &checks)
@@ -43,13 +54,17 @@ public struct PublicKeysTrustEvaluator: ServerTrustEvaluating {
             }
             // The validated path, not the presented chain: a certificate sent beside the path
             // proves nothing (OkHttp's CVE-2016-2402).
-            considered = evaluation.path
+            if !matchesLeafOnly { considered = evaluation.path }
+        } else if !matchesLeafOnly {
+            let linked = trust.signatureLinkedChain
+            checks.append(linked.check)
+            considered = linked.certificates
         }
         guard let match = considered.first(where: { pins.contains($0.spkiPin) }) else {
             return TrustDecision(
                 isTrusted: false,
                 decidedBy: evaluatorName,
-                reason: "no certificate of the chain carries a pinned public key",
+                reason: matchesLeafOnly ? "the leaf's public key is not pinned" : "no certificate of the chain carries a pinned public key",
                 checks: checks,
                 pinMismatch: PinMismatch(
                     mode: .publicKey,

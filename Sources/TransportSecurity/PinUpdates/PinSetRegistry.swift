@@ -124,8 +124,10 @@ public final class PinSetRegistry: Sendable {
         return try accepted.withLock { (current: inout PinUpdateDocument?) throws(PinUpdateError) -> PinUpdateDocument in
             // The store may hold a newer document than this registry knows (another process's,
             // or one never loaded): it counts too, or an old signed document, replayed, would
-            // replace it. It then applies here as well.
-            if let stored = storedDocument(), stored.version > (current?.version ?? 0) { current = stored }
+            // replace it. It then applies here as well. A store that cannot be read hides the
+            // version to beat: nothing is accepted (from version 0, an old signed document
+            // would pass) until the file is repaired or removed.
+            if let stored = try storedDocument(), stored.version > (current?.version ?? 0) { current = stored }
             let currentVersion = current?.version ?? 0
             guard document.version > currentVersion else {
                 throw PinUpdateError(.notNewer(offered: document.version, current: currentVersion))
@@ -136,11 +138,26 @@ public final class PinSetRegistry: Sendable {
         }
     }
 
-    /// The stored document when it verifies; `nil` when nothing is stored or the file is corrupt
-    /// (which a good update may replace).
-    private func storedDocument() -> PinUpdateDocument? {
-        guard let store, let stored = try? store.read() else { return nil }
-        return try? verified(stored.document, signature: stored.signature)
+    /// The stored document; `nil` when nothing is stored.
+    /// - Throws: ``PinUpdateError/Reason/corruptStore(_:)`` when the file cannot be read, is
+    ///   corrupt, or holds a document that no longer verifies: the version floor is then unknown.
+    private func storedDocument() throws(PinUpdateError) -> PinUpdateDocument? {
+        guard let store else { return nil }
+        do {
+            guard let stored = try store.read() else { return nil }
+            return try verified(stored.document, signature: stored.signature)
+        } catch {
+            throw PinUpdateError(
+                .corruptStore("\(Self.detail(of: error.reason)); the version an update must exceed is unknown, so updates are refused until the file is repaired or removed"),
+                source: store.path
+            )
+        }
+    }
+
+    /// The text of a reason without its source.
+    private static func detail(of reason: PinUpdateError.Reason) -> String {
+        if case .corruptStore(let detail) = reason { return detail }
+        return PinUpdateError(reason).description
     }
 
     /// The document when its signature verifies and it parses.

@@ -115,6 +115,11 @@ public struct PinUpdateDocument: Sendable, Hashable {
         guard !pins.isEmpty else { throw PinUpdateError(.malformedDocument("domains.\(name): no pins and no certificates")) }
         var unique: [SPKIPin] = []
         for pin in pins where !unique.contains(pin) { unique.append(pin) }
+        guard unique.count >= DomainPinSet.minimumPins else {
+            throw PinUpdateError(.malformedDocument(
+                "domains.\(name): \(unique.count) distinct pin; every domain needs at least \(DomainPinSet.minimumPins) (a backup pin, so that a lost or compromised key can be replaced without locking clients out)"
+            ))
+        }
         var set = DomainPinSet(key: key, pins: unique)
         set.includesSubdomains = domain.includeSubdomains ?? false
         set.expirationDate = expiresAt

@@ -54,7 +54,7 @@ struct SecurityPolicyEvaluation {
                     mismatch: certificateMismatch(considered: trust.chain)
                 )
             }
-            let considered = consideredCertificates(trust.chain, after: pinnedEvaluation)
+            let considered = consideredCertificates(trust, after: pinnedEvaluation)
             guard let match = considered.first(where: { policy.pinnedCertificates.contains($0) }) else {
                 return reject(
                     .certificatePinning,
@@ -66,12 +66,14 @@ struct SecurityPolicyEvaluation {
             return accept(.certificatePinning, "the chain validates to the pinned certificate \(match.subjectSummary)")
         case .publicKey:
             // Rule 6.
-            let considered = consideredCertificates(trust.chain, after: systemEvaluation)
+            let considered = consideredCertificates(trust, after: systemEvaluation)
             guard let match = considered.first(where: { policy.pinnedPublicKeys.contains($0.spkiPin) }) else {
                 let expected = policy.pinnedCertificates.map(PinMismatch.Entry.init)
                 return reject(
                     .publicKeyPinning,
-                    "no certificate of the chain carries a pinned public key",
+                    systemEvaluation.isTrusted
+                        ? "no certificate of the chain carries a pinned public key"
+                        : "no certificate of the chain carries a pinned public key (it did not validate, so only the leaf and the certificates signature-linked above it count)",
                     mismatch: PinMismatch(mode: .publicKey, host: domain, considered: considered, expected: expected)
                 )
             }
@@ -83,13 +85,18 @@ struct SecurityPolicyEvaluation {
     }
 
     /// After a successful validation, the validated path: the presented leaf, the presented
-    /// certificates the path went through, and the anchor it reached (SPEC §2's presented chain
-    /// plus anchor, for every chain whose certificates lie on its path; what SecTrust hands
+    /// certificates the path went through, and the anchor it reached (what SecTrust hands
     /// AFNetworking after evaluation). A certificate sent beside the path is not considered:
     /// anyone holding a valid chain from another CA could append the pinned CA's certificate
-    /// (OkHttp's CVE-2016-2402). Only the presented chain when validation failed (fail closed).
-    private func consideredCertificates(_ chain: [DERCertificate], after evaluation: TrustEvaluation) -> [DERCertificate] {
-        evaluation.isTrusted ? evaluation.path : chain
+    /// (OkHttp's CVE-2016-2402). When validation failed (and allowInvalidCertificates let the
+    /// evaluation go on), the leaf and the presented certificates signature-linked above it: an
+    /// attacker's own leaf followed by the genuine certificates counts as the attacker's leaf
+    /// alone (AFNetworking compared every presented certificate here).
+    private mutating func consideredCertificates(_ trust: ServerTrust, after evaluation: TrustEvaluation) -> [DERCertificate] {
+        if evaluation.isTrusted { return evaluation.path }
+        let linked = trust.signatureLinkedChain
+        checks.append(linked.check)
+        return linked.certificates
     }
 
     private func certificateMismatch(considered: [DERCertificate]) -> PinMismatch {

@@ -130,7 +130,10 @@ public enum ServerHost: Sendable, Hashable, CustomStringConvertible, Codable {
         return nil
     }
 
-    /// The canonical text of an IPv4 or IPv6 literal, or `nil` when `text` is not one.
+    /// The canonical text of an IPv4 or IPv6 literal, or `nil` when `text` is not one. An
+    /// IPv4-mapped IPv6 address (`::ffff:192.0.2.1`) is its IPv4 address (`192.0.2.1`), the
+    /// address a connection to it reaches: every rule, exception and pin for the one holds for
+    /// the other.
     static func canonicalIPAddress(_ text: String) -> String? {
         // `inet_pton` reads a C string: text after a NUL would go unseen (`10.0.0.1\0junk`).
         guard !text.utf8.contains(0) else { return nil }
@@ -140,9 +143,17 @@ public enum ServerHost: Sendable, Hashable, CustomStringConvertible, Codable {
         if inet_pton(AF_INET, text, &v4) == 1 { return text }
         var v6 = in6_addr()
         guard inet_pton(AF_INET6, text, &v6) == 1 else { return nil }
+        if let v4 = unmappedIPv4(withUnsafeBytes(of: &v6, Array.init)) { return addressText(v4) }
         var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
         guard inet_ntop(AF_INET6, &v6, &buffer, socklen_t(buffer.count)) != nil else { return nil }
         return String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The IPv4 address an IPv4-mapped IPv6 address (`::ffff:0:0/96`, RFC 4291 §2.5.5.2) stands
+    /// for; `nil` for any other bytes.
+    static func unmappedIPv4(_ bytes: [UInt8]) -> [UInt8]? {
+        guard bytes.count == 16, bytes[..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF else { return nil }
+        return Array(bytes[12...])
     }
 
     /// The canonical text of an address as certificates hold it (4 or 16 bytes); any other

@@ -28,6 +28,8 @@ public struct ServerTrust: Sendable, Hashable {
     public var evaluationTime: Date?
     /// Bounds on path building.
     public var limits: PathBuildingLimits
+    /// The public suffix list for wildcards, and whether SHA-1 signatures are allowed.
+    public var options: TrustEvaluationOptions
 
     /// Creates a server trust.
     public init(
@@ -37,7 +39,8 @@ public struct ServerTrust: Sendable, Hashable {
         anchorsOnly: Bool = true,
         systemStore: TrustStore? = nil,
         evaluationTime: Date? = nil,
-        limits: PathBuildingLimits = .default
+        limits: PathBuildingLimits = .default,
+        options: TrustEvaluationOptions = .default
     ) {
         self.chain = chain
         self.policy = policy
@@ -46,6 +49,7 @@ public struct ServerTrust: Sendable, Hashable {
         self.systemStore = systemStore
         self.evaluationTime = evaluationTime
         self.limits = limits
+        self.options = options
     }
 
     /// The leaf certificate, if any was presented.

@@ -14,7 +14,7 @@ struct ServerTrustEngine {
             return result(.fatalFailure, failures: [TrustFailure(.emptyChain, detail: "the server presented no certificate")])
         }
         let state = PathBuildingState(workUnits: trust.limits.maximumWork)
-        let policy = ServerTrustVerifierPolicy(validation: trust.policy, time: time, limits: trust.limits, state: state)
+        let policy = ServerTrustVerifierPolicy(validation: trust.policy, time: time, limits: trust.limits, options: trust.options, state: state)
         var verifier = Verifier(
             rootCertificates: CertificateStore(custom: BudgetedCertificateStore(index: anchors.index, budget: state))
         ) { policy }

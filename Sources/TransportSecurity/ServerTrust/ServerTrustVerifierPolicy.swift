@@ -15,11 +15,18 @@ struct ServerTrustVerifierPolicy: VerifierPolicy {
 
     let verifyingCriticalExtensions: [ASN1ObjectIdentifier]
 
-    init(validation: TrustValidationPolicy, time: Date, limits: PathBuildingLimits, state: PathBuildingState) {
+    init(
+        validation: TrustValidationPolicy,
+        time: Date,
+        limits: PathBuildingLimits,
+        options: TrustEvaluationOptions = .default,
+        state: PathBuildingState
+    ) {
         self.state = state
         var policies: [any FailureReportingPolicy] = [
             MaximumPathLengthPolicy(maximumLength: limits.maximumPathLength),
             ValidityPeriodPolicy(validationTime: time),
+            options.insecurelyAllowsSHA1Signatures ? SignatureHashPolicy.insecurelyAllowingSHA1 : SignatureHashPolicy.standard,
         ]
         policies.append(contentsOf: Self.profilePolicies)
         switch validation {
@@ -28,7 +35,7 @@ struct ServerTrustVerifierPolicy: VerifierPolicy {
             policies.append(EndEntityLeafPolicy())
             policies.append(ExtendedKeyUsagePolicy.serverAuthentication)
             policies.append(CommonNamePolicy())
-            if let host { policies.append(SubjectAltNameHostPolicy(host: host)) }
+            if let host { policies.append(SubjectAltNameHostPolicy(host: host, publicSuffixes: options.publicSuffixes)) }
         case .sslClient:
             policies.append(NameConstraintsPolicy(host: nil))
             policies.append(EndEntityLeafPolicy())

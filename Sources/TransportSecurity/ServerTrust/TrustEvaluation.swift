@@ -60,6 +60,7 @@ public struct TrustEvaluation: Sendable, Hashable {
             .extendedKeyUsage, .leafIsCertificateAuthority, .misissued:
             return ". The certificate chain is invalid; it must be re-issued."
         case .weakKey: return ". The certificate must be re-issued with a stronger key (RSA of 2048 bits or more, or ECDSA)."
+        case .weakSignature: return ". The certificate must be re-issued signed with SHA-256 or better."
         case .pathTooLong, .workBudgetExceeded: return ". The chain is too complex to validate; send a shorter chain."
         case .emptyChain: return ". The server must present a certificate."
         case .trustStoreUnavailable: return ". Set SSL_CERT_FILE or install the ca-certificates package."

@@ -41,6 +41,9 @@ public struct TrustFailure: Sendable, Hashable, Codable, CustomStringConvertible
         /// A key of the path is too weak or malformed (an RSA modulus under 2048 bits or not a
         /// multiple of 8).
         case weakKey
+        /// A certificate of the path below the anchor is signed with SHA-1 or MD5 (a hash whose
+        /// collisions let a signature be forged), or with an algorithm that is not accepted.
+        case weakSignature
 
         /// Whether a user could knowingly accept this failure (expired, not yet valid, hostname
         /// mismatch, unknown root or issuer); everything else is fatal.

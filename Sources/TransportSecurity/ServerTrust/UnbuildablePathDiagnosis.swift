@@ -32,6 +32,15 @@ struct UnbuildablePathDiagnosis {
                 )
             }
             guard let signer = candidates.first(where: { $0.certificate.publicKey.isValidSignature(tip.certificate.signature, for: tip.certificate) }) else {
+                // swift-certificates verifies no MD5 or ECDSA-with-SHA-1 signature: say that the
+                // algorithm, not the key, is why.
+                if !SignatureHashPolicy.strongAlgorithms.contains(tip.certificate.signatureAlgorithm) {
+                    return TrustFailure(
+                        .weakSignature,
+                        certificate: tip.subjectSummary,
+                        detail: "is signed with \(tip.signatureAlgorithmName), which is refused: only SHA-256 or better, and Ed25519, are accepted (MD5 and SHA-1 signatures can be forged)"
+                    )
+                }
                 return TrustFailure(
                     .badSignature,
                     certificate: tip.subjectSummary,

@@ -47,9 +47,19 @@ public enum DomainKey: Sendable, Hashable, CustomStringConvertible {
             throw refuse("has a wildcard: write the parent domain and include its subdomains (no wildcards)")
         }
         if let slash = key.firstIndex(of: "/") {
-            guard let bytes = DomainKey.addressBytes(String(key[..<slash])),
-                let prefix = Int(key[key.index(after: slash)...]), (0...(bytes.count * 8)).contains(prefix)
-            else { throw refuse("is not valid CIDR notation (an address, '/', a prefix length within the address's bits)") }
+            let address = String(key[..<slash])
+            guard let bytes = DomainKey.addressBytes(address), var prefix = Int(key[key.index(after: slash)...]) else {
+                throw refuse("is not valid CIDR notation (an address, '/', a prefix length within the address's bits)")
+            }
+            // An IPv4-mapped range (`::ffff:10.0.0.0/104`) is the IPv4 range it maps
+            // (`10.0.0.0/8`), as its addresses are read as IPv4 ones.
+            if bytes.count == 4, address.contains(":") {
+                guard prefix >= 96 else { throw refuse("is an IPv6 range wider than the IPv4-mapped range ::ffff:0:0/96 it starts in: write its IPv4 part, or an IPv6 range that does not start with an IPv4-mapped address") }
+                prefix -= 96
+            }
+            guard (0...(bytes.count * 8)).contains(prefix) else {
+                throw refuse("is not valid CIDR notation (an address, '/', a prefix length within the address's bits)")
+            }
             return .range(DomainKey.masked(bytes, prefix: prefix), prefix: prefix)
         }
         if let bytes = DomainKey.addressBytes(key) { return .address(bytes) }

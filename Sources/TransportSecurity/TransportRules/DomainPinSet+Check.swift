@@ -17,6 +17,11 @@ extension DomainPinSet {
         if let refusal {
             return .rejected("the pin set for \(key) was refused when loaded (\(refusal)), so the domain is blocked", nil)
         }
+        // However the set was made (a built-in set in code, say): one pin is no set, since the
+        // loss of that key would lock every client out (fail closed).
+        if Set(pins).count < DomainPinSet.minimumPins {
+            return .rejected("the pin set for \(key) holds \(Set(pins).count) distinct pin\(Set(pins).count == 1 ? "" : "s"); a pin set needs at least \(DomainPinSet.minimumPins) (a backup pin), so the domain is blocked", nil)
+        }
         guard isActive(at: time), !path.certificates.contains(where: { pins.contains($0.spkiPin) }) else { return .satisfied }
         let mismatch = PinMismatch(mode: .publicKey, host: host, considered: path.certificates, expected: pins.map(PinMismatch.Entry.init(pin:)))
         guard enforces else { return .reportOnly(mismatch) }

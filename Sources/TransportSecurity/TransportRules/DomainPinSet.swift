@@ -23,7 +23,12 @@ public struct DomainPinSet: Sendable, Hashable {
     /// blocks every host it covers, enforced or not (fail closed).
     public var refusal: String?
 
-    /// Creates a pin set.
+    /// The fewest distinct pins a set may hold: the pin in use and a backup pin (a key kept
+    /// offline), as TrustKit requires. A set with fewer blocks every host it covers.
+    public static let minimumPins = 2
+
+    /// Creates a pin set. One with fewer than ``minimumPins`` distinct pins blocks every host it
+    /// covers.
     public init(key: DomainKey, pins: [SPKIPin]) {
         self.key = key
         self.pins = pins

@@ -29,7 +29,15 @@ public struct TransportRule: Sendable, Hashable, CustomStringConvertible {
     /// Whether ATS's extended checks apply to HTTPS (minimum TLS version, forward secrecy, key
     /// sizes, signature hashes); `false` under arbitrary loads or on the local network.
     public let enforcesATS: Bool
-    /// The oldest TLS version accepted.
+    /// Whether the chain must validate to a trusted anchor of the system store, with the host,
+    /// whatever the evaluator decided: ATS is enforced for the host and no
+    /// `NSExceptionAllowsInsecureHTTPLoads` lets the app loosen trust for it. An evaluator that
+    /// does not validate (`allowInvalidCertificates`, a disabled evaluator, a challenge
+    /// handler's `useCredential`) cannot then make the host trusted: rules only tighten.
+    public let requiresDefaultTrust: Bool
+    /// The oldest TLS version accepted: TLS 1.2, or the lower version an exception's
+    /// `NSExceptionMinimumTLSVersion` names. Neither arbitrary loads nor the local network lower
+    /// it below the session's own floor.
     public let minimumTLSVersion: TLSProtocolVersion
     /// Whether only forward-secret cipher suites are offered.
     public let requiresForwardSecrecy: Bool
@@ -60,7 +68,8 @@ public struct TransportRule: Sendable, Hashable, CustomStringConvertible {
         self.cleartextRemedy = cleartextRemedy
         self.enforcesATS = enforcesATS
         let entry = exception ?? ExceptionDomain(key: .dnsName(host))
-        minimumTLSVersion = enforcesATS ? entry.minimumTLSVersion : .tls10
+        requiresDefaultTrust = enforcesATS && !entry.allowsInsecureHTTPLoads
+        minimumTLSVersion = entry.minimumTLSVersion
         requiresForwardSecrecy = enforcesATS && entry.requiresForwardSecrecy
         checksKeySizes = enforcesATS && entry.requiresForwardSecrecy
         checksSignatureHashes = enforcesATS
@@ -85,8 +94,9 @@ public struct TransportRule: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         var parts: [String] = []
         parts.append(allowsCleartext ? "cleartext allowed" : "HTTPS only")
+        parts.append("TLS ≥ \(minimumTLSVersion.displayName.dropFirst(4))")
         if enforcesATS {
-            parts.append("TLS ≥ \(minimumTLSVersion.displayName.dropFirst(4))")
+            if requiresDefaultTrust { parts.append("default trust required") }
             parts.append(requiresForwardSecrecy ? "forward secrecy required" : "forward secrecy not required")
             if checksKeySizes { parts.append("keys RSA ≥ 2048 / EC ≥ 256") }
             parts.append("signatures SHA-256 or better")
@@ -98,7 +108,7 @@ public struct TransportRule: Sendable, Hashable, CustomStringConvertible {
             var kinds: [String] = []
             if let ca = pinnedDomain.caIdentities { kinds.append("\(ca.count) CA pin(s)") }
             if let leaf = pinnedDomain.leafIdentities { kinds.append("\(leaf.count) leaf pin(s)") }
-            parts.append("pinned (NSPinnedDomains \(pinnedDomain.key): \(kinds.joined(separator: ", ")))")
+            parts.append("pinned (NSPinnedDomains \(pinnedDomain.keysDescription): \(kinds.joined(separator: ", ")))")
         }
         if let pinSet {
             let mode = pinSet.refusal != nil ? "refused at load, blocks" : (pinSet.enforces ? "enforced" : "report-only")

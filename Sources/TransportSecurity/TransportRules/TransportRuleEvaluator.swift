@@ -28,14 +28,28 @@ public struct TransportRuleEvaluator: ServerTrustEvaluating {
     public func evaluate(_ trust: ServerTrust, forHost host: String) async -> TrustDecision {
         let decision = await base.evaluate(trust, forHost: host)
         guard decision.isTrusted else { return decision }
-        let path = decision.checkedPath(of: trust)
-        let validated = decision.lastEvaluation?.isTrusted == true
-        let time = trust.evaluationTime ?? Date()
         var checks = decision.checks
         func reject(_ reason: String, pinMismatch: PinMismatch? = nil) -> TrustDecision {
             checks.append(TrustCheck(name: "transport rule for \(rule.host)", passed: false, detail: reason))
             return TrustDecision(isTrusted: false, decidedBy: Self.decider, reason: reason, checks: checks, pinMismatch: pinMismatch)
         }
+        // A path validated to the system store by the rule itself, when the evaluator trusted the
+        // server without one.
+        var defaultPath: [DERCertificate]?
+        let baseValidated = decision.lastEvaluation?.isTrusted == true
+        if rule.requiresDefaultTrust {
+            // The evaluator may have trusted the server without validating it (or against
+            // anchors of its own): ATS's default evaluation still has to pass.
+            let evaluation = await trust.withPolicy(.ssl(host)).usingSystemStoreOnly().evaluate()
+            checks.append(TrustCheck(name: "default trust required by the transport rule (ATS)", evaluation: evaluation))
+            guard evaluation.isTrusted else {
+                return reject("ATS is enforced for \(rule.host) (rule from \(rule.originDescription)), and the chain does not validate to a trusted anchor for the host, whatever the evaluator decided: \(evaluation.summary) (rules only tighten; an exception's NSExceptionAllowsInsecureHTTPLoads lets an app loosen trust for a domain)")
+            }
+            if !baseValidated { defaultPath = evaluation.path }
+        }
+        let path = defaultPath ?? decision.checkedPath(of: trust)
+        let validated = baseValidated || defaultPath != nil
+        let time = trust.evaluationTime ?? Date()
         if rule.checksKeySizes, let weak = path.lazy.compactMap(Self.weakKey).first {
             return reject("\(weak); ATS requires RSA keys of 2048 bits or more and EC keys of 256 bits or more (NSExceptionRequiresForwardSecrecy = false relaxes this for the domain)")
         }
@@ -57,10 +71,19 @@ public struct TransportRuleEvaluator: ServerTrustEvaluating {
             checks.append(TrustCheck(name: "certificate transparency", passed: true, detail: ([verdict.reason] + verdict.timestamps).joined(separator: "; ")))
         }
         // Pins match a validated path only (computed when a pin is to be matched).
-        let pinnable = rule.pinnedDomain == nil && rule.pinSet == nil ? PinnablePath.unneeded : await decision.pinnablePath(of: trust)
+        let pinnable: PinnablePath
+        if rule.pinnedDomain == nil && rule.pinSet == nil {
+            pinnable = .unneeded
+        } else if let defaultPath {
+            pinnable = PinnablePath(certificates: defaultPath, isValidated: true, search: nil)
+        } else {
+            pinnable = await decision.pinnablePath(of: trust)
+        }
+        // A path the rule validated bounds the decision's reuse as the evaluator's own would.
+        let reusableUntil = TrustDecision.earlier(pinnable.validUntil, defaultPath?.earliestExpiry)
         if let search = pinnable.search { checks.append(search) }
         if let pinned = rule.pinnedDomain {
-            let domain = "NSPinnedDomains.\(pinned.key)"
+            let domain = "NSPinnedDomains.\(pinned.keysDescription)"
             if let ca = pinned.caIdentities {
                 // CA identities match a certificate of the validated path (Apple's own check runs
                 // inside path validation): a chain that did not validate proves no CA.
@@ -79,7 +102,7 @@ public struct TransportRuleEvaluator: ServerTrustEvaluating {
                                   pinMismatch: PinMismatch(mode: .publicKey, host: host, considered: Array(path.prefix(1)), expected: leaf.map(PinMismatch.Entry.init(pin:))))
                 }
             }
-            checks.append(TrustCheck(name: "NSPinnedDomains \(pinned.key)", passed: true, detail: "a pinned key is in the path"))
+            checks.append(TrustCheck(name: "NSPinnedDomains \(pinned.keysDescription)", passed: true, detail: "a pinned key is in the path"))
         }
         if let set = rule.pinSet {
             switch set.verdict(on: pinnable, host: host, at: time) {
@@ -89,10 +112,10 @@ public struct TransportRuleEvaluator: ServerTrustEvaluating {
                 return reject(reason, pinMismatch: mismatch)
             case .reportOnly(let mismatch):
                 checks.append(TrustCheck(name: "pin set \(set.key) (report-only)", passed: false, detail: "no pinned key in the path; reported, not enforced"))
-                return decision.stillTrusted(checks: checks, pinMismatch: mismatch, note: "report-only pin set \(set.key) failed", reusableUntil: pinnable.validUntil)
+                return decision.stillTrusted(checks: checks, pinMismatch: mismatch, note: "report-only pin set \(set.key) failed", reusableUntil: reusableUntil)
             }
         }
-        return decision.stillTrusted(checks: checks, reusableUntil: pinnable.validUntil)
+        return decision.stillTrusted(checks: checks, reusableUntil: reusableUntil)
     }
 
     /// `CN=…: RSA 1024-bit key` when a key is too small for ATS.

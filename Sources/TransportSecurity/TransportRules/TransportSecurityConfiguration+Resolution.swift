@@ -15,7 +15,7 @@ extension TransportSecurityConfiguration {
         let name = host.name
         let exceptionMatch = Self.lookup(host, in: exceptionDomains.map { ($0.key, $0.includesSubdomains) })
         let exception = exceptionMatch.map { exceptionDomains[$0.index] }
-        let pinned = Self.lookup(host, in: pinnedDomains.map { ($0.key, $0.includesSubdomains) }).map { pinnedDomains[$0.index] }
+        let pinned = pinnedDomain(for: host)
         let pinSet = self.pinSet(for: host)
         let atsKey = "NSAppTransportSecurity"
         let exceptionRemedy = "\(atsKey).NSExceptionDomains.\(exception?.key.description ?? name).NSExceptionAllowsInsecureHTTPLoads"
@@ -57,6 +57,21 @@ extension TransportSecurityConfiguration {
             pinnedDomain: pinned,
             pinSet: pinSet
         )
+    }
+
+    /// The `NSPinnedDomains` entry for `host`: its own, combined with that of its nearest
+    /// ancestor whose entry includes subdomains (Apple puts the pins of every matching entry
+    /// together); for an address, its own or the longest range's.
+    func pinnedDomain(for host: ServerHost) -> PinnedDomain? {
+        let keys = pinnedDomains.map { ($0.key, $0.includesSubdomains) }
+        guard case .dnsName(let name) = host else { return Self.lookup(host, in: keys).map { pinnedDomains[$0.index] } }
+        let exact = pinnedDomains.first { $0.key.isDNSName(name) }
+        let ancestor = Self.includingAncestor(of: name, in: keys).map { pinnedDomains[$0] }
+        switch (exact, ancestor) {
+        case (let exact?, let ancestor?): return exact.combined(with: ancestor)
+        case (let exact?, nil): return exact
+        case (nil, let ancestor): return ancestor
+        }
     }
 
     /// The pin set for `host`: its own (none if it excludes itself from its parent's), else the

@@ -32,7 +32,7 @@ enum NameConstraintSubtree {
             guard let host = Self.host(ofURI: uri) else { return .outside }
             return host.isWithinHostSubtree(base) ? .inside : .outside
         case (.directoryName(let name), .directoryName(let base)):
-            return Array(name).starts(with: Array(base)) ? .inside : .outside
+            return name.isWithin(directorySubtree: base) ? .inside : .outside
         case (.otherName, .otherName), (.x400Address, .x400Address), (.ediPartyName, .ediPartyName),
             (.registeredID, .registeredID):
             return .unsupported
