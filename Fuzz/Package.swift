@@ -12,6 +12,7 @@ let fuzzTargets: [(name: String, products: [String])] = [
     ("FuzzConfiguration", ["TransportSecurity"]),
     ("FuzzPinUpdate", ["TransportSecurity"]),
     ("FuzzHostMatching", ["TransportSecurity"]),
+    ("FuzzPublicSuffixList", ["TransportSecurity"]),
     ("FuzzCookies", ["SecureSession", "TransportSecurity"]),
     ("FuzzHSTS", ["SecureSession"]),
     ("FuzzServerSentEvents", ["SecureSession"]),

@@ -2,7 +2,7 @@
 # Builds one libFuzzer target and runs it for SECONDS on its corpus.
 #   Fuzz/run.sh TARGET SECONDS [extra libFuzzer flags]
 # TARGET is one of FuzzCertificateLoading FuzzCertificateDirectory FuzzPKCS12 FuzzPinParsing
-# FuzzConfiguration FuzzPinUpdate FuzzHostMatching FuzzCookies FuzzHSTS FuzzServerSentEvents FuzzRevocation FuzzPropertyListBody
+# FuzzConfiguration FuzzPinUpdate FuzzHostMatching FuzzPublicSuffixList FuzzCookies FuzzHSTS FuzzServerSentEvents FuzzRevocation FuzzPropertyListBody
 # FuzzResponses FuzzMessageSignatures. The seed corpus is Fuzz/Corpus/TARGET (committed); new inputs go to
 # .build/fuzz-corpus/TARGET (not committed); crashes to Fuzz/artifacts/.
 set -euo pipefail

@@ -22,7 +22,7 @@ extension PeerTrustVerifier {
     ///     customVerificationCallbackWithMetadata: verifier.makeVerificationCallbackWithMetadata()
     /// )
     /// // later, in a handler of that channel (its ChannelHandlerContext: context):
-    /// let client = try context.pipeline.syncOperations.nioSSL_peerValidatedCertificateChain()?.peerIdentity()
+    /// let client = try context.pipeline.syncOperations.verifiedPeerIdentity()
     /// ```
     /// - Parameter onDecision: Called with every decision, before the handshake goes on.
     public func makeVerificationCallbackWithMetadata(

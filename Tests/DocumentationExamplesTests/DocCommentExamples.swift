@@ -460,9 +460,27 @@ func validatedChainExample(ca: DERCertificate, sslContext: NIOSSLContext, contex
         customVerificationCallbackWithMetadata: verifier.makeVerificationCallbackWithMetadata()
     )
     // later, in a handler of that channel (its ChannelHandlerContext: context):
-    let client = try context.pipeline.syncOperations.nioSSL_peerValidatedCertificateChain()?.peerIdentity()
+    let client = try context.pipeline.syncOperations.verifiedPeerIdentity()
     // example end
     _ = (handler, client)
+}
+
+/// Sources/TransportSecurityNIO/ChannelPipeline+VerifiedPeerIdentity.swift
+func verifiedPeerIdentityExample(context: ChannelHandlerContext) throws {
+    // example begin
+    let client = try context.pipeline.syncOperations.verifiedPeerIdentity()   // nil: no certificate
+    // example end
+    _ = client
+}
+
+/// Sources/TransportSecurity/ServerTrust/TrustEvaluationOptions.swift
+func trustEvaluationOptionsExample(presented: [DERCertificate]) async throws {
+    // example begin
+    var options = TrustEvaluationOptions()
+    options.publicSuffixes = try PublicSuffixList(contentsOf: "public_suffix_list.dat")   // a newer list
+    let trust = ServerTrust(chain: presented, policy: .ssl("api.example.com"), options: options)
+    // example end
+    _ = trust
 }
 
 /// Sources/TransportSecurityNIO/PeerTrustVerifier.swift

@@ -4,6 +4,7 @@ import SecureSession
 import TestServers
 import Testing
 import TransportSecurity
+import TransportSecurityNIO
 
 /// A handler that answers HTTP challenges with `disposition` and server-trust challenges with
 /// `trustDisposition`, and keeps what it saw.
@@ -312,6 +313,26 @@ struct ChallengeTests {
         }
         let noCredential = RecordingHandler(trust: .useCredential(nil))
         await #expect(throws: SecureSessionError.self) { _ = try await session(handler: noCredential.handler).get(server.url("/hello")) }
+        await server.stop()
+    }
+
+    @Test("server trust: a credential of another kind (a user and password, a client identity) counts as none and refuses the server")
+    func serverTrustWrongCredentialKind() async throws {
+        let rogue = try lab.pki.issue(.server("rogue", ipAddresses: ["127.0.0.1"]), by: lab.rogueRoot)
+        let server = try await HTTPTestServer(chain: [rogue])
+        let identity = try ClientIdentity(certificateChainPEM: lab.leaf.pemString, privateKeyPEM: lab.leaf.privateKeyPEM)
+        // A handler written for HTTP Basic, answering every challenge with a password, and one
+        // written for client certificates: neither turns TLS validation off.
+        for credential in [alice, Credential.clientIdentity(identity)] {
+            let handler = RecordingHandler(trust: .useCredential(credential))
+            await #expect {
+                _ = try await session(handler: handler.handler).get(server.url("/hello"))
+            } throws: { error in
+                guard case SecureSessionError.trustRejected(let decision) = error else { return false }
+                return decision.reason.contains("a credential of another kind (a user or a client identity), which counts as none")
+            }
+            #expect(handler.trustChallenges.count == 1)
+        }
         await server.stop()
     }
 

@@ -56,6 +56,27 @@ struct RequestClientIdentityTests {
         await server.stop()
     }
 
+    @Test("a request's own identity follows a redirect to its own server, never to another origin (which gets no certificate)")
+    func redirects() async throws {
+        let partner = try await HTTPTestServer(chain: lab.lab.loopbackChain(), clientVerifier: .clients(of: lab.clientCA, at: lab.lab.pki.now))
+        let stranger = try await HTTPTestServer(chain: lab.lab.loopbackChain(), clientVerifier: .clients(of: lab.clientCA, at: lab.lab.pki.now))
+        let session = lab.lab.session()
+        let alice = try identity(lab.alice)
+        let same = try await session.send(request(partner.url("/redirect?to=/client-certificate"), presenting: alice))
+        #expect(same.text == "CN=alice")
+        var away = URLComponents(url: partner.url("/redirect"), resolvingAgainstBaseURL: false)!
+        away.queryItems = [URLQueryItem(name: "to", value: stranger.url("/client-certificate").absoluteString)]
+        await #expect {
+            _ = try await session.send(request(away.url!, presenting: alice))
+        } throws: { error in
+            guard case SecureSessionError.tlsFailure(let detail) = error else { return false }
+            return detail.contains("client certificate")
+        }
+        await session.shutdown()
+        await partner.stop()
+        await stranger.stop()
+    }
+
     @Test("more tenants than TLS contexts are kept: each request still presents its own certificate")
     func manyTenants() async throws {
         let server = try await HTTPTestServer(chain: lab.lab.loopbackChain(), clientVerifier: .clients(of: lab.clientCA, at: lab.lab.pki.now))

@@ -41,8 +41,10 @@ public final class OpenSSLServer: @unchecked Sendable {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try chain[0].pemString.write(toFile: folder + "/leaf.pem", atomically: true, encoding: .utf8)
         try chain[0].privateKeyPEM.write(toFile: folder + "/leaf.key", atomically: true, encoding: .utf8)
-        try chain.dropFirst().map { $0 }.pemBundle.write(toFile: folder + "/chain.pem", atomically: true, encoding: .utf8)
-        try self.init(certificateFile: folder + "/leaf.pem", keyFile: folder + "/leaf.key", chainFile: folder + "/chain.pem", options: options)
+        // s_server refuses an empty chain file: a lone certificate goes without one.
+        let chainFile: String? = chain.count > 1 ? folder + "/chain.pem" : nil
+        if let chainFile { try chain.dropFirst().map { $0 }.pemBundle.write(toFile: chainFile, atomically: true, encoding: .utf8) }
+        try self.init(certificateFile: folder + "/leaf.pem", keyFile: folder + "/leaf.key", chainFile: chainFile, options: options)
         self.folder = folder
     }
 

@@ -26,6 +26,17 @@ public func shell(_ command: String) throws -> String {
     return String(decoding: data, as: UTF8.self)
 }
 
+/// ``shell(_:)`` on a thread of its own, so that the command's wait holds none of the
+/// cooperative pool's threads (two on a two-core machine): a server in the same process, whose
+/// TLS verification runs in a task, keeps answering the command meanwhile.
+public func shellOffPool(_ command: String) async throws -> String {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread {
+            continuation.resume(with: Result { try shell(command) })
+        }
+    }
+}
+
 /// A command that exited non-zero.
 public struct ShellFailure: Error, CustomStringConvertible {
     /// The command line.

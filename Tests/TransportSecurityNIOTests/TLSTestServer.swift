@@ -41,20 +41,29 @@ final class ClientNameEchoHandler: ChannelInboundHandler, Sendable {
 }
 
 /// Answers what it reads prefixed with who the verified client is, from the chain the verifier
-/// validated (`peerValidatedCertificateChain`): its ``PeerIdentity`` and the subjects of the
-/// path to its anchor, `identity|subject > … > anchor`, or `unverified` when there is none.
+/// validated (`verifiedPeerIdentity()`, `peerValidatedCertificateChain`): its ``PeerIdentity``
+/// and the subjects of the path to its anchor, `identity|subject > … > anchor`; `unverified`
+/// when the client presented no certificate, `unknown` when it presented one no validated path
+/// vouches for (a resumed session, an evaluator that trusted without validating).
 final class VerifiedPeerEchoHandler: ChannelInboundHandler, Sendable {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let chain = try? context.pipeline.syncOperations.nioSSL_peerValidatedCertificateChain()
+        let operations = context.pipeline.syncOperations
+        let chain = try? operations.nioSSL_peerValidatedCertificateChain()
         let who: String
-        if let chain, let identity = try? chain.peerIdentity() {
-            let path = chain.compactMap { try? DERCertificate(derBytes: $0.toDERBytes()).subjectSummary }
-            who = "\(identity)|" + path.joined(separator: " > ")
-        } else {
-            who = "unverified"
+        do {
+            if let identity = try operations.verifiedPeerIdentity(), let chain {
+                let path = chain.compactMap { try? DERCertificate(derBytes: $0.toDERBytes()).subjectSummary }
+                who = "\(identity)|" + path.joined(separator: " > ")
+            } else {
+                who = "unverified"
+            }
+        } catch is PeerIdentityUnavailable {
+            who = "unknown"
+        } catch {
+            who = "error"
         }
         context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: "\(who):" + String(buffer: unwrapInboundIn(data)))), promise: nil)
     }

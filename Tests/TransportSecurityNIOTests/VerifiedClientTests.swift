@@ -92,14 +92,19 @@ struct VerifiedClientTests {
         #expect(batch.closed)
     }
 
-    @Test("an evaluator that trusts without validating hands on no chain, never the certificates merely presented")
+    @Test("an evaluator that trusts without validating hands on no chain, never the certificates merely presented: the client's identity is unknown, not anonymous")
     func noValidatedPathNoChain() async throws {
         let mesh = try mesh()
         let verifier = PeerTrustVerifier(evaluator: InsecureDisabledTrustEvaluator(), host: "clients", systemStore: .empty, cache: nil)
         let server = try await TLSTestServer(chain: lab.chain(.legitimate), clientVerifier: verifier, handsOnValidatedChain: true)
         let outcome = try await connect(port: server.port, verifier: serverVerifier, identity: identity(mesh.checkout, mesh))
+        // Without a certificate at all (a server that lets clients in without one), anonymous.
+        let optional = try await TLSTestServer(chain: lab.chain(.legitimate), clientVerifier: verifier, clientCertificates: .optional, handsOnValidatedChain: true)
+        let anonymous = try await connect(port: optional.port, verifier: serverVerifier)
         await server.stop()
-        #expect(outcome.echoed == "unverified:ping")
+        await optional.stop()
+        #expect(outcome.echoed == "unknown:ping")
+        #expect(anonymous.echoed == "unverified:ping")
     }
 
     @Test("openssl s_client as the client: an allowed workload is told who it is, another is refused")
@@ -125,6 +130,34 @@ struct VerifiedClientTests {
         await server.stop()
         #expect(allowed.contains(echo(to: mesh.checkout, mesh)), "\(allowed)")
         #expect(!refused.contains("ping"), "the refused workload gets nothing back: \(refused)")
+    }
+
+    @Test("a client resuming its TLS session (openssl s_client -sess_out, then -sess_in; TLS 1.2 and 1.3), which runs no verification, has an unknown identity, never an anonymous one")
+    func noResumptionWithoutIdentity() async throws {
+        let mesh = try mesh()
+        let server = try await server(mesh, allowedNames: [try PeerNamePattern("spiffe://payments.example/ns/checkout/sa/api")])
+        let directory = NSTemporaryDirectory() + "tsec-resumption-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try lab.root.pemString.write(toFile: "\(directory)/root.pem", atomically: true, encoding: .utf8)
+        try mesh.checkout.pemString.write(toFile: "\(directory)/leaf.pem", atomically: true, encoding: .utf8)
+        try mesh.intermediate.pemString.write(toFile: "\(directory)/intermediate.pem", atomically: true, encoding: .utf8)
+        try mesh.checkout.privateKeyPEM.write(toFile: "\(directory)/key.pem", atomically: true, encoding: .utf8)
+        for version in ["-tls1_2", "-tls1_3"] {
+            let client = "openssl s_client \(version) -connect 127.0.0.1:\(server.port) -servername \(lab.host) -CAfile \(directory)/root.pem "
+                + "-cert \(directory)/leaf.pem -cert_chain \(directory)/intermediate.pem -key \(directory)/key.pem"
+            // s_client sends "ping", prints what comes back, and leaves two seconds later.
+            let first = (try? await shellOffPool("(echo ping; sleep 2) | \(client) -quiet -no_ign_eof -sess_out \(directory)/session\(version).pem 2>/dev/null")) ?? ""
+            #expect(first.contains(echo(to: mesh.checkout, mesh)), "\(version): \(first)")
+            // Offering the saved session, the client resumes it (swift-nio-ssl offers no way to
+            // refuse resumption) and no verification runs: its identity is unknown on this
+            // connection, never taken for an anonymous client (it was `unverified` before).
+            let second = (try? await shellOffPool("(echo ping; sleep 2) | \(client) -no_ign_eof -sess_in \(directory)/session\(version).pem 2>&1")) ?? ""
+            #expect(second.contains("Reused, TLSv1."), "\(version): \(second)")
+            #expect(second.contains("unknown:ping"), "\(version): \(second)")
+            #expect(!second.contains("unverified:ping"), "\(version)")
+        }
+        await server.stop()
     }
 
     /// The closure types Hummingbird's `TLSChannelConfiguration` and Vapor's server configuration

@@ -5,7 +5,8 @@ import TransportSecurity
 /// name), a newline, and a host. Nothing may crash, and what is matched must agree with itself:
 /// a name matches itself, a wildcard matches a host one label below its suffix and not the
 /// suffix, a wildcard never matches an IP address, and an exact pattern matches exactly its own
-/// bytes.
+/// bytes; under the compiled-in public suffix list, no wildcard over an ICANN-section suffix
+/// matches.
 func fuzzHostMatching(_ input: UnsafeRawBufferPointer) {
     let text = String(decoding: input, as: UTF8.self)
     let parts = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false)
@@ -23,6 +24,17 @@ func fuzzHostMatching(_ input: UnsafeRawBufferPointer) {
     _ = SubjectAltNameSyntaxPolicy.isWellFormed(.dnsName(patternText))
     let policy = SubjectAltNameHostPolicy(host: host, publicSuffixes: nil)
     _ = policy.matches(certificateName: patternText, host: hostText)
+    // With the compiled-in public suffix list: a wildcard it accepts never covers an
+    // ICANN-section suffix, and whatever it accepts, the list-less policy accepts too (the
+    // list only ever refuses wildcards: `*.com`, never a plain name).
+    let listed = SubjectAltNameHostPolicy(host: host)
+    let listedMatch = listed.matches(certificateName: patternText, host: hostText)
+    if listedMatch, let wildcard = try? HostPattern(patternText), wildcard.kind == .oneLabel {
+        precondition(!PublicSuffixList.bundled.isICANNPublicSuffix(wildcard.suffix), "a wildcard over an ICANN suffix matched")
+    }
+    if listedMatch {
+        precondition(policy.matches(certificateName: patternText, host: hostText), "the list made a name match that the label count refuses")
+    }
 
     guard let pattern = try? HostPattern(patternText) else { return }
     let matched = pattern.matches(host)
