@@ -28,12 +28,6 @@ public struct PinsSignCommand: TSecCommand {
             let signature = try signingKey.sign(bytes)
             try Data(PinUpdateSignature.encode(signature).utf8).write(to: URL(fileURLWithPath: document + ".sig"))
             output.line("wrote \(document).sig: version \(parsed.version), \(parsed.pinSets.count) domain(s), expires \(parsed.expiresAt.formatted(.iso8601))")
-            // Signed all the same (the publisher may mean it), but said: with one key pinned, a
-            // new key on the server locks clients out until a newer document reaches them, and
-            // not at all when that document comes from a host the set covers.
-            for set in parsed.pinSets where set.pins.count < 2 {
-                output.error("warning: domains.\(set.key) has one pin and no backup pin: if the server's key changes before a newer document reaches clients, every connection to \(set.key)\(set.includesSubdomains ? " and its subdomains" : "") fails (TrustKit requires a backup pin)")
-            }
             return ExitStatus.success
         } catch {
             output.error("tsec pins sign: \(error)")

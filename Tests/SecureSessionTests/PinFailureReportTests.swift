@@ -12,7 +12,7 @@ struct PinFailureReportTests {
 
     /// Rules pinning the lab's legitimate leaf key (and a backup) for the lab's host, the set
     /// expiring on `expiration` (`yyyy-MM-dd`) when given.
-    func rules(enforce: Bool, reportTo url: URL, expiration: String? = nil) throws -> TransportSecurityConfiguration {
+    func rules(enforce: Bool, reportTo url: URL, expiration: String? = nil, allowingLooserTrust: Bool = false) throws -> TransportSecurityConfiguration {
         var set: [String: Any] = [
             "TSKPublicKeyHashes": [lab.leaf.der.spkiPin.description, backup],
             "TSKEnforcePinning": enforce,
@@ -20,7 +20,9 @@ struct PinFailureReportTests {
             "TSKReportUris": [url.absoluteString],
         ]
         set["TSKExpirationDate"] = expiration
-        let document: [String: Any] = ["TSKPinnedDomains": [lab.host: set]]
+        var document: [String: Any] = ["TSKPinnedDomains": [lab.host: set]]
+        // An app may loosen trust only where ATS allows it: an exception for insecure loads.
+        if allowingLooserTrust { document["NSExceptionDomains"] = [lab.host: ["NSExceptionAllowsInsecureHTTPLoads": true]] }
         return try TransportSecurityConfiguration.load(from: JSONSerialization.data(withJSONObject: document)).0
     }
 
@@ -144,7 +146,7 @@ struct PinFailureReportTests {
         let selfSigned = try await HTTPTestServer(chain: [lab.selfSigned])
         let reporter = PinFailureReporter()
         let lenient = SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: [lab.selfSigned.der], allowInvalidCertificates: true, validatesDomainName: false)
-        let session = session(try rules(enforce: false, reportTo: collector.url("/collect")), port: selfSigned.port, reporter: reporter, trustEvaluator: lenient)
+        let session = session(try rules(enforce: false, reportTo: collector.url("/collect"), allowingLooserTrust: true), port: selfSigned.port, reporter: reporter, trustEvaluator: lenient)
         #expect(try await session.get(url(selfSigned)).text == "hello", "report-only: let through")
         try await eventually { reporter.currentStatistics.delivered == 1 }
         let body = try #require(collector.collected.all.first)

@@ -58,11 +58,11 @@ struct PinUpdateSessionTests {
         #expect(try await updater.updateNow() == .upToDate(version: 2))
         #expect(registry.pinSet(forHost: Self.host)?.pins == pins)
 
-        let one = document(version: 1, pins: [pins[0]])
+        let one = document(version: 1, pins: [pins[1], pins[0]])
         server.files["pins.json"] = String(decoding: one, as: UTF8.self)
         server.files["pins.json.sig"] = PinUpdateSignature.encode(try signer.sign(one))
         await #expect(throws: PinUpdateError(.notNewer(offered: 1, current: 2))) { try await updater.updateNow() }
-        let three = document(version: 3, pins: [pins[0]])
+        let three = document(version: 3, pins: [pins[1], pins[0]])
         server.files["pins.json"] = String(decoding: three, as: UTF8.self)  // signature still for version 1
         await #expect(throws: PinUpdateError(.badSignature)) { try await updater.updateNow() }
         #expect(registry.version == 2)
@@ -99,7 +99,7 @@ struct PinUpdateSessionTests {
         let task = updater.start()  // nothing published: failures, retried
         try await Task.sleep(for: .milliseconds(100))
         for version in 1...2 {
-            let bytes = document(version: version, pins: [SPKIPin(subjectPublicKeyInfoDER: [UInt8(version)])])
+            let bytes = document(version: version, pins: [SPKIPin(subjectPublicKeyInfoDER: [UInt8(version)]), SPKIPin(subjectPublicKeyInfoDER: [0xBA])])
             server.files["pins.json.sig"] = PinUpdateSignature.encode(try signer.sign(bytes))
             server.files["pins.json"] = String(decoding: bytes, as: UTF8.self)
             for _ in 0..<300 where registry.version < version { try await Task.sleep(for: .milliseconds(10)) }

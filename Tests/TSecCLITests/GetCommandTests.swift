@@ -612,18 +612,25 @@ struct GetCommandTests {
         #expect(await get(server.url("/hello"), ["--revocation", "sometimes"]).status == 2)
     }
 
-    @Test("--pinnedpubkey takes curl's forms: sha256// digests joined by ';', or a PEM or DER public key file (written by openssl)")
+    @Test("--pinnedpubkey takes curl's forms: sha256// digests joined by ';', or a PEM or DER public key file (written by openssl); as in curl, the leaf's key must be one of them")
     func curlPinnedPublicKey() async throws {
-        let legitimate = try await HTTPTestServer(chain: lab.loopbackChain())
+        let chain = try lab.loopbackChain()
+        let legitimate = try await HTTPTestServer(chain: chain)
         let proxy = try await HTTPTestServer(chain: lab.loopbackChain(issuedBy: lab.proxyRoot))
         let other = "sha256//" + Data(repeating: 7, count: 32).base64EncodedString()
-        let digests = other + ";sha256//" + lab.root.der.spkiPin.base64
+        let digests = other + ";sha256//" + chain[0].der.spkiPin.base64
         #expect(await get(legitimate.url("/hello"), ["--pinnedpubkey", digests]).status == 0)
         #expect(await get(proxy.url("/hello"), ["--pinnedpubkey", digests]).status == 1)
         #expect(await get(legitimate.url("/hello"), ["--pinnedpubkey", other]).status == 1)
-        let pem = files.path("root-key-\(UUID().uuidString).pem")
-        let der = files.path("root-key-\(UUID().uuidString).der")
-        _ = try shell("openssl x509 -in '\(files.path("root.pem"))' -pubkey -noout > '\(pem)' && openssl pkey -pubin -in '\(pem)' -outform der -out '\(der)'")
+        // A CA's key is no pinned public key for curl: the root of the validated path does not count.
+        let rootOnly = await get(legitimate.url("/hello"), ["--pinnedpubkey", "sha256//" + lab.root.der.spkiPin.base64])
+        #expect(rootOnly.status == 1)
+        #expect(rootOnly.output.stderr.contains("the leaf's public key is not pinned"), "\(rootOnly.output.stderr)")
+        #expect(await get(legitimate.url("/hello"), ["--pin-sha256", lab.root.der.spkiPin.description]).status == 0, "--pin-sha256 matches the path")
+        let leafFile = try files.write("loopback-\(UUID().uuidString).pem", chain[0].pemString)
+        let pem = files.path("leaf-key-\(UUID().uuidString).pem")
+        let der = files.path("leaf-key-\(UUID().uuidString).der")
+        _ = try shell("openssl x509 -in '\(leafFile)' -pubkey -noout > '\(pem)' && openssl pkey -pubin -in '\(pem)' -outform der -out '\(der)'")
         for file in [pem, der] {
             #expect(await get(legitimate.url("/hello"), ["--pinnedpubkey", file]).status == 0, "\(file)")
             #expect(await get(proxy.url("/hello"), ["--pinnedpubkey", file]).status == 1, "\(file)")

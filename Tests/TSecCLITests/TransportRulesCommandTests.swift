@@ -88,16 +88,17 @@ struct TransportRulesCommandTests {
         #expect(allowed.status == 0, "\(allowed.output.stderr)")
     }
 
-    @Test("a SHA-1-signed chain: refused by default (exit 4, the reason names the certificate), allowed where arbitrary loads turn ATS off")
+    @Test("a SHA-1-signed chain: refused (exit 1, the reason names the certificate and SHA-1) by the engine itself, whatever the rules: arbitrary loads do not let it through")
     func sha1Chain() async throws {
         let (root, leaf) = try lab.sha1SignedServer("sha1.example.test")
         let roots = try write("sha1-roots.pem", [root].pemBundle)
         let server = try await HTTPTestServer(chain: [leaf])
-        let refused = await get("https", "sha1.example.test", server.port, "/hello", try config([:]) + ["--system-roots", roots])
-        #expect(refused.status == 4, "\(refused.output.stderr)")
-        #expect(refused.output.stderr.contains("signed with sha1WithRSAEncryption"))
-        let allowed = await get("https", "sha1.example.test", server.port, "/hello", try config(["NSAllowsArbitraryLoads": true]) + ["--system-roots", roots])
-        #expect(allowed.status == 0, "\(allowed.output.stderr)")
+        for rules in [[:], ["NSAllowsArbitraryLoads": true]] as [[String: Any]] {
+            let refused = await get("https", "sha1.example.test", server.port, "/hello", try config(rules) + ["--system-roots", roots])
+            #expect(refused.status == 1, "\(rules): \(refused.output.stderr)")
+            #expect(refused.output.stderr.contains("CN=sha1.example.test: is signed with SHA-1 (sha1WithRSAEncryption), which is refused"), "\(refused.output.stderr)")
+        }
+        #expect(await get("https", "sha1.example.test", server.port, "/hello", ["--system-roots", roots]).status == 1, "without rules too")
         await server.stop()
     }
 
