@@ -49,6 +49,7 @@ let package = Package(
             dependencies: [
                 "TransportSecurity",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -102,6 +103,7 @@ let package = Package(
                 .product(name: "NIOCertificateReloading", package: "swift-nio-extras"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
         .target(name: "CNetlink"),

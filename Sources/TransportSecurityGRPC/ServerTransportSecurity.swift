@@ -11,7 +11,7 @@ extension HTTP2ServerTransport.Posix.TransportSecurity {
     ///
     /// A client refused by the verifier fails its handshake: no RPC of it reaches a service. A
     /// service reads who the client is from its `ServerContext`
-    /// (``GRPCCore/ServerContext/peerIdentity()``): the path the verifier validated.
+    /// (``GRPCCore/ServerContext/peerIdentity(verifiedBy:)``): the path the verifier validated.
     ///
     /// The TLS settings are grpc-swift's, with `.noHostnameVerification` (under which BoringSSL
     /// requires a client certificate and the callback alone decides on it; `.noVerification`

@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 import NIOSSL
 import TransportSecurity
@@ -40,6 +41,8 @@ extension PeerTrustVerifier {
                 guard let chain = Self.nioCertificates(path, presented: certificates, encoded: encoded) else {
                     return promise.succeed(.failed)
                 }
+                // For a later connection resuming this one's TLS session, which runs no verification.
+                self.verifiedPeers.remember(path, until: decision.reusableUntil ?? path.map(\.certificate.notValidAfter).min() ?? .distantPast)
                 promise.succeed(.certificateVerified(VerificationMetadata(ValidatedCertificateChain(chain))))
             }
         }
@@ -69,6 +72,16 @@ extension PeerTrustVerifier {
             }
         }
         return chain
+    }
+}
+
+extension PeerTrustVerifier {
+    /// The path this verifier trusted for the peer certificate `der` (DER), when it did so in a
+    /// full handshake whose decision may still be reused at `time` (the current time, or the
+    /// verifier's fixed evaluation time): what a connection resuming that handshake's TLS
+    /// session, which runs no verification, is known by. `nil` otherwise.
+    public func rememberedPath(forPeerCertificate der: [UInt8], at time: Date? = nil) -> [DERCertificate]? {
+        verifiedPeers.path(forPeer: der, at: time ?? template.evaluationTime ?? Date())
     }
 }
 

@@ -33,8 +33,11 @@ public struct PeerTrustVerifier: Sendable {
     /// Where decisions are cached; `nil` evaluates every handshake.
     public let cache: DecisionCache?
     /// Everything of the server trust but the chain: store, time, limits.
-    private let template: ServerTrust
+    let template: ServerTrust
     private let logger: Logger
+    /// The peers this verifier trusted with a validated path, for connections that resume
+    /// their TLS sessions (shared by the verifier's copies).
+    let verifiedPeers = VerifiedPeerMemory()
 
     /// Creates a verifier.
     /// - Parameters:

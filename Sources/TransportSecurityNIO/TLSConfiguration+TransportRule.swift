@@ -19,12 +19,13 @@ extension TLSConfiguration {
         .TLS_RSA_WITH_AES_256_CBC_SHA, .TLS_RSA_WITH_AES_128_CBC_SHA,
     ]
 
-    /// Applies a transport rule's TLS settings: its minimum version (TLS 1.3 always allowed)
-    /// and, where ATS is enforced, its cipher suites (forward-secret only unless the rule lifts
-    /// that). Where ATS is off for the host, swift-nio-ssl's defaults and TLS 1.0 and later.
+    /// Applies a transport rule's TLS settings: its minimum version (TLS 1.2, or the lower
+    /// version an exception's `NSExceptionMinimumTLSVersion` names; TLS 1.3 always allowed) and,
+    /// where ATS is enforced, its cipher suites (forward-secret only unless the rule lifts that).
+    /// Where ATS is off for the host, swift-nio-ssl's suites. The maximum version is left as it
+    /// is.
     public mutating func apply(_ rule: TransportRule) {
         minimumTLSVersion = rule.minimumTLSVersion.nioVersion
-        maximumTLSVersion = nil
         if rule.enforcesATS {
             cipherSuiteValues = Self.forwardSecretCipherSuites + (rule.requiresForwardSecrecy ? [] : Self.nonForwardSecretCipherSuites)
         }

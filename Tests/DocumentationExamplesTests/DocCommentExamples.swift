@@ -466,9 +466,9 @@ func validatedChainExample(ca: DERCertificate, sslContext: NIOSSLContext, contex
 }
 
 /// Sources/TransportSecurityNIO/ChannelPipeline+VerifiedPeerIdentity.swift
-func verifiedPeerIdentityExample(context: ChannelHandlerContext) throws {
+func verifiedPeerIdentityExample(context: ChannelHandlerContext, verifier: PeerTrustVerifier) throws {
     // example begin
-    let client = try context.pipeline.syncOperations.verifiedPeerIdentity()   // nil: no certificate
+    let client = try context.pipeline.syncOperations.verifiedPeerIdentity(verifiedBy: verifier)   // nil: no certificate
     // example end
     _ = client
 }

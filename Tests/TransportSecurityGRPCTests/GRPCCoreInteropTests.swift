@@ -107,4 +107,28 @@ struct GRPCCoreInteropTests {
         #expect(batch == "error:UNAVAILABLE")
         #expect(server.service.calls == 1)
     }
+
+    @Test("a C-core client resuming its TLS session (a session cache shared by three channels) is known through the server's verifier, which vouches for the peer it trusted; without it the client is unknown, never anonymous", arguments: [true, false])
+    func resumingCoreClient(vouched: Bool) async throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let mesh = try Mesh(lab)
+        let verifier = try mesh.clientVerifier(lab, allowing: ["spiffe://payments.example/ns/checkout/sa/api"])
+        let server = try await EchoServer(.verifyingClients(with: verifier, presenting: identity(lab.chain(.legitimate))), verifier: vouched ? verifier : nil)
+        let ca = try write("ca.pem", lab.root.pemString)
+        let chain = try write("checkout.pem", mesh.checkout.pemString)
+        let key = try write("checkout.key", mesh.checkout.privateKeyPEM)
+        let answers = try await shellOffPool("/usr/bin/python3 \(Self.fixtures)/resuming_client.py \(server.port) \(ca) \(lab.host) '\(chain)' '\(key)' ping 3")
+            .split(separator: "\n").map(String.init)
+        await server.stop()
+        let named = "spiffe://payments.example/ns/checkout/sa/api|ping"
+        #expect(answers.first == named, "the first connection is verified: \(answers)")
+        #expect(answers.count == 3)
+        if vouched {
+            #expect(answers.allSatisfy { $0 == named }, "\(answers)")
+        } else {
+            // The later connections resumed: no verification ran, and no verifier vouched.
+            #expect(answers.dropFirst().allSatisfy { $0 == "unknown|ping" }, "\(answers)")
+        }
+        #expect(!answers.contains("anonymous|ping"))
+    }
 }

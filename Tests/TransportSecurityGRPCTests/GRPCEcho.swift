@@ -17,21 +17,29 @@ struct RawBytes: MessageSerializer, MessageDeserializer {
 }
 
 /// `/tsec.Echo/Echo`, answering `WHO|MESSAGE`: who the client is (its SPIFFE ID or subject,
-/// from ``GRPCCore/ServerContext/peerIdentity()``; `anonymous` without a validated path) and
+/// from ``GRPCCore/ServerContext/peerIdentity(verifiedBy:)`` with the service's `verifier`;
+/// `anonymous` without a certificate, `unknown` for one no validated path vouches for) and
 /// what it sent. It counts the calls that reached it.
 struct EchoService: RegistrableRPCService {
     static let method = MethodDescriptor(fullyQualifiedService: "tsec.Echo", method: "Echo")
 
+    /// The server's verifier, which vouches for clients resuming their TLS sessions.
+    var verifier: PeerTrustVerifier?
     private let count = Counter()
     /// How many calls reached the service.
     var calls: Int { count.value }
 
     func registerMethods<Transport: ServerTransport>(with router: inout RPCRouter<Transport>) {
-        router.registerHandler(forMethod: Self.method, deserializer: RawBytes(), serializer: RawBytes()) { [count] request, context in
+        router.registerHandler(forMethod: Self.method, deserializer: RawBytes(), serializer: RawBytes()) { [count, verifier] request, context in
             count.increment()
             var message: [UInt8] = []
             for try await part in request.messages { message += part }
-            let who = try context.peerIdentity().map { "\($0)" } ?? "anonymous"
+            let who: String
+            do {
+                who = try context.peerIdentity(verifiedBy: verifier).map { "\($0)" } ?? "anonymous"
+            } catch is PeerIdentityUnavailable {
+                who = "unknown"
+            }
             return StreamingServerResponse(single: ServerResponse(message: Array("\(who)|".utf8) + message))
         }
     }
@@ -45,17 +53,23 @@ struct EchoService: RegistrableRPCService {
 
 /// A grpc-swift server on 127.0.0.1 with the echo service, on a port the system chose.
 struct EchoServer {
-    let service = EchoService()
+    let service: EchoService
     private let server: GRPCTestServer
     var port: Int { server.port }
 
-    /// The server, serving `services` beside the echo service.
-    init(_ security: HTTP2ServerTransport.Posix.TransportSecurity, services: [any RegistrableRPCService] = [], interceptors: [any ServerInterceptor] = []) async throws {
+    /// The server, serving `services` beside the echo service, whose `verifier` vouches for
+    /// clients resuming their TLS sessions.
+    init(
+        _ security: HTTP2ServerTransport.Posix.TransportSecurity, services: [any RegistrableRPCService] = [], interceptors: [any ServerInterceptor] = [],
+        verifier: PeerTrustVerifier? = nil
+    ) async throws {
+        service = EchoService(verifier: verifier)
         server = try await GRPCTestServer(security, services: [service] + services, interceptors: interceptors)
     }
 
     /// grpc-swift's own TLS server (no client certificates) presenting `chain`.
     init(presenting chain: [IssuedCertificate], interceptors: [any ServerInterceptor] = []) async throws {
+        service = EchoService()
         server = try await GRPCTestServer(presenting: chain, services: [service], interceptors: interceptors)
     }
 

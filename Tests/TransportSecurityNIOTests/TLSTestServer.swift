@@ -40,23 +40,28 @@ final class ClientNameEchoHandler: ChannelInboundHandler, Sendable {
     }
 }
 
-/// Answers what it reads prefixed with who the verified client is, from the chain the verifier
-/// validated (`verifiedPeerIdentity()`, `peerValidatedCertificateChain`): its ``PeerIdentity``
-/// and the subjects of the path to its anchor, `identity|subject > … > anchor`; `unverified`
-/// when the client presented no certificate, `unknown` when it presented one no validated path
-/// vouches for (a resumed session, an evaluator that trusted without validating).
+/// Answers what it reads prefixed with who the verified client is (`verifiedPeerIdentity`):
+/// its ``PeerIdentity`` and the subjects of the path to its anchor, `identity|subject > … >
+/// anchor`, from the chain the verifier validated, or, on a resumed session, the one it
+/// remembers (when the handler is given the verifier); `unverified` when the client presented no
+/// certificate, `unknown` when it presented one no validated path vouches for (a resumed
+/// session the handler cannot vouch for, an evaluator that trusted without validating).
 final class VerifiedPeerEchoHandler: ChannelInboundHandler, Sendable {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
+    let verifier: PeerTrustVerifier?
+
+    init(verifier: PeerTrustVerifier?) { self.verifier = verifier }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let operations = context.pipeline.syncOperations
-        let chain = try? operations.nioSSL_peerValidatedCertificateChain()
         let who: String
         do {
-            if let identity = try operations.verifiedPeerIdentity(), let chain {
-                let path = chain.compactMap { try? DERCertificate(derBytes: $0.toDERBytes()).subjectSummary }
-                who = "\(identity)|" + path.joined(separator: " > ")
+            if let identity = try operations.verifiedPeerIdentity(verifiedBy: verifier) {
+                let validated = (try? operations.nioSSL_peerValidatedCertificateChain())?.compactMap { try? DERCertificate(derBytes: $0.toDERBytes()) }
+                let remembered = (try? operations.nioSSL_peerCertificate()).flatMap { $0 }.flatMap { try? verifier?.rememberedPath(forPeerCertificate: $0.toDERBytes()) }
+                who = "\(identity)|" + (validated ?? remembered ?? []).map(\.subjectSummary).joined(separator: " > ")
             } else {
                 who = "unverified"
             }
@@ -85,18 +90,22 @@ final class TLSTestServer: Sendable {
         chain: [IssuedCertificate],
         clientVerifier: PeerTrustVerifier? = nil,
         clientCertificates: ClientCertificateRequirement = .required,
-        handsOnValidatedChain: Bool = false
+        handsOnValidatedChain: Bool = false,
+        remembersResumedPeers: Bool = true
     ) async throws {
         let identity = try ClientIdentity(certificateChainPEM: chain.pemBundle, privateKeyPEM: chain[0].privateKeyPEM)
         try await self.init(
             configuration: .transportSecurityServer(identity: identity, clientCertificates: clientVerifier == nil ? .none : clientCertificates),
             clientVerifier: clientVerifier,
-            handsOnValidatedChain: handsOnValidatedChain
+            handsOnValidatedChain: handsOnValidatedChain,
+            remembersResumedPeers: remembersResumedPeers
         )
     }
 
     /// A server made from its TLS configuration.
-    init(configuration: TLSConfiguration, clientVerifier: PeerTrustVerifier? = nil, handsOnValidatedChain: Bool = false) async throws {
+    init(
+        configuration: TLSConfiguration, clientVerifier: PeerTrustVerifier? = nil, handsOnValidatedChain: Bool = false, remembersResumedPeers: Bool = true
+    ) async throws {
         let context = try NIOSSLContext(configuration: configuration)
         channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
@@ -114,7 +123,7 @@ final class TLSTestServer: Sendable {
                     case (let verifier?, true):
                         try operations.addHandlers(
                             NIOSSLServerHandler(context: context, customVerificationCallbackWithMetadata: verifier.makeVerificationCallbackWithMetadata()),
-                            VerifiedPeerEchoHandler()
+                            VerifiedPeerEchoHandler(verifier: remembersResumedPeers ? verifier : nil)
                         )
                     }
                 }

@@ -36,7 +36,7 @@ struct VerifiedClientTests {
         )
     }
 
-    func server(_ mesh: Mesh, allowedNames: [PeerNamePattern] = [], cache: DecisionCache? = nil) async throws -> TLSTestServer {
+    func server(_ mesh: Mesh, allowedNames: [PeerNamePattern] = [], cache: DecisionCache? = nil, remembersResumedPeers: Bool = true) async throws -> TLSTestServer {
         let verifier = PeerTrustVerifier(
             evaluator: ClientCertificateEvaluator(clientCAs: [mesh.root.der], allowedNames: allowedNames),
             host: "clients",
@@ -44,7 +44,7 @@ struct VerifiedClientTests {
             evaluationTime: lab.pki.now,
             cache: cache
         )
-        return try await TLSTestServer(chain: lab.chain(.legitimate), clientVerifier: verifier, handsOnValidatedChain: true)
+        return try await TLSTestServer(chain: lab.chain(.legitimate), clientVerifier: verifier, handsOnValidatedChain: true, remembersResumedPeers: remembersResumedPeers)
     }
 
     var serverVerifier: PeerTrustVerifier {
@@ -132,10 +132,13 @@ struct VerifiedClientTests {
         #expect(!refused.contains("ping"), "the refused workload gets nothing back: \(refused)")
     }
 
-    @Test("a client resuming its TLS session (openssl s_client -sess_out, then -sess_in; TLS 1.2 and 1.3), which runs no verification, has an unknown identity, never an anonymous one")
-    func noResumptionWithoutIdentity() async throws {
+    @Test(
+        "a client resuming its TLS session (openssl s_client -sess_out, then -sess_in; TLS 1.2 and 1.3), which runs no verification, is known by the path the verifier trusted for it; without the verifier its identity is unknown, never anonymous",
+        arguments: [true, false]
+    )
+    func resumedSessions(remembered: Bool) async throws {
         let mesh = try mesh()
-        let server = try await server(mesh, allowedNames: [try PeerNamePattern("spiffe://payments.example/ns/checkout/sa/api")])
+        let server = try await server(mesh, allowedNames: [try PeerNamePattern("spiffe://payments.example/ns/checkout/sa/api")], remembersResumedPeers: remembered)
         let directory = NSTemporaryDirectory() + "tsec-resumption-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -150,14 +153,41 @@ struct VerifiedClientTests {
             let first = (try? await shellOffPool("(echo ping; sleep 2) | \(client) -quiet -no_ign_eof -sess_out \(directory)/session\(version).pem 2>/dev/null")) ?? ""
             #expect(first.contains(echo(to: mesh.checkout, mesh)), "\(version): \(first)")
             // Offering the saved session, the client resumes it (swift-nio-ssl offers no way to
-            // refuse resumption) and no verification runs: its identity is unknown on this
-            // connection, never taken for an anonymous client (it was `unverified` before).
+            // refuse resumption) and no verification runs.
             let second = (try? await shellOffPool("(echo ping; sleep 2) | \(client) -no_ign_eof -sess_in \(directory)/session\(version).pem 2>&1")) ?? ""
             #expect(second.contains("Reused, TLSv1."), "\(version): \(second)")
-            #expect(second.contains("unknown:ping"), "\(version): \(second)")
-            #expect(!second.contains("unverified:ping"), "\(version)")
+            if remembered {
+                #expect(second.contains(echo(to: mesh.checkout, mesh)), "\(version): the verifier vouches for the peer it trusted: \(second)")
+            } else {
+                #expect(second.contains("unknown:ping"), "\(version): \(second)")
+            }
+            #expect(!second.contains("unverified:ping"), "\(version): never taken for an anonymous client")
         }
         await server.stop()
+    }
+
+    @Test("the verifier remembers only what it trusted with a validated path, and only while the decision may be reused")
+    func rememberedPaths() async throws {
+        let mesh = try mesh()
+        let verifier = PeerTrustVerifier(
+            evaluator: ClientCertificateEvaluator(clientCAs: [mesh.root.der]), host: "clients", systemStore: .empty, evaluationTime: lab.pki.now, cache: nil
+        )
+        let callback = verifier.makeVerificationCallbackWithMetadata()
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
+        func present(_ chain: [IssuedCertificate]) async throws -> NIOSSLVerificationResultWithMetadata {
+            let promise = loop.makePromise(of: NIOSSLVerificationResultWithMetadata.self)
+            callback(try chain.map { try NIOSSLCertificate(bytes: $0.derBytes, format: .der) }, promise)
+            return try await promise.futureResult.get()
+        }
+        #expect(verifier.rememberedPath(forPeerCertificate: mesh.checkout.derBytes) == nil)
+        _ = try await present([mesh.checkout, mesh.intermediate])
+        #expect(verifier.rememberedPath(forPeerCertificate: mesh.checkout.derBytes) == [mesh.checkout, mesh.intermediate, mesh.root].map(\.der))
+        // Past the leaf's expiry the decision may not be reused: nothing is vouched for.
+        #expect(verifier.rememberedPath(forPeerCertificate: mesh.checkout.derBytes, at: mesh.checkout.certificate.notValidAfter) == nil)
+        // A client refused is never remembered.
+        let stranger = try lab.pki.issue(.client("stranger"), by: try lab.pki.issueRoot(.certificateAuthority("Stranger Root")))
+        _ = try await present([stranger])
+        #expect(verifier.rememberedPath(forPeerCertificate: stranger.derBytes) == nil)
     }
 
     /// The closure types Hummingbird's `TLSChannelConfiguration` and Vapor's server configuration

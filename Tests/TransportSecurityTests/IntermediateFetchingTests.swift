@@ -56,6 +56,23 @@ struct IntermediateFetchingTests {
         }
     }
 
+    @Test("under transport rules that enforce ATS, a chain completed by fetched intermediates still passes the default trust the rules require")
+    func completedChainUnderATS() async throws {
+        let url = "http://ca.example.test/issuing.cer"
+        let leaf = try leaf(caIssuers: [url])
+        let trust = fixture.trust(chain: [leaf])
+        let rules = TransportSecurityConfiguration()
+        #expect(rules.rule(forHost: lab.host).requiresDefaultTrust)
+        let fetching = IntermediateFetchingEvaluator(SecurityPolicy.default, fetcher: MemoryIssuerFetcher([url: lab.intermediate.derBytes]))
+        let decision = await TransportRuleEvaluator(fetching, rule: rules.rule(forHost: lab.host)).evaluate(trust, forHost: lab.host)
+        #expect(decision.isTrusted, "\(decision)")
+        let required = try #require(decision.checks.first { $0.name == "default trust required by the transport rule (ATS)" })
+        #expect(required.passed)
+        // Nothing fetched: the leaf alone fails the rules' default trust as it fails the policy.
+        let alone = await TransportRuleEvaluator(SecurityPolicy.default, rule: rules.rule(forHost: lab.host)).evaluate(trust, forHost: lab.host)
+        #expect(!alone.isTrusted)
+    }
+
     @Test("issuers are followed up the chain: a fetched intermediate lacking its own issuer gets it fetched too, within the bound")
     func followsIssuers() async throws {
         let upperURL = "http://ca.example.test/upper.cer"

@@ -152,6 +152,24 @@ struct NameConstraintsPolicyTests {
         let (permittedRoot, permittedCA) = try constrainedCA(NameConstraints(permittedSubtrees: [.directoryName(try name("Example", printable: false))]))
         #expect(await evaluate(try leaf(try name("Example", printable: true), by: permittedCA), [permittedCA], root: permittedRoot, policy: .ssl("api.example.test")).isTrusted)
         #expect(await evaluate(try leaf(try name("Example Two", printable: true), by: permittedCA), [permittedCA], root: permittedRoot, policy: .ssl("api.example.test")).isTrusted == false)
+
+        // The string types swift-certificates does not read are decoded here: BMPString (UCS-2),
+        // UniversalString (UCS-4), TeletexString (Latin-1). A value that does not decode decides
+        // nothing, and the path fails closed.
+        func encoded(_ tag: UInt8, _ content: [UInt8]) throws -> DistinguishedName {
+            let any = ASN1Any(derEncoded: try DER.parse([tag, UInt8(content.count)] + content))
+            return DistinguishedName([RelativeDistinguishedName(RelativeDistinguishedName.Attribute(type: .RDNAttributeType.organizationName, value: any))])
+        }
+        let bmp: [UInt8] = "EVIL".utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+        let universal: [UInt8] = "evil".unicodeScalars.flatMap { [UInt8(0), 0, 0, UInt8($0.value)] }
+        for (label, subject) in [("BMPString", try encoded(0x1E, bmp)), ("UniversalString", try encoded(0x1C, universal)), ("TeletexString", try encoded(0x14, Array("Evil".utf8)))] {
+            let evaluation = await evaluate(try leaf(subject, by: ca), [ca], root: root, policy: .ssl("api.example.test"))
+            #expect(evaluation.failures.map(\.code) == [.constraintViolation], "\(label)")
+        }
+        #expect(await evaluate(try leaf(try encoded(0x14, Array("Example".utf8)), by: permittedCA), [permittedCA], root: permittedRoot, policy: .ssl("api.example.test")).isTrusted, "a TeletexString inside a UTF8String subtree")
+        let ragged = await evaluate(try leaf(try encoded(0x1E, Array(bmp.dropLast())), by: permittedCA), [permittedCA], root: permittedRoot, policy: .ssl("api.example.test"))
+        #expect(ragged.failures.map(\.code) == [.constraintViolation])
+        #expect(ragged.summary.contains("cannot be compared with the permitted subtree"), "\(ragged.summary)")
     }
 
     @Test("forms that cannot be compared fail only when a name of that form is present")

@@ -285,6 +285,21 @@ struct PinSetRegistryTests {
         #expect(throws: PinUpdateError(.notNewer(offered: 1, current: 9))) { try restarted.offer(document: replay, signatureText: fixture.signature(replay)) }
     }
 
+    @Test("a stored document accepted before a backup pin was required (one pin for a domain) is no longer applied, but its version is still the floor: a newer document is accepted, an older one refused")
+    func storedSinglePinDocumentKeepsTheFloor() throws {
+        let directory = try TemporaryDirectory()
+        let store = PinUpdateStore(path: directory.path + "/pins.signed")
+        let old = fixture.json(version: 5, pins: [fixture.pinA])
+        try store.write(document: old, signature: try fixture.key.sign(old))
+        let registry = try fixture.registry(store: store, builtIn: builtIn)
+        #expect(throws: PinUpdateError.self) { try registry.loadStored() }
+        let four = fixture.json(version: 4, pins: [fixture.pinB, fixture.backup])
+        #expect(throws: PinUpdateError(.notNewer(offered: 4, current: 5))) { try registry.offer(document: four, signatureText: fixture.signature(four)) }
+        let six = fixture.json(version: 6, pins: [fixture.pinB, fixture.backup])
+        try registry.offer(document: six, signatureText: fixture.signature(six))
+        #expect(registry.source == .signedDocument(version: 6))
+    }
+
     @Test("a built-in set with fewer than two distinct pins blocks the hosts it covers (fail closed), whatever the chain")
     func builtInSetNeedsABackupPin() async throws {
         let lab = fixture.lab

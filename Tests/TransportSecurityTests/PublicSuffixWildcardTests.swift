@@ -122,6 +122,30 @@ struct PublicSuffixWildcardTests {
         #expect(DecisionCacheKey(trust: trust, host: "a.registry.test", evaluator: evaluator) != DecisionCacheKey(trust: other, host: "a.registry.test", evaluator: evaluator))
     }
 
+    @Test("each section is read on its own: no private rule, exception or duplicate makes an ICANN suffix anything else")
+    func sectionsDoNotMix() async throws {
+        let list = PublicSuffixList(text: """
+            // ===BEGIN ICANN DOMAINS===
+            *.b
+            both.test
+            // ===BEGIN PRIVATE DOMAINS===
+            a.b
+            both.test
+            !c.b
+            hosted.test
+            // ===END PRIVATE DOMAINS===
+            """)
+        #expect(list.section(of: "a.b") == .icann, "an ICANN wildcard covers it, whatever the private section says")
+        #expect(list.section(of: "c.b") == .icann, "a private exception does not cancel an ICANN rule")
+        #expect(list.section(of: "both.test") == .icann)
+        #expect(list.section(of: "hosted.test") == .private)
+        let options = TrustEvaluationOptions(publicSuffixes: list)
+        for (pattern, host) in [("*.a.b", "x.a.b"), ("*.c.b", "x.c.b"), ("*.both.test", "x.both.test")] {
+            #expect(try await evaluate(pattern, host: host, options: options).failures.map(\.code) == [.hostnameMismatch], "\(pattern)")
+        }
+        #expect(try await evaluate("*.hosted.test", host: "x.hosted.test", options: options).isTrusted)
+    }
+
     @Test("a list read from a file, and files that are not one: a clear error naming the file")
     func listFiles() throws {
         let directory = try TemporaryDirectory()

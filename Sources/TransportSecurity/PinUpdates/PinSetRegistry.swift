@@ -127,8 +127,12 @@ public final class PinSetRegistry: Sendable {
             // replace it. It then applies here as well. A store that cannot be read hides the
             // version to beat: nothing is accepted (from version 0, an old signed document
             // would pass) until the file is repaired or removed.
-            if let stored = try storedDocument(), stored.version > (current?.version ?? 0) { current = stored }
-            let currentVersion = current?.version ?? 0
+            // A stored document this version of the library no longer accepts (one pin for a
+            // domain, accepted before a backup pin was required) still sets the floor: its
+            // signature is checked and its version read.
+            let stored = try storedDocument()
+            if let document = stored?.document, document.version > (current?.version ?? 0) { current = document }
+            let currentVersion = max(current?.version ?? 0, stored?.version ?? 0)
             guard document.version > currentVersion else {
                 throw PinUpdateError(.notNewer(offered: document.version, current: currentVersion))
             }
@@ -138,14 +142,23 @@ public final class PinSetRegistry: Sendable {
         }
     }
 
-    /// The stored document; `nil` when nothing is stored.
+    /// The stored document's version, and the document when it is still one this library
+    /// accepts; `nil` when nothing is stored.
     /// - Throws: ``PinUpdateError/Reason/corruptStore(_:)`` when the file cannot be read, is
-    ///   corrupt, or holds a document that no longer verifies: the version floor is then unknown.
-    private func storedDocument() throws(PinUpdateError) -> PinUpdateDocument? {
+    ///   corrupt, or holds a document whose signature no longer verifies or that has no version:
+    ///   the version floor is then unknown.
+    private func storedDocument() throws(PinUpdateError) -> (version: Int, document: PinUpdateDocument?)? {
         guard let store else { return nil }
-        do {
+        do throws(PinUpdateError) {
             guard let stored = try store.read() else { return nil }
-            return try verified(stored.document, signature: stored.signature)
+            guard publicKey.isValidSignature(stored.signature, for: stored.document) else { throw PinUpdateError(.badSignature) }
+            do throws(PinUpdateError) {
+                let document = try PinUpdateDocument(bytes: stored.document)
+                return (document.version, document)
+            } catch {
+                guard let version = PinUpdateDocument.signedVersion(of: stored.document) else { throw error }
+                return (version, nil)
+            }
         } catch {
             throw PinUpdateError(
                 .corruptStore("\(Self.detail(of: error.reason)); the version an update must exceed is unknown, so updates are refused until the file is repaired or removed"),

@@ -64,6 +64,16 @@ public struct PinUpdateDocument: Sendable, Hashable {
         pinSets = sets
     }
 
+    /// The `version` of a document's bytes (a positive integer), read without checking the rest:
+    /// the version floor of a signed document this library no longer accepts (one accepted
+    /// before every domain needed a backup pin). `nil` when there is none.
+    static func signedVersion(of bytes: [UInt8]) -> Int? {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
+            let number = object["version"] as? NSNumber, let version = Int(exactly: number.doubleValue), version >= 1
+        else { return nil }
+        return version
+    }
+
     /// The pin set that covers `host`: its own, else the nearest ancestor's that includes
     /// subdomains.
     public func pinSet(forHost host: String) -> DomainPinSet? {

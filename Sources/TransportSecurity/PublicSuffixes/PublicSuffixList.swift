@@ -35,11 +35,28 @@ public struct PublicSuffixList: Sendable, Hashable, CustomStringConvertible {
 
     /// Where the list came from: the snapshot's version, a file's path, or `text`.
     public let version: String
-    private let rules: [String: Section]
-    private let wildcards: [String: Section]
-    private let exceptions: [String: Section]
+    /// The rules of each section, each section read on its own: an ICANN suffix is one by the
+    /// ICANN rules alone, whatever the private section says about the same name.
+    private let icann: Rules
+    private let privateSection: Rules
     /// SHA-256 of the list's text: two lists are equal when their texts are.
     private let digest: [UInt8]
+
+    /// One section's rules, in the forms names are compared in.
+    private struct Rules {
+        var names: Set<String> = []
+        var wildcards: Set<String> = []
+        var exceptions: Set<String> = []
+
+        /// Whether `host` (lowercased, without a trailing dot) is a suffix by these rules: a
+        /// rule names it, or a wildcard rule names its parent, and no exception rule names it.
+        func cover(_ host: String) -> Bool {
+            if exceptions.contains(host) { return false }
+            if names.contains(host) { return true }
+            guard let dot = host.firstIndex(of: ".") else { return false }
+            return wildcards.contains(String(host[host.index(after: dot)...]))
+        }
+    }
 
     /// Parses the list's text format: one rule per line, `//` comments, `*.` wildcards and `!`
     /// exceptions, and the `===BEGIN ICANN DOMAINS===` and `===BEGIN PRIVATE DOMAINS===`
@@ -51,14 +68,9 @@ public struct PublicSuffixList: Sendable, Hashable, CustomStringConvertible {
     ///   - text: The list.
     ///   - version: What to call it in messages.
     public init(text: String, version: String = "text") {
-        var rules: [String: Section] = [:]
-        var wildcards: [String: Section] = [:]
-        var exceptions: [String: Section] = [:]
+        var icann = Rules()
+        var privateSection = Rules()
         var section = Section.icann
-        // An ICANN rule is never weakened by a private rule of the same name.
-        func add(_ name: String, to table: inout [String: Section]) {
-            for form in Self.forms(of: name) where table[form] != .icann { table[form] = section }
-        }
         for line in text.split(whereSeparator: \.isNewline) {
             if line.hasPrefix("//") {
                 if line.contains("===BEGIN PRIVATE DOMAINS===") { section = .private }
@@ -67,17 +79,19 @@ public struct PublicSuffixList: Sendable, Hashable, CustomStringConvertible {
             }
             let rule = line.split(whereSeparator: \.isWhitespace).first.map { String($0).lowercased() } ?? ""
             if rule.isEmpty { continue }
+            func add(_ keyPath: WritableKeyPath<Rules, Set<String>>, _ name: String) {
+                if section == .icann { icann[keyPath: keyPath].formUnion(Self.forms(of: name)) } else { privateSection[keyPath: keyPath].formUnion(Self.forms(of: name)) }
+            }
             if rule.hasPrefix("!") {
-                add(String(rule.dropFirst()), to: &exceptions)
+                add(\.exceptions, String(rule.dropFirst()))
             } else if rule.hasPrefix("*.") {
-                add(String(rule.dropFirst(2)), to: &wildcards)
+                add(\.wildcards, String(rule.dropFirst(2)))
             } else {
-                add(rule, to: &rules)
+                add(\.names, rule)
             }
         }
-        self.rules = rules
-        self.wildcards = wildcards
-        self.exceptions = exceptions
+        self.icann = icann
+        self.privateSection = privateSection
         self.version = version
         self.digest = Array(SHA256.hash(data: Data(text.utf8)))
     }
@@ -99,34 +113,33 @@ public struct PublicSuffixList: Sendable, Hashable, CustomStringConvertible {
             throw TransportSecurityConfigurationError(source: path, reason: "the public suffix list cannot be read: \(error)")
         }
         self.init(text: String(decoding: data, as: UTF8.self), version: path)
-        guard !rules.isEmpty || !wildcards.isEmpty else {
+        guard !icann.names.isEmpty || !icann.wildcards.isEmpty || !privateSection.names.isEmpty || !privateSection.wildcards.isEmpty else {
             throw TransportSecurityConfigurationError(source: path, reason: "holds no public suffix rule: it is not a public suffix list")
         }
     }
 
-    /// The version and how many rules of each kind the list holds (an internationalized rule
+    /// The version and how many rules of each section the list holds (an internationalized rule
     /// counts in both its forms), not the thousands of rules themselves.
     public var description: String {
-        let icann = rules.values.filter { $0 == .icann }.count
-        return "public suffix list \(version): \(rules.count) rules (\(icann) ICANN, \(rules.count - icann) private), \(wildcards.count) wildcard rules, \(exceptions.count) exceptions"
+        func count(_ rules: Rules) -> String { "\(rules.names.count) rules, \(rules.wildcards.count) wildcard rules, \(rules.exceptions.count) exceptions" }
+        return "public suffix list \(version): ICANN \(count(icann)); private \(count(privateSection))"
     }
 
     /// Whether `name` is itself a public suffix, of either section.
     public func isPublicSuffix(_ name: String) -> Bool { section(of: name) != nil }
 
     /// Whether `name` is a public suffix of the ICANN section (`com`, `co.uk`): what a
-    /// certificate's wildcard may not cover.
+    /// certificate's wildcard may not cover. Decided by the ICANN rules alone.
     public func isICANNPublicSuffix(_ name: String) -> Bool { section(of: name) == .icann }
 
-    /// The section whose rule makes `name` a public suffix, or `nil` when it is none. A single
-    /// label is a top-level domain, an ICANN suffix whether or not the list names it.
+    /// The section whose rules make `name` a public suffix (ICANN first), or `nil` when it is
+    /// none. A single label is a top-level domain, an ICANN suffix whether or not the list
+    /// names it (unless an ICANN exception rule names it).
     public func section(of name: String) -> Section? {
         var host = name.lowercased()
         if host.hasSuffix(".") { host.removeLast() }
-        if exceptions[host] != nil { return nil }
-        if let section = rules[host] { return section }
-        if let dot = host.firstIndex(of: "."), let section = wildcards[String(host[host.index(after: dot)...])] { return section }
-        return host.contains(".") ? nil : .icann
+        if icann.cover(host) || (!host.contains(".") && !icann.exceptions.contains(host)) { return .icann }
+        return privateSection.cover(host) ? .private : nil
     }
 
     /// Lists are equal when their texts are.

@@ -39,11 +39,18 @@ public struct TransportRuleEvaluator: ServerTrustEvaluating {
         let baseValidated = decision.lastEvaluation?.isTrusted == true
         if rule.requiresDefaultTrust {
             // The evaluator may have trusted the server without validating it (or against
-            // anchors of its own): ATS's default evaluation still has to pass.
-            let evaluation = await trust.withPolicy(.ssl(host)).usingSystemStoreOnly().evaluate()
+            // anchors of its own): ATS's default evaluation still has to pass. The chain is the
+            // path the evaluator validated, when it did, and then what was presented: an
+            // evaluator that completed the chain (fetched intermediates) keeps its certificates,
+            // each of which signs the one before it.
+            var defaultTrust = trust.withPolicy(.ssl(host)).usingSystemStoreOnly()
+            if baseValidated, let path = decision.lastEvaluation?.path {
+                defaultTrust.chain = path + trust.chain.filter { !path.contains($0) }
+            }
+            let evaluation = await defaultTrust.evaluate()
             checks.append(TrustCheck(name: "default trust required by the transport rule (ATS)", evaluation: evaluation))
             guard evaluation.isTrusted else {
-                return reject("ATS is enforced for \(rule.host) (rule from \(rule.originDescription)), and the chain does not validate to a trusted anchor for the host, whatever the evaluator decided: \(evaluation.summary) (rules only tighten; an exception's NSExceptionAllowsInsecureHTTPLoads lets an app loosen trust for a domain)")
+                return reject("ATS is enforced for \(rule.host) (rule from \(rule.originDescription)), and the chain does not validate to a trusted anchor of the system store for the host, whatever the evaluator decided: \(evaluation.summary) (rules only tighten: a private CA belongs in the system store the evaluation uses; an exception's NSExceptionAllowsInsecureHTTPLoads lets the app loosen trust for the domain, and allows cleartext to it too)")
             }
             if !baseValidated { defaultPath = evaluation.path }
         }

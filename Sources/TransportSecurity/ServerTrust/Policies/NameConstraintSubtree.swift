@@ -32,7 +32,8 @@ enum NameConstraintSubtree {
             guard let host = Self.host(ofURI: uri) else { return .outside }
             return host.isWithinHostSubtree(base) ? .inside : .outside
         case (.directoryName(let name), .directoryName(let base)):
-            return name.isWithin(directorySubtree: base) ? .inside : .outside
+            guard let inside = name.isWithin(directorySubtree: base) else { return .unsupported }
+            return inside ? .inside : .outside
         case (.otherName, .otherName), (.x400Address, .x400Address), (.ediPartyName, .ediPartyName),
             (.registeredID, .registeredID):
             return .unsupported
