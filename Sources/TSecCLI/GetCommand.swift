@@ -775,21 +775,18 @@ public struct GetCommand: TSecCommand {
     }
 
     /// `-v`: the response's status line and header fields on standard error, each after `< `, as
-    /// curl's `-v` shows them.
+    /// curl's `-v` shows them; the values of `Set-Cookie` and of fields carrying credentials
+    /// hidden (``CredentialRedaction``).
     private static func tell(_ head: ResponseHead, to terminal: CommandOutput) {
-        terminal.errorText(headLines(head).map { "< \($0)\n" }.joined())
+        terminal.errorText(headLines(head, shown: CredentialRedaction.shown).map { "< \($0)\n" }.joined())
     }
 
     /// `-v`: a request head as sent, each line after `> `, as curl's `-v` shows it; the
-    /// credentials of `Authorization` and `Proxy-Authorization` hidden after their scheme, and a
-    /// DPoP proof hidden whole (no message of this tool shows a password or a token).
+    /// credentials of `Authorization` and `Proxy-Authorization` hidden after their scheme, cookie
+    /// values, a DPoP proof and fields whose names say they hold a key, token, secret, password
+    /// or session hidden (no message of this tool shows a password or a token).
     private static func tell(_ head: SentRequestHead, to terminal: CommandOutput) {
-        let fields = head.headers.map { field in
-            if field.name.equalsIgnoringASCIICase("DPoP") { return "\(field.name): [hidden]" }
-            let isCredential = field.name.equalsIgnoringASCIICase("Authorization") || field.name.equalsIgnoringASCIICase("Proxy-Authorization")
-            let scheme = field.value.prefix { $0 != " " }
-            return "\(field.name): " + (isCredential ? "\(scheme) [hidden]" : field.value)
-        }
+        let fields = head.headers.map { "\($0.name): " + CredentialRedaction.shown(name: $0.name, value: $0.value) }
         let lines = ["\(head.method) \(head.target) \(head.httpVersion)"] + fields + [""]
         terminal.errorText(lines.map { "> \($0)\n" }.joined())
     }
@@ -799,10 +796,10 @@ public struct GetCommand: TSecCommand {
         headLines(head).map { $0 + "\n" }.joined()
     }
 
-    /// The status line, the header fields and an empty line.
-    private static func headLines(_ head: ResponseHead) -> [String] {
+    /// The status line, the header fields (their values as `shown` gives them) and an empty line.
+    private static func headLines(_ head: ResponseHead, shown: (String, String) -> String = { $1 }) -> [String] {
         let phrase = head.httpVersion == "HTTP/2" || head.reasonPhrase.isEmpty ? "" : " \(head.reasonPhrase)"
-        return ["\(head.httpVersion) \(head.statusCode)\(phrase)"] + head.headers.map { "\($0.name): \($0.value)" } + [""]
+        return ["\(head.httpVersion) \(head.statusCode)\(phrase)"] + head.headers.map { "\($0.name): \(shown($0.name, $0.value))" } + [""]
     }
 }
 

@@ -61,6 +61,11 @@ extension TLSConfiguration {
     /// A server configuration presenting `identity`, asking clients for certificates as
     /// `clientCertificates` says; a ``PeerTrustVerifier`` (usually with a
     /// ``ClientCertificateEvaluator``) decides on the certificates clients present.
+    ///
+    /// BoringSSL is given no trust roots: a server framework that takes the verification callback
+    /// apart from the configuration (Vapor's `customCertificateVerifyCallback`) and is not given
+    /// it refuses every client certificate, instead of accepting any that chains to the
+    /// machine's public CAs.
     /// - Parameters:
     ///   - identity: The server's certificate chain and key.
     ///   - clientCertificates: Whether clients are asked for a certificate and must present one.
@@ -76,6 +81,9 @@ extension TLSConfiguration {
         )
         configuration.minimumTLSVersion = minimumTLSVersion
         configuration.certificateVerification = clientCertificates.certificateVerification
+        // The callback decides; without it (a framework not given it) nothing is trusted.
+        configuration.trustRoots = .certificates([])
+        configuration.additionalTrustRoots = []
         configuration.verifySignatureAlgorithms = verifiedSignatureAlgorithms
         return configuration
     }

@@ -36,6 +36,9 @@ struct ClientAssertionTests {
         #expect(privateKey.publicKey.isValidSignature(signature, for: Data("\(parts[0]).\(parts[1])".utf8)))
         let other = try ClientAssertion.make(clientID: "partner", audience: audience, key: key, at: now)
         #expect(try json(other.split(separator: ".")[1])["jti"] as? String != claims["jti"] as? String)
+        // A token endpoint written with a user and password: the audience names it without them.
+        let withUser = try ClientAssertion.make(clientID: "partner", audience: URL(string: "https://partner:s3cret@auth.example.test/oauth2/token")!, key: key, at: now)
+        #expect(try json(withUser.split(separator: ".")[1])["aud"] as? String == "https://auth.example.test/oauth2/token")
     }
 
     @Test("P-384 signs ES384; RSA PS256 by default or RS256, each verified with swift-crypto")

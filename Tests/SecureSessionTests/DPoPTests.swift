@@ -47,6 +47,13 @@ struct DPoPTests {
         let tokenClaims = try JWTPart.json(tokenRequest.split(separator: ".")[1])
         #expect(tokenClaims["ath"] == nil && tokenClaims["nonce"] == nil, "a token request's proof has no ath, and no nonce until a server gives one")
         #expect(tokenClaims["jti"] as? String != claims["jti"] as? String)
+
+        // A user and password in the URL stay out of the proof, which the server and its logs read.
+        let withUser = try DPoPProof.make(method: "GET", url: URL(string: "https://alice:s3cret@api.bank.example:8443/v1/payments?x=1")!, key: key, at: now)
+        let withUserClaims = try JWTPart.json(withUser.split(separator: ".")[1])
+        #expect(withUserClaims["htu"] as? String == "https://api.bank.example:8443/v1/payments")
+        let decodedClaims = String(decoding: try JWTPart.decoded(withUser.split(separator: ".")[1]), as: UTF8.self)
+        #expect(!decodedClaims.contains("s3cret") && !decodedClaims.contains("alice"))
     }
 
     @Test("RFC 7638 §3.1's example thumbprint, from the required members only; EC and RSA JWKs of keys read from PEM, never with private members")

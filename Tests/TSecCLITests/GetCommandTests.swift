@@ -442,6 +442,20 @@ struct GetCommandTests {
         #expect(authorized.status == 0)
         #expect(authorized.output.stderr.contains("> Authorization: Basic [hidden]\n"), "\(authorized.output.stderr)")
         #expect(!authorized.output.stderr.contains(Data("alice:wonderland".utf8).base64EncodedString()))
+        // Cookies keep their names, API keys and tokens of custom fields are hidden whole, and so
+        // are the cookie values a server sets; other fields are shown as they are.
+        let keyed = await get(server.url("/set-cookie"), [
+            "-v", "-H", "X-Api-Key: sk_live_7f3a", "-H", "X-Auth-Token: tok-9c2e", "-H", "Cookie: sid=s3cr3t-sid; theme=dark",
+            "-H", "X-Set-Cookie: refresh=r3fr3sh; Path=/; HttpOnly", "-H", "X-Request-Id: req-42",
+        ])
+        #expect(keyed.status == 0)
+        for secret in ["sk_live_7f3a", "tok-9c2e", "s3cr3t-sid", "r3fr3sh"] {
+            #expect(!keyed.output.stderr.contains(secret), "\(secret) shown: \(keyed.output.stderr)")
+        }
+        #expect(keyed.output.stderr.contains("> X-Api-Key: [hidden]\n") && keyed.output.stderr.contains("> X-Auth-Token: [hidden]\n"), "\(keyed.output.stderr)")
+        #expect(keyed.output.stderr.contains("> Cookie: sid=[hidden]; theme=[hidden]\n"), "\(keyed.output.stderr)")
+        #expect(keyed.output.stderr.lowercased().contains("< set-cookie: refresh=[hidden]; path=/; httponly\n"), "\(keyed.output.stderr)")
+        #expect(keyed.output.stderr.contains("> X-Request-Id: req-42\n"))
         await server.stop()
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import NIOSSL
 import PKIBuilder
 import Testing
 import TransportSecurity
@@ -42,6 +43,27 @@ struct MutualTLSTests {
         await server.stop()
         #expect(outcome.handshakeCompleted)
         #expect(outcome.echoed == echo(to: alice))
+    }
+
+    @Test(
+        "a server configured as Vapor takes it, with the verification callback forgotten, fails closed: BoringSSL holds no roots, so every client certificate is refused (an anonymous client gets through only where certificates are optional)",
+        arguments: [ClientCertificateRequirement.required, .optional]
+    )
+    func forgottenCallbackFailsClosed(_ requirement: ClientCertificateRequirement) async throws {
+        let serverIdentity = try identity(lab.leaf, chain: [lab.intermediate])
+        let configuration = TLSConfiguration.transportSecurityServer(identity: serverIdentity, clientCertificates: requirement)
+        #expect(configuration.trustRoots == .certificates([]), "not the machine's public CAs")
+        #expect(configuration.additionalTrustRoots.isEmpty)
+        // Vapor's shape: the configuration alone, its `customCertificateVerifyCallback` not set.
+        let server = try await TLSTestServer(configuration: configuration)
+        let clientCA = try lab.pki.issueRoot(.certificateAuthority("Client CA"))
+        let alice = try lab.pki.issue(.client("alice"), by: clientCA)
+        let withCertificate = try await connect(port: server.port, verifier: serverVerifier, identity: identity(alice))
+        let anonymous = try await connect(port: server.port, verifier: serverVerifier)
+        await server.stop()
+        #expect(withCertificate.echoed == nil)
+        #expect(withCertificate.closed)
+        #expect((anonymous.echoed == "ping") == (requirement == .optional))
     }
 
     @Test("no client certificate, one from another CA, or one without clientAuth: the server refuses")

@@ -230,6 +230,11 @@ struct ClientNameTests {
         for text in notMatching {
             #expect(try PeerNamePattern(text).match(in: identity) == nil, "\(text)")
         }
+        // `/*` means below: the namespace's workloads, not the namespace's own ID.
+        let namespace = try PeerIdentity(certificate: pki.issue(.client("Namespace", uris: ["spiffe://td/ns/pay"]), by: ca).der)
+        #expect(try PeerNamePattern("spiffe://td/ns/pay/*").match(in: namespace) == nil)
+        #expect(try PeerNamePattern("spiffe://td/ns/pay").match(in: namespace) == "URI:spiffe://td/ns/pay")
+        #expect(try PeerNamePattern("spiffe://td/ns/*").match(in: namespace) == "URI:spiffe://td/ns/pay")
     }
 
     // MARK: The evaluator's name check

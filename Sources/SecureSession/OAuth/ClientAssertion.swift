@@ -16,7 +16,7 @@ enum ClientAssertion {
         if let keyID = key.keyID { header["kid"] = keyID }
         let issued = Int(now.timeIntervalSince1970)
         let claims: [String: Any] = [
-            "iss": clientID, "sub": clientID, "aud": audience.absoluteString, "jti": id.uuidString.lowercased(),
+            "iss": clientID, "sub": clientID, "aud": audience.withoutUserInformation, "jti": id.uuidString.lowercased(),
             "iat": issued, "exp": issued + Int(lifetime),
         ]
         return try JWT.signed(header: header, claims: claims, key: key.signingKey)

@@ -46,6 +46,10 @@ package enum DPoPProof {
         guard var parts = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return url.absoluteString }
         parts.query = nil
         parts.fragment = nil
-        return parts.string ?? url.absoluteString
+        // RFC 9449 §4.2: the URI without query and fragment; a user and password would be a
+        // secret inside a token the server and its logs read.
+        parts.percentEncodedUser = nil
+        parts.percentEncodedPassword = nil
+        return parts.string ?? url.withoutUserInformation
     }
 }

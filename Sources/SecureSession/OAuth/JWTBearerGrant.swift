@@ -16,7 +16,7 @@ enum JWTBearerGrant {
         var header: [String: Any] = ["typ": "JWT"]
         if let keyID = account.keyID { header["kid"] = keyID }
         let issued = Int(now.timeIntervalSince1970)
-        var claims: [String: Any] = ["iss": account.clientEmail, "aud": audience.absoluteString, "iat": issued, "exp": issued + Int(lifetime)]
+        var claims: [String: Any] = ["iss": account.clientEmail, "aud": audience.withoutUserInformation, "iat": issued, "exp": issued + Int(lifetime)]
         if !scopes.isEmpty { claims["scope"] = scopes.joined(separator: " ") }
         if let subject { claims["sub"] = subject }
         return try JWT.signed(header: header, claims: claims, key: account.signingKey.signingKey)

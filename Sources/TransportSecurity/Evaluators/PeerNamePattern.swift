@@ -23,7 +23,8 @@
 public enum PeerNamePattern: Sendable, Hashable, CustomStringConvertible {
     /// Exactly this SPIFFE ID.
     case spiffeID(SPIFFEID)
-    /// This SPIFFE ID or any below it (its path followed by `/`).
+    /// Any SPIFFE ID below this one (its path followed by `/` and at least one more segment);
+    /// not this ID itself.
     case spiffeIDPrefix(SPIFFEID)
     /// Any workload of this trust domain.
     case spiffeTrustDomain(String)
@@ -112,7 +113,9 @@ public enum PeerNamePattern: Sendable, Hashable, CustomStringConvertible {
         case .spiffeID(let id):
             return identity.spiffeID == id ? "URI:\(id)" : nil
         case .spiffeIDPrefix(let id):
-            return identity.spiffeID.flatMap { id.contains($0) ? "URI:\($0)" : nil }
+            // Below the ID only: `…/ns/payments/*` names the workloads of a namespace, not the
+            // namespace's own ID.
+            return identity.spiffeID.flatMap { id.contains($0) && $0 != id ? "URI:\($0)" : nil }
         case .spiffeTrustDomain(let domain):
             return identity.spiffeID.flatMap { $0.trustDomain == domain ? "URI:\($0)" : nil }
         case .dnsName(let pattern):

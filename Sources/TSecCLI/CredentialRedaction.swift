@@ -1,0 +1,33 @@
+/// Header values `tsec get -v` shows with their secrets hidden: no message of this tool shows a
+/// password, a token, a key or a cookie.
+enum CredentialRedaction {
+    /// Name fragments of fields that carry credentials of their own (`X-Api-Key`,
+    /// `X-Auth-Token`, `X-Client-Secret`, `X-Session-Id`, a cookie under another name),
+    /// compared without case.
+    static let credentialNameFragments = ["key", "token", "secret", "password", "passwd", "auth", "session", "credential", "cookie"]
+
+    /// `value` as `-v` shows it for the field `name`: `Authorization` and `Proxy-Authorization`
+    /// keep their scheme; `Cookie` and `Set-Cookie` their cookie names (and `Set-Cookie` its
+    /// attributes); a DPoP proof and any field whose name says it holds a key, token, secret,
+    /// password, session or cookie are hidden whole; everything else is shown as it is.
+    static func shown(name: String, value: String) -> String {
+        let lowercased = name.lowercased()
+        switch lowercased {
+        case "authorization", "proxy-authorization":
+            return "\(value.prefix { $0 != " " }) [hidden]"
+        case "cookie":
+            return value.split(separator: ";", omittingEmptySubsequences: false).map { pair in
+                let name = pair.prefix { $0 != "=" }
+                return pair.contains("=") ? "\(name)=[hidden]" : String(pair)
+            }.joined(separator: ";")
+        case "set-cookie":
+            let pair = value.prefix { $0 != ";" }
+            let attributes = value.dropFirst(pair.count)
+            return pair.contains("=") ? "\(pair.prefix { $0 != "=" })=[hidden]\(attributes)" : value
+        case "dpop":
+            return "[hidden]"
+        default:
+            return credentialNameFragments.contains(where: lowercased.contains) ? "[hidden]" : value
+        }
+    }
+}
