@@ -48,8 +48,14 @@ extension ResponseBody {
     /// ```
     /// - Parameters:
     ///   - type: The type of each line's value.
+    ///   - maximumLineLength: The longest line held, in bytes (1 MiB by default): a longer one
+    ///     ends the reading with ``SecureSessionError/invalidResponse(_:)``.
     ///   - decoder: Makes the decoder of the reading (a `JSONDecoder` is not `Sendable`).
-    public func decodedLines<Value: Decodable & Sendable>(_ type: Value.Type, decoder: @escaping @Sendable () -> JSONDecoder = { JSONDecoder() }) -> DecodedLines<Value> {
-        DecodedLines(lines: lines, decoder: decoder)
+    public func decodedLines<Value: Decodable & Sendable>(
+        _ type: Value.Type,
+        maximumLineLength: Int = ResponseLines.defaultMaximumLength,
+        decoder: @escaping @Sendable () -> JSONDecoder = { JSONDecoder() }
+    ) -> DecodedLines<Value> {
+        DecodedLines(lines: lines(maximumLength: maximumLineLength), decoder: decoder)
     }
 }

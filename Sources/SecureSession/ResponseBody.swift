@@ -43,8 +43,15 @@ public struct ResponseBody: AsyncSequence, Sendable {
     }
 
     /// The body's lines, as UTF-8 text without their line ends (`\n` or `\r\n`); a last line
-    /// without an end counts too (JSON lines, server-sent events, logs).
-    public var lines: ResponseLines { ResponseLines(body: self) }
+    /// without an end counts too (JSON lines, server-sent events, logs). A line longer than
+    /// ``ResponseLines/defaultMaximumLength`` (1 MiB) ends the reading (``lines(maximumLength:)``).
+    public var lines: ResponseLines { ResponseLines(body: self, maximumLength: ResponseLines.defaultMaximumLength) }
+
+    /// The body's lines, as ``lines``, none longer than `maximumLength` bytes: a server cannot
+    /// make the reader hold a line without an end. A longer line ends the reading with
+    /// ``SecureSessionError/invalidResponse(_:)`` saying so, and the request (its connection
+    /// closed).
+    public func lines(maximumLength: Int) -> ResponseLines { ResponseLines(body: self, maximumLength: maximumLength) }
 }
 
 /// The lines of a ``ResponseBody``.
@@ -52,23 +59,34 @@ public struct ResponseLines: AsyncSequence, Sendable {
     /// One line, without its line break.
     public typealias Element = String
 
+    /// The longest line ``ResponseBody/lines`` holds: 1 MiB.
+    public static let defaultMaximumLength = 1 << 20
+
     let body: ResponseBody
+    /// The longest line held, in bytes, its line end aside.
+    let maximumLength: Int
 
     /// Goes through the lines.
     public struct AsyncIterator: AsyncIteratorProtocol {
         var parts: ResponseBody.AsyncIterator
+        let maximumLength: Int
         var pending: [UInt8] = []
         var isOver = false
 
         /// The next line; `nil` once the body is over.
+        /// - Throws: ``SecureSessionError/invalidResponse(_:)`` for a line longer than the
+        ///   maximum; the body's own errors.
         public mutating func next() async throws -> String? {
             while true {
                 if let end = pending.firstIndex(of: UInt8(ascii: "\n")) {
                     var line = pending[..<end]
                     if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+                    try check(line.count)
                     defer { pending.removeSubrange(...end) }
                     return String(decoding: line, as: UTF8.self)
                 }
+                // No line end yet: what is held is one line (a CR may yet be its end).
+                try check(pending.count - (pending.last == UInt8(ascii: "\r") ? 1 : 0))
                 if isOver {
                     guard !pending.isEmpty else { return nil }
                     defer { pending = [] }
@@ -81,8 +99,14 @@ public struct ResponseLines: AsyncSequence, Sendable {
                 }
             }
         }
+
+        /// Refuses a line of `length` bytes when it is longer than the maximum.
+        private func check(_ length: Int) throws(SecureSessionError) {
+            guard length > maximumLength else { return }
+            throw SecureSessionError.invalidResponse("a line of the body is longer than \(maximumLength) bytes, the most held (lines(maximumLength:) sets it)")
+        }
     }
 
     /// Starts going through the lines.
-    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(parts: body.makeAsyncIterator()) }
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(parts: body.makeAsyncIterator(), maximumLength: maximumLength) }
 }

@@ -4,8 +4,14 @@
 /// byte-order mark is skipped; `:` starts a comment; a field's value loses one leading space;
 /// an empty line sends the event when it has data; `id` and `retry` carry over to later
 /// events, `retry` only as digits, an `id` with a NUL ignored. How the stream is cut into parts
-/// never changes the events.
+/// never changes the events. An event (its data and the line being read) larger than
+/// ``maximumEventSize`` is refused: a server cannot make the reader hold an event without end.
 public struct ServerSentEventParser: Sendable {
+    /// The largest event held by default: 1 MiB.
+    public static let defaultMaximumEventSize = 1 << 20
+
+    /// The most bytes an event's data and the line being read may hold together.
+    public let maximumEventSize: Int
     /// Bytes of a line not ended yet.
     private var pending: [UInt8] = []
     private var isFirstLine = true
@@ -17,11 +23,17 @@ public struct ServerSentEventParser: Sendable {
     private var retry: Int?
 
     /// A parser at the start of a stream.
-    public init() {}
+    /// - Parameter maximumEventSize: The most bytes an event's data and the line being read may
+    ///   hold together (1 MiB by default).
+    public init(maximumEventSize: Int = ServerSentEventParser.defaultMaximumEventSize) {
+        self.maximumEventSize = maximumEventSize
+    }
 
     /// Takes the next part of the stream; the events it completes, in order. An event the
     /// stream ends in the middle of is never returned.
-    public mutating func parse(_ part: some Sequence<UInt8>) -> [ServerSentEvent] {
+    /// - Throws: ``SecureSessionError/invalidResponse(_:)`` when an event grows larger than
+    ///   ``maximumEventSize``.
+    public mutating func parse(_ part: some Sequence<UInt8>) throws(SecureSessionError) -> [ServerSentEvent] {
         var events: [ServerSentEvent] = []
         for byte in part {
             if endedByCR {
@@ -30,6 +42,7 @@ public struct ServerSentEventParser: Sendable {
             }
             guard byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") else {
                 pending.append(byte)
+                if pending.count + data.utf8.count > maximumEventSize { throw tooLarge }
                 continue
             }
             endedByCR = byte == UInt8(ascii: "\r")
@@ -40,8 +53,14 @@ public struct ServerSentEventParser: Sendable {
                 if line.starts(with: [0xEF, 0xBB, 0xBF]) { line.removeFirst(3) }
             }
             if let event = take(line) { events.append(event) }
+            if data.utf8.count > maximumEventSize { throw tooLarge }
         }
         return events
+    }
+
+    /// The error of an event past the maximum size.
+    private var tooLarge: SecureSessionError {
+        .invalidResponse("a server-sent event is larger than \(maximumEventSize) bytes, the most held (ServerSentEventParser(maximumEventSize:), events(maximumEventSize:))")
     }
 
     /// Takes one line in; the event it completes, if any.

@@ -30,11 +30,12 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
     public typealias Element = ServerSentEvent
 
     let body: ResponseBody
+    let maximumEventSize: Int
 
     /// Goes through the events.
     public struct AsyncIterator: AsyncIteratorProtocol {
         var parts: ResponseBody.AsyncIterator
-        var parser = ServerSentEventParser()
+        var parser: ServerSentEventParser
         /// Events of the last part not handed out yet.
         var ready: [ServerSentEvent] = []
 
@@ -42,14 +43,16 @@ public struct ServerSentEvents: AsyncSequence, Sendable {
         public mutating func next() async throws -> ServerSentEvent? {
             while ready.isEmpty {
                 guard let part = try await parts.next() else { return nil }
-                ready = parser.parse(part)
+                ready = try parser.parse(part)
             }
             return ready.removeFirst()
         }
     }
 
     /// Starts going through the events.
-    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(parts: body.makeAsyncIterator()) }
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(parts: body.makeAsyncIterator(), parser: ServerSentEventParser(maximumEventSize: maximumEventSize))
+    }
 }
 
 extension ResponseBody {
@@ -61,5 +64,13 @@ extension ResponseBody {
     /// let (_, body) = try await session.bytes(for: request)
     /// for try await event in body.events where event.event == "delta" { print(event.data) }
     /// ```
-    public var events: ServerSentEvents { ServerSentEvents(body: self) }
+    ///
+    /// An event larger than ``ServerSentEventParser/defaultMaximumEventSize`` (1 MiB) ends the
+    /// reading (``events(maximumEventSize:)``).
+    public var events: ServerSentEvents { ServerSentEvents(body: self, maximumEventSize: ServerSentEventParser.defaultMaximumEventSize) }
+
+    /// The body's server-sent events, as ``events``, none larger than `maximumEventSize` bytes
+    /// (its data and the line being read): a larger one ends the reading with
+    /// ``SecureSessionError/invalidResponse(_:)`` saying so, and the request.
+    public func events(maximumEventSize: Int) -> ServerSentEvents { ServerSentEvents(body: self, maximumEventSize: maximumEventSize) }
 }

@@ -40,6 +40,37 @@ struct ResponseBodyTests {
         await server.stop()
     }
 
+    @Test("a line, a JSON line or a server-sent event without end (a server streaming one line forever) is refused past its bound, saying so, and the request ends with its connection")
+    func unboundedLinesRefused() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let session = lab.session()
+        func expectRefused(_ bound: Int, _ read: (ResponseBody) async throws -> Void) async throws {
+            let (_, body) = try await session.bytes(for: SecureRequest(url: server.url("/endless")))
+            await #expect {
+                try await read(body)
+            } throws: { error in
+                guard case SecureSessionError.invalidResponse(let detail) = error else { return false }
+                return detail.contains("longer than \(bound) bytes") || detail.contains("larger than \(bound) bytes")
+            }
+        }
+        try await expectRefused(ResponseLines.defaultMaximumLength) { body in for try await _ in body.lines {} }
+        try await expectRefused(64 * 1024) { body in for try await _ in body.lines(maximumLength: 64 * 1024) {} }
+        try await expectRefused(100_000) { body in for try await _ in body.decodedLines([Int].self, maximumLineLength: 100_000) {} }
+        try await expectRefused(ServerSentEventParser.defaultMaximumEventSize) { body in for try await _ in body.events {} }
+        try await expectRefused(10_000) { body in for try await _ in body.events(maximumEventSize: 10_000) {} }
+        // Each refusal ended its request: the server sees its connections closed.
+        for _ in 0..<200 where server.connections.open > 0 { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(server.connections.open == 0)
+        // A line within the bound still reads.
+        server.files["lines"] = String(repeating: "y", count: 5_000) + "\nshort\n"
+        let (_, fine) = try await session.bytes(for: SecureRequest(url: server.url("/files/lines")))
+        var lines: [String] = []
+        for try await line in fine.lines(maximumLength: 5_000) { lines.append(line) }
+        #expect(lines.map(\.count) == [5_000, 5])
+        await session.shutdown()
+        await server.stop()
+    }
+
     @Test("an unacceptable status throws at the head with its body; a connection that cannot be made throws there too")
     func failuresAtTheHead() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())

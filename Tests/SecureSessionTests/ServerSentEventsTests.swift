@@ -54,12 +54,18 @@ struct ServerSentEventsTests {
     }
 
     @Test("the parser on its own (for stream(_:into:)): events come as the parts that complete them arrive")
-    func parserOnItsOwn() {
+    func parserOnItsOwn() throws {
         var parser = ServerSentEventParser()
-        #expect(parser.parse(Array("data: one\r".utf8)).isEmpty)
-        #expect(parser.parse(Array("\n".utf8)).isEmpty)
-        #expect(parser.parse(Array("\r\ndata: two\n\ndata: thr".utf8)) == [ServerSentEvent(data: "one"), ServerSentEvent(data: "two")])
-        #expect(parser.parse(Array("ee\n\n".utf8)) == [ServerSentEvent(data: "three")])
+        #expect(try parser.parse(Array("data: one\r".utf8)).isEmpty)
+        #expect(try parser.parse(Array("\n".utf8)).isEmpty)
+        #expect(try parser.parse(Array("\r\ndata: two\n\ndata: thr".utf8)) == [ServerSentEvent(data: "one"), ServerSentEvent(data: "two")])
+        #expect(try parser.parse(Array("ee\n\n".utf8)) == [ServerSentEvent(data: "three")])
+        // Bounded: an event's data and its current line together; many lines make one event too.
+        var bounded = ServerSentEventParser(maximumEventSize: 16)
+        #expect(try bounded.parse(Array("data: 0123456789\n\n".utf8)) == [ServerSentEvent(data: "0123456789")])
+        #expect(throws: SecureSessionError.self) { try bounded.parse(Array("data: 0123456789abcdefg".utf8)) }
+        var manyLines = ServerSentEventParser(maximumEventSize: 16)
+        #expect(throws: SecureSessionError.self) { try manyLines.parse(Array("data: 01234\ndata: 56789\ndata: abcde\n".utf8)) }
     }
 
     @Test("read through bytes(for:) from a server")
