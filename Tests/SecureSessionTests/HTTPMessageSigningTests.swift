@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import PKIBuilder
 import SecureSession
@@ -100,7 +101,87 @@ struct HTTPMessageSigningTests {
         #expect(throws: HTTPSignatureError.self) { try base.verify(HTTPSignatureMessage(forged)) }
     }
 
-    @Test("a replay guard refuses a signature accepted before while it is valid (known by its nonce, or by its bytes without one), takes it again once it has expired, refuses a signature with no end, and when full refuses new ones rather than forget; requiresNonce refuses a signature without one")
+    @Test(
+        "a captured signature re-encoded is no new signature, for every algorithm: base64 with its unused bits set is refused, and the same base signed with other bytes (ECDSA's (r, n - s), a fresh RSA-PSS salt, a signature made again) is a replay",
+        arguments: HTTPSignatureAlgorithm.allCases
+    )
+    func reencodedReplays(_ algorithm: HTTPSignatureAlgorithm) throws {
+        let key = HTTPSignatureKey.generated(id: "client", algorithm: algorithm)
+        let signer = HTTPMessageSigner(key: key, lifetime: .seconds(60), clock: { Self.now })
+        var verifier = HTTPMessageSignatureVerifier(keys: [key.verificationKey], clock: { Self.now })
+        verifier.replayGuard = HTTPSignatureReplayGuard()
+        let original = try Self.signedRequest(by: signer)
+        let field = try #require(original.header("Signature"))
+        #expect(throws: Never.self) { try verifier.verify(HTTPSignatureMessage(original)) }
+
+        // The same bytes in another base64 spelling: the last character before the padding
+        // with its unused bits set. Refused as malformed, before any key is tried.
+        let encoded = String(field.drop { $0 != ":" }.dropFirst().dropLast())
+        let bytes = try #require(Data(base64Encoded: encoded))
+        let padding = encoded.reversed().prefix { $0 == "=" }.count
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+        var characters = Array(encoded)
+        let last = characters.count - padding - 1
+        if padding > 0, let value = alphabet.firstIndex(of: characters[last]) {
+            characters[last] = alphabet[value | (padding == 1 ? 0b11 : 0b1111)]
+        }
+        let respelled = String(characters)
+        if respelled != encoded {
+            #expect(Data(base64Encoded: respelled) == bytes, "Foundation reads both spellings as the same signature")
+            let variant = original.replacing("Signature", with: "sig1=:\(respelled):")
+            #expect {
+                try verifier.verify(HTTPSignatureMessage(variant))
+            } throws: { error in
+                guard let error = error as? HTTPSignatureError, case .malformedField("Signature", let reason) = error else { return false }
+                return reason.contains("not canonical base64")
+            }
+        }
+
+        // The same base signed with other bytes: for ECDSA, s replaced by n - s (a valid
+        // signature of its own); otherwise the request signed again (RSA-PSS and ECDSA draw fresh
+        // randomness; Ed25519, RSA PKCS#1 v1.5 and HMAC give the same bytes).
+        let otherBytes: Data
+        switch algorithm {
+        case .ecdsaP256SHA256, .ecdsaP384SHA384:
+            let order: [UInt8] = algorithm == .ecdsaP256SHA256
+                ? Self.bytes(hex: "ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551")
+                : Self.bytes(hex: "ffffffffffffffffffffffffffffffffffffffffffffffffc7634d81f4372ddf581a0db248b0a77aecec196accc52973")
+            let half = bytes.count / 2
+            otherBytes = bytes.prefix(half) + Data(Self.subtract(Array(bytes.suffix(half)), from: order))
+        default:
+            let resigned = try #require(try Self.signedRequest(by: signer).header("Signature"))
+            otherBytes = try #require(Data(base64Encoded: String(resigned.drop { $0 != ":" }.dropFirst().dropLast())))
+        }
+        let again = original.replacing("Signature", with: "sig1=:\(otherBytes.base64EncodedString()):")
+        Self.expect(.replayed("keyid \"client\", signature base \(try Self.baseDigest(of: original, key: key))"), verifying: again, with: verifier)
+    }
+
+    /// The bytes of hexadecimal text (the curves' orders).
+    static func bytes(hex: String) -> [UInt8] {
+        let digits = Array(hex.utf8)
+        return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(decoding: digits[$0...$0 + 1], as: UTF8.self), radix: 16)! }
+    }
+
+    /// `minuend - subtrahend` of two big-endian numbers of one length.
+    static func subtract(_ subtrahend: [UInt8], from minuend: [UInt8]) -> [UInt8] {
+        var result = [UInt8](repeating: 0, count: minuend.count)
+        var borrow = 0
+        for index in stride(from: minuend.count - 1, through: 0, by: -1) {
+            var value = Int(minuend[index]) - Int(subtrahend[index]) - borrow
+            borrow = value < 0 ? 1 : 0
+            if value < 0 { value += 256 }
+            result[index] = UInt8(value)
+        }
+        return result
+    }
+
+    /// The digest a replay guard knows `request`'s signature by.
+    static func baseDigest(of request: SecureRequest, key: HTTPSignatureKey) throws -> String {
+        let verified = try HTTPMessageSignatureVerifier(keys: [key.verificationKey], clock: { Self.now }).verify(HTTPSignatureMessage(request))
+        return SHA256.hash(data: Data(verified.base.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    @Test("a replay guard refuses a signature accepted before while it is valid (known by its nonce, or by its signed base without one), takes it again once it has expired, refuses a signature with no end, and when full refuses new ones rather than forget; requiresNonce refuses a signature without one")
     func replays() throws {
         let key = HTTPSignatureKey.generated(id: "client")
         let clock = ManualClock(Self.now)
@@ -119,7 +200,7 @@ struct HTTPMessageSigningTests {
             Issue.record("a replay without a nonce was accepted")
         } catch {
             guard case .replayed(let identity) = error else { Issue.record("\(error)"); return }
-            #expect(identity.hasPrefix(#"keyid "client", signature "#))
+            #expect(identity.hasPrefix(#"keyid "client", signature base "#))
         }
         // Past its expires (30 s) the signature is refused for its age, and the guard forgets it.
         clock.now = Self.now.addingTimeInterval(31)

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import RawStructuredFieldValues
 
@@ -90,6 +91,11 @@ public struct HTTPMessageSignatureVerifier: Sendable {
               let signature = Data(base64Encoded: encoded) else {
             throw .malformedField("Signature", reason: "no byte sequence labelled '\(label)'")
         }
+        // One signature has one spelling: base64 with unused bits set before the padding decodes
+        // to the same bytes, and would pass for another signature.
+        guard signature.base64EncodedString() == encoded else {
+            throw .malformedField("Signature", reason: "the byte sequence labelled '\(label)' is not canonical base64 (bits set that base64 leaves unused, or no padding): one signature written another way")
+        }
         // The @signature-params line is the member as received (its parameters in their order,
         // those unknown here included).
         let base = try HTTPSignatureBase.make(
@@ -103,10 +109,19 @@ public struct HTTPMessageSignatureVerifier: Sendable {
         let bodyVerified = try checkBody(of: message, covered: parameters.components)
         if let replayGuard {
             // Only signatures that verified are remembered: nobody fills the guard without a key.
-            let identity = "keyid \"\(keyID)\", " + (parameters.nonce.map { "nonce \"\($0)\"" } ?? "signature \(encoded)")
+            // Without a nonce, a signature is known by what it signs (the signature base, which
+            // holds its parameters, created included) and its key, never by its bytes: ECDSA's
+            // (r, n - s) and RSA-PSS's fresh salt sign the same base with other bytes.
+            let identity = "keyid \"\(keyID)\", " + (parameters.nonce.map { "nonce \"\($0)\"" } ?? "signature base \(Self.digest(of: base))")
             try replayGuard.admit(identity, validUntil: try end(of: parameters), now: clock())
         }
         return VerifiedHTTPSignature(label: label, keyID: keyID, algorithm: key.algorithm, parameters: parameters, base: base, bodyVerified: bodyVerified)
+    }
+
+    /// SHA-256 of a signature base, in hexadecimal: what a replay guard knows a signature
+    /// without a nonce by.
+    static func digest(of base: String) -> String {
+        SHA256.hash(data: Data(base.utf8)).map { String(format: "%02x", $0) }.joined()
     }
 
     /// The signature to verify: the one labelled ``label``, else the first whose `keyid` is known.

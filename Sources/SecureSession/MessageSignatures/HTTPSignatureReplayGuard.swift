@@ -2,8 +2,10 @@ import Foundation
 
 /// Remembers the signatures an ``HTTPMessageSignatureVerifier`` accepted, for as long as they
 /// stay valid, and refuses one seen before (RFC 9421 §7.2.2): a signed payment captured on the
-/// way and sent again is a replay. A signature is known by its key and `nonce`, or by its key
-/// and bytes when it has no nonce. Its memory is bounded: when it holds `capacity` signatures
+/// way and sent again is a replay. A signature is known by its key and `nonce`, or, when it
+/// has no nonce, by its key and what it signs (its signature base, parameters included), never
+/// by its bytes: the same request signed again with other bytes (ECDSA's `(r, n − s)`, another
+/// RSA-PSS salt) or the same bytes written in another base64 spelling is still a replay. Its memory is bounded: when it holds `capacity` signatures
 /// still valid, it refuses new ones (fail closed) rather than forget one that could come back.
 ///
 /// ```swift
