@@ -391,11 +391,12 @@ public final class SecureSession: Sendable {
                     "request": "\(current.method.rawValue) \(current.url.redacted)", "status": "\(head.status.code) \(head.status.reasonPhrase)",
                     "timing": "\(exchanged.timing)",
                 ])
-                // What a kept response said was noted when it came from the server.
-                if exchanged.source != .cache {
-                    self.configuration.cookieJar?.store(setCookieFields: head.headers["Set-Cookie"], from: current.url)
+                // What a kept response said was noted when it came from the server: only what the
+                // server sends now counts (a 304's own fields, not the kept ones it confirms).
+                if let fresh = exchanged.fieldsFromServer {
+                    self.configuration.cookieJar?.store(setCookieFields: fresh["Set-Cookie"], from: current.url)
                     if let hsts = self.configuration.hsts, let host = current.url.host, Self.isCleanTLS(exchanged.trustDecision) {
-                        hsts.note(fields: head.headers["Strict-Transport-Security"], from: host)
+                        hsts.note(fields: fresh["Strict-Transport-Security"], from: host)
                     }
                 }
                 if Self.isChallenge(head) {
@@ -468,6 +469,16 @@ public final class SecureSession: Sendable {
         let heldBody: Data
         let timing: ResponseTiming
         var source: ResponseSource = .network
+        /// The `304` that confirmed a kept response (``ResponseSource/revalidated``).
+        var confirmingHead: HTTPResponseHead?
+
+        /// The fields the server sent in this exchange: the response's own from the network, the
+        /// `304`'s for a kept response it confirmed; `nil` when the cache answered alone. Only
+        /// these set cookies and HSTS: a kept response's own `Set-Cookie`, written back, would
+        /// bring back cookies deleted since (a logout, `removeAll()`).
+        var fieldsFromServer: HTTPHeaders? {
+            source == .network ? head.headers : confirmingHead?.headers
+        }
     }
 
     /// One request on one pooled connection. A server may close an idle keep-alive connection

@@ -123,6 +123,29 @@ struct ResponseCacheTests {
         await server.stop()
     }
 
+    @Test("only a response from the server sets cookies: a kept response revalidated by a 304, or answering stale after a failure, does not write its stored Set-Cookie back into the jar (a logged-out session stays logged out)")
+    func keptResponsesSetNoCookies() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain())
+        let cache = ResponseCache()
+        let jar = CookieJar()
+        let session = lab.session { $0.responseCache = cache; $0.cookieJar = jar }
+        for (key, query, expected) in [
+            ("revalidated", "cc=no-cache&etag=1", ResponseSource.revalidated),
+            ("stale", "cc=max-age=60,stale-if-error=100&age=100&fail-after=1&fail=503", .staleAfterFailure(reason: "HTTP 503 Service Unavailable")),
+        ] {
+            let url = server.url("/cached?key=\(key)&\(query)&cookie=sid%3D\(key)-session%3B%20Path%3D%2F")
+            let first = try await session.get(url)
+            #expect(first.source == .network && jar.cookies.map(\.name) == ["sid"], "\(key)")
+            jar.removeAll()  // the user logs out
+            let kept = try await session.get(url)
+            #expect(kept.source == expected, "\(key)")
+            #expect(kept.header("Set-Cookie") == "sid=\(key)-session; Path=/", "the kept head still says it, for the caller")
+            #expect(jar.cookies.isEmpty, "\(key): the kept Set-Cookie came back into the jar")
+        }
+        await session.shutdown()
+        await server.stop()
+    }
+
     @Test("stale-if-error (RFC 5861): a server's 503, a closed connection or a timeout answered with the stale response within its window, whose source says what failed and whose server error's body never reaches the caller; past the window, or refused by the request, the failure reaches the caller")
     func staleIfError() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())

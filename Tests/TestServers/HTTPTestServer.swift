@@ -41,10 +41,10 @@ import TransportSecurityNIO
 /// version 2 after request R; a `Content-Range` S bytes off; with `partial-anyway`, a 206 of its
 /// first 10 bytes whatever was asked; the request's `Range` and
 /// `If-Range` echoed in `X-Range-Asked` and `X-If-Range`),
-/// `/cached?key=K[&cc=V][&nostore-after=N][&etag=1][&modified=1][&vary=NAME][&age=N][&expires=V][&status=S][&size=N][&location=URL][&fail-after=N&fail=STATUS|close|hang]`
+/// `/cached?key=K[&cc=V][&nostore-after=N][&etag=1][&modified=1][&vary=NAME][&age=N][&expires=V][&status=S][&size=N][&location=URL][&cookie=SET-COOKIE][&fail-after=N&fail=STATUS|close|hang]`
 /// (request M of key K answered `body M of K` (with `for VALUE`, the request's field NAME, when
 /// `vary`), with `Cache-Control: V` (`no-store` after request N), `ETag: "v1"`, a fixed `Last-Modified`, `Vary: NAME`,
-/// `Age: N`, `Expires: V`, `Location` as given; a `304` with `X-Revalidated: M` when its
+/// `Age: N`, `Expires: V`, `Location` and (not on a `304`) `Set-Cookie` as given; a `304` with `X-Revalidated: M` when its
 /// `If-None-Match` or `If-Modified-Since` matches; with `size`, N bytes `x` as the body; after
 /// request N of `fail-after`, `failure M` with the status `fail` (503 by default), or the
 /// connection closed, or no answer).
@@ -622,6 +622,8 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
             return
         }
+        // A cookie set by the full answers only, never by a 304.
+        if let cookie = query["cookie"] { fields.append(("Set-Cookie", cookie)) }
         let status = HTTPResponseStatus(statusCode: Int(query["status"] ?? "200") ?? 200)
         if let size = query["size"].flatMap(Int.init) {
             return send(context, status, String(repeating: "x", count: size), type: "text/plain", extra: fields)

@@ -244,7 +244,8 @@ extension SecureSession {
             heldBody: Data(),
             timing: revalidation?.timing
                 ?? ResponseTiming(reusedConnection: false, queueing: .zero, connect: nil, tlsHandshake: nil, waiting: .zero, download: .zero),
-            source: source
+            source: source,
+            confirmingHead: revalidation?.head
         )
     }
 
