@@ -394,7 +394,7 @@ public final class SecureSession: Sendable {
                 // What a kept response said was noted when it came from the server: only what the
                 // server sends now counts (a 304's own fields, not the kept ones it confirms).
                 if let fresh = exchanged.fieldsFromServer {
-                    self.configuration.cookieJar?.store(setCookieFields: fresh["Set-Cookie"], from: current.url)
+                    self.configuration.cookieJar?.store(setCookieFields: fresh["Set-Cookie"], from: current.url, secureContext: self.isSecureContext(current.url))
                     if let hsts = self.configuration.hsts, let host = current.url.host, Self.isCleanTLS(exchanged.trustDecision) {
                         hsts.note(fields: fresh["Strict-Transport-Security"], from: host)
                     }
@@ -448,7 +448,7 @@ public final class SecureSession: Sendable {
     /// `request` with the cookies the jar has for its URL, added to a `Cookie` field of the
     /// request's own (one field, as RFC 6265 §5.4 asks).
     func withCookies(_ request: SecureRequest) -> SecureRequest {
-        guard let field = configuration.cookieJar?.cookieField(for: request.url) else { return request }
+        guard let field = configuration.cookieJar?.cookieField(for: request.url, secureContext: isSecureContext(request.url)) else { return request }
         var sent = request
         if let index = sent.headers.firstIndex(where: { $0.name.equalsIgnoringASCIICase("Cookie") }) {
             sent.headers[index].value += "; " + field
@@ -456,6 +456,20 @@ public final class SecureSession: Sendable {
             sent.headers.append((name: "Cookie", value: field))
         }
         return sent
+    }
+
+    /// Whether a request to `url` is a secure context for `Secure` cookies: https, or http to a
+    /// loopback host (`localhost`, `127.0.0.0/8`, `::1`) over a connection that really goes to
+    /// the loopback interface, neither through a proxy nor to another address an
+    /// ``AddressOverride`` names (whose traffic leaves the machine in cleartext).
+    func isSecureContext(_ url: URL) -> Bool {
+        let scheme = url.scheme?.lowercased()
+        if scheme == "https" || scheme == "wss" { return true }
+        guard let host = url.host.map(ServerHost.init), host.isLoopback else { return false }
+        let port = url.port ?? 80
+        let address = configuration.addressOverrides.address(host: host.name, port: port) ?? host.name
+        guard ServerHost(address).isLoopback else { return false }
+        return configuration.proxies.proxy(isSecure: false, host: host.name, address: address) == nil
     }
 
     /// What one request gave: the response's head and trailer fields, the trust decision and

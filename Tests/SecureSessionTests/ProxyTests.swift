@@ -64,6 +64,36 @@ struct ProxyTests {
         await server.stop()
     }
 
+    @Test("Secure cookies: http to localhost is a secure context only over a connection that really goes to loopback, not through a proxy nor to an address an override names")
+    func secureCookiesNeedLoopback() async throws {
+        let proxy = try TinyProxy()
+        defer { proxy.stop() }
+        let server = try await HTTPTestServer(chain: nil)
+        let jar = CookieJar()
+        let direct = lab.session { $0.cookieJar = jar }
+        let url = { (path: String) in server.url(path, host: "localhost") }
+        func set(_ cookie: String, with session: SecureSession) async throws {
+            _ = try await session.send(SecureRequest(url: url("/set-cookie"), headers: [("X-Set-Cookie", cookie)]))
+        }
+        try await set("direct=1; Secure", with: direct)
+        #expect(jar.cookies.map(\.name) == ["direct"], "straight to loopback: a secure context")
+        #expect(try await direct.get(url("/headers")).decode([String: String].self)["cookie"] == "direct=1")
+
+        var settings = HTTPProxySettings(http: HTTPProxy(host: "127.0.0.1", port: proxy.port))
+        settings.bypassesLoopback = false
+        let proxied = lab.session { $0.cookieJar = jar; $0.proxies = settings }
+        try await set("proxied=1; Secure", with: proxied)
+        #expect(!jar.cookies.map(\.name).contains("proxied"), "through a proxy: no Secure cookie is set")
+        let headers = try await proxied.get(url("/headers")).decode([String: String].self)
+        #expect(headers["via"]?.contains("tinyproxy") == true)
+        #expect(headers["cookie"] == nil, "nor sent: \(headers)")
+        // An address override to a loopback address still reaches loopback.
+        let overridden = lab.session { $0.cookieJar = jar; $0.addressOverrides = [AddressOverride(host: "localhost", port: server.port, address: "127.0.0.1")] }
+        #expect(try await overridden.get(url("/headers")).decode([String: String].self)["cookie"] == "direct=1")
+        for session in [direct, proxied, overridden] { await session.shutdown() }
+        await server.stop()
+    }
+
     @Test("a proxy that wants credentials refuses a tunnel without them (407) and opens it with them")
     func credentials() async throws {
         let proxy = try TinyProxy(user: "bob", password: "s3cret")

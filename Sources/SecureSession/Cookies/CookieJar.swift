@@ -65,9 +65,15 @@ public final class CookieJar: Sendable {
     /// The cookies a request to `url` carries, in the order they are sent: longer paths first,
     /// then older first (RFC 6265 §5.4).
     public func cookies(for url: URL) -> [Cookie] {
+        cookies(for: url, secureContext: CookieMatching.isSecureContext(url))
+    }
+
+    /// The cookies a request to `url` carries when it is (`secureContext`) or is not a secure
+    /// context: the session's own judgement, which knows whether a `localhost` request really
+    /// goes to the loopback interface or through a proxy or an address override.
+    func cookies(for url: URL, secureContext secure: Bool) -> [Cookie] {
         let host = SetCookie.requestHost(of: url)
         let path = CookieMatching.requestPath(of: url)
-        let secure = CookieMatching.isSecureContext(url)
         return cookies
             .filter { $0.matches(host: host, path: path, secure: secure) }
             .sorted { ($0.path.count, $1.createdAt) > ($1.path.count, $0.createdAt) }
@@ -75,7 +81,12 @@ public final class CookieJar: Sendable {
 
     /// The `Cookie` field for a request to `url`, or `nil` when no cookie goes with it.
     public func cookieField(for url: URL) -> String? {
-        let matching = cookies(for: url)
+        cookieField(for: url, secureContext: CookieMatching.isSecureContext(url))
+    }
+
+    /// The `Cookie` field for a request to `url` in a secure context or not.
+    func cookieField(for url: URL, secureContext: Bool) -> String? {
+        let matching = cookies(for: url, secureContext: secureContext)
         return matching.isEmpty ? nil : matching.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
     }
 
@@ -83,11 +94,17 @@ public final class CookieJar: Sendable {
     /// nothing (malformed, for another domain, `Secure` over http…) is ignored, as browsers do,
     /// and logged with the reason at debug level.
     public func store(setCookieFields fields: [String], from url: URL) {
+        store(setCookieFields: fields, from: url, secureContext: CookieMatching.isSecureContext(url))
+    }
+
+    /// Stores what the `Set-Cookie` fields of a response to `url` set, that response having come
+    /// in a secure context (`secureContext`) or not.
+    func store(setCookieFields fields: [String], from url: URL, secureContext isSecureRequest: Bool) {
         let now = clock()
-        let isSecureRequest = CookieMatching.isSecureContext(url)
         for field in fields {
             do {
-                try store(try SetCookie.cookie(from: field, for: url, at: now, publicSuffixes: publicSuffixes), secureRequest: isSecureRequest, at: now)
+                let cookie = try SetCookie.cookie(from: field, for: url, at: now, publicSuffixes: publicSuffixes, secureContext: isSecureRequest)
+                try store(cookie, secureRequest: isSecureRequest, at: now)
             } catch {
                 logger.debug("Set-Cookie ignored", metadata: ["url": "\(url.redacted)", "name": "\(Self.name(in: field))", "reason": "\(error)"])
             }

@@ -15,9 +15,12 @@ struct SetCookie {
     /// The most bytes an attribute value may have (RFC 6265bis §5.6).
     static let maximumAttributeValueSize = 1_024
 
-    /// The cookie `field` sets, for a response to `url` received at `time`.
+    /// The cookie `field` sets, for a response to `url` received at `time`, in a secure context
+    /// (`secureContext`, by default judged from the URL alone) or not.
     /// - Throws: ``Refusal`` saying why the field sets nothing.
-    static func cookie(from field: String, for url: URL, at time: Date, publicSuffixes: PublicSuffixList?) throws(Refusal) -> Cookie {
+    static func cookie(
+        from field: String, for url: URL, at time: Date, publicSuffixes: PublicSuffixList?, secureContext: Bool? = nil
+    ) throws(Refusal) -> Cookie {
         guard !field.holdsFieldValueControlCharacter else {
             throw Refusal(description: "it holds control characters")
         }
@@ -66,7 +69,7 @@ struct SetCookie {
         }
 
         let host = requestHost(of: url)
-        let isSecureRequest = CookieMatching.isSecureContext(url)
+        let isSecureRequest = secureContext ?? CookieMatching.isSecureContext(url)
         var domain = host
         var isHostOnly = true
         if var attribute = domainAttribute {
