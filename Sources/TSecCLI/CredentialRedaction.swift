@@ -1,11 +1,8 @@
+import SecureSession
+
 /// Header values `tsec get -v` shows with their secrets hidden: no message of this tool shows a
 /// password, a token, a key or a cookie.
 enum CredentialRedaction {
-    /// Name fragments of fields that carry credentials of their own (`X-Api-Key`,
-    /// `X-Auth-Token`, `X-Client-Secret`, `X-Session-Id`, a cookie under another name),
-    /// compared without case.
-    static let credentialNameFragments = ["key", "token", "secret", "password", "passwd", "auth", "session", "credential", "cookie"]
-
     /// `value` as `-v` shows it for the field `name`: `Authorization` and `Proxy-Authorization`
     /// keep their scheme; `Cookie` and `Set-Cookie` their cookie names (and `Set-Cookie` its
     /// attributes); a DPoP proof and any field whose name says it holds a key, token, secret,
@@ -27,7 +24,7 @@ enum CredentialRedaction {
         case "dpop":
             return "[hidden]"
         default:
-            return credentialNameFragments.contains(where: lowercased.contains) ? "[hidden]" : value
+            return CredentialFields.carriesCredential(lowercased) ? "[hidden]" : value
         }
     }
 }

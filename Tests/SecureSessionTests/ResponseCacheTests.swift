@@ -348,6 +348,16 @@ struct ResponseCacheTests {
         #expect(alice.text == "body 1 of me" && bob.text == "body 2 of me", "bob never gets alice's answer")
         #expect(try await plain.get(url, headers: [("Authorization", "Bearer alice")]).text == "body 1 of me")
         #expect(try await plain.get(url).source == .network, "nor does a request without credentials")
+        // An API key of its own name is a credential too, and a Host the caller wrote names
+        // another virtual host: tenants never get each other's answers.
+        let keyed = server.url("/cached?key=tenants&cc=private,max-age=60")
+        let tenantA = try await plain.get(keyed, headers: [("X-Api-Key", "tenant-a")])
+        let tenantB = try await plain.get(keyed, headers: [("X-Api-Key", "tenant-b")])
+        #expect(tenantA.text == "body 1 of tenants" && tenantB.source == .network && tenantB.text == "body 2 of tenants")
+        #expect(try await plain.get(keyed, headers: [("X-Api-Key", "tenant-a")]).source == .cache)
+        let hostA = try await plain.get(keyed, headers: [("Host", "a.example.test")])
+        let hostB = try await plain.get(keyed, headers: [("Host", "b.example.test")])
+        #expect(hostA.source == .network && hostB.source == .network && hostB.text != hostA.text)
         let viaPins = try await pinned.get(url, headers: [("Authorization", "Bearer alice")])
         #expect(viaPins.source == .network && viaPins.text == "body 4 of me", "what one policy trusted is not served under another")
         #expect(try await pinned.get(url, headers: [("Authorization", "Bearer alice")]).source == .cache)

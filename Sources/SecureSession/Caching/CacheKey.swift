@@ -10,7 +10,9 @@ struct CacheKey: Sendable, Hashable {
     let resource: String
     /// The key of the connections that may answer the request, whatever HTTP version they speak.
     let partition: ConnectionKey
-    /// The SHA-256 of the request's `Authorization` and `Cookie` values; `nil` with neither.
+    /// The SHA-256 of the request's fields that say who the client is (``CredentialFields``:
+    /// `Authorization`, `Cookie`, an API key of its own name…) and of a `Host` the caller wrote
+    /// (another virtual host of the server); `nil` with none.
     let credentials: SHA256Digest?
 
     /// The key of `request` (as sent: with its cookies) over connections of `connectionKey`;
@@ -19,7 +21,7 @@ struct CacheKey: Sendable, Hashable {
         guard let resource = ResponseCache.resource(of: request.url) else { return nil }
         self.resource = resource
         partition = connectionKey.offering(http1Only: false)
-        let secrets = request.headers.filter { $0.name.equalsIgnoringASCIICase("Authorization") || $0.name.equalsIgnoringASCIICase("Cookie") }
+        let secrets = request.headers.filter { $0.name.equalsIgnoringASCIICase("Host") || CredentialFields.carriesCredential($0.name) }
         if secrets.isEmpty {
             credentials = nil
         } else {
