@@ -37,6 +37,14 @@ public struct SecureRequest: Sendable {
     public var maximumResponseBodySize: Int?
     /// Whether redirects are followed (bounded by the session's maximum).
     public var followsRedirects: Bool
+    /// Whether the body carries credentials (a password, a client secret, a signed assertion):
+    /// a 307 or 308 redirect to another origin, which would send the body there again, is then
+    /// refused (``SecureSessionError/redirectRefused(status:from:to:reason:)``), as the
+    /// credential fields are never carried to another origin. Redirects that drop the body
+    /// (a 303, a 301 or 302 after a POST) and those within the origin are followed. `false` by
+    /// default. (The OAuth client's own exchanges with its authorization server follow no
+    /// redirect to another origin at all.)
+    public var bodyCarriesCredentials: Bool
     /// Answers this request's HTTP authentication challenges before the session's handler.
     public var challengeHandler: ChallengeHandler?
     /// The client certificate and key this request's connections present when a server asks,
@@ -68,6 +76,9 @@ public struct SecureRequest: Sendable {
     /// Under ``SecureSessionConfiguration/responseSignatures``: the check of the request's
     /// answer, told each request sent.
     var arrivalCheck: ArrivingResponseCheck?
+    /// Whether a redirect to another origin is followed: not for the OAuth client's own
+    /// exchanges with the authorization server (``toAuthorizationServer``).
+    var followsRedirectsToOtherOrigins = true
 
     /// Creates a request.
     /// - Parameters:
@@ -95,6 +106,7 @@ public struct SecureRequest: Sendable {
         self.validation = nil
         self.maximumResponseBodySize = nil
         self.followsRedirects = true
+        self.bodyCarriesCredentials = false
         self.challengeHandler = nil
         self.clientIdentity = nil
         self.waitsForConnectivity = nil

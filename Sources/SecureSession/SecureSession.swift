@@ -394,12 +394,11 @@ public final class SecureSession: Sendable {
                 // What a kept response said was noted when it came from the server: only what the
                 // server sends now counts (a 304's own fields, not the kept ones it confirms).
                 if let fresh = exchanged.fieldsFromServer {
-                    self.configuration.cookieJar?.store(setCookieFields: fresh["Set-Cookie"], from: current.url, secureContext: self.isSecureContext(current.url))
-                    if let hsts = self.configuration.hsts, let host = current.url.host, Self.isCleanTLS(exchanged.trustDecision) {
-                        hsts.note(fields: fresh["Strict-Transport-Security"], from: host)
-                    }
+                    current.whenAnswerVerified(self.noting(fresh, from: current.url, over: exchanged.trustDecision))
                 }
                 if Self.isChallenge(head) {
+                    // A challenge is answered (credentials sent) only when it verifies.
+                    try current.arrivalCheck?.verifyActedOn(head)
                     // A handler may take its time: the deadline bounds it.
                     let key = try self.connectionKey(for: current)
                     deadline.enter(.awaitingChallengeHandler(key))
@@ -420,6 +419,8 @@ public final class SecureSession: Sendable {
                     guard redirects.count < self.configuration.maximumRedirects else {
                         throw SecureSessionError.tooManyRedirects(self.configuration.maximumRedirects)
                     }
+                    // A redirect is followed only when it verifies.
+                    try current.arrivalCheck?.verifyActedOn(head)
                     current = try self.redirected(current, status: Int(head.status.code), location: location)
                     redirects.append(current.url)
                     self.configuration.logger.debug("redirect", metadata: ["to": "\(current.url.redacted)"])
@@ -442,6 +443,17 @@ public final class SecureSession: Sendable {
                     sentRequest: current
                 )
             }
+        }
+    }
+
+    /// What the session notes of the fields a server sent from `url` over a connection `trust`
+    /// decided: its cookies, and its HSTS over a clean TLS connection.
+    private func noting(_ fields: HTTPHeaders, from url: URL, over trust: TrustDecision?) -> @Sendable () -> Void {
+        let (jar, hsts, secureContext) = (configuration.cookieJar, configuration.hsts, isSecureContext(url))
+        let noteHSTS = Self.isCleanTLS(trust)
+        return {
+            jar?.store(setCookieFields: fields["Set-Cookie"], from: url, secureContext: secureContext)
+            if let hsts, noteHSTS, let host = url.host { hsts.note(fields: fields["Strict-Transport-Security"], from: host) }
         }
     }
 
@@ -830,6 +842,9 @@ public final class SecureSession: Sendable {
         return HTTPRequestHead(version: .http1_1, method: NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue), uri: target, headers: headers)
     }
 
+    /// The request a `status` redirect to `location` makes of `request`, or why it is not
+    /// followed: a downgrade to http, a body of credentials or an exchange with an authorization
+    /// server sent to another origin, an answer that must be signed traded for one that need not.
     private func redirected(_ request: SecureRequest, status: Int, location: String) throws -> SecureRequest {
         guard let given = URL(string: location, relativeTo: request.url)?.absoluteURL else {
             throw SecureSessionError.invalidResponse("the redirect Location '\(location)' is not a URL")
@@ -851,6 +866,26 @@ public final class SecureSession: Sendable {
             next.bodyStream = nil
             next.headers.removeAll { ["content-type", "content-length", "content-digest"].contains($0.name.lowercased()) }
         }
+        let leavesOrigin = ConnectionKey.serverName(of: target) != ConnectionKey.serverName(of: request.url)
+        if leavesOrigin, !request.followsRedirectsToOtherOrigins {
+            throw SecureSessionError.redirectRefused(
+                status: status, from: request.url, to: target,
+                reason: "an exchange with the authorization server (a token request, its metadata) follows no redirect to another origin, which would be handed the client's credentials"
+            )
+        }
+        if leavesOrigin, request.bodyCarriesCredentials, next.body != nil || next.bodyFile != nil || next.bodyParts != nil || next.bodyStream != nil {
+            throw SecureSessionError.redirectRefused(
+                status: status, from: request.url, to: target,
+                reason: "the request's body carries credentials, and following would send it to another origin"
+            )
+        }
+        // An answer that must be signed is not traded for one that need not be.
+        if let check = request.arrivalCheck, check.requires(request.url), !check.requires(target) {
+            throw SecureSessionError.redirectRefused(
+                status: status, from: request.url, to: target,
+                reason: "the responses of \(request.url.host(percentEncoded: false) ?? "the host") must be signed (responseSignatures), and those of \(target.host(percentEncoded: false) ?? "the target") need not be"
+            )
+        }
         // Credentials and cookies stay with their origin: not carried to another host, nor to
         // another port or scheme of the same host (another server: curl's CVE-2022-27776); a
         // caller's Proxy-Authorization neither (the new URL may go through another proxy, or
@@ -860,7 +895,7 @@ public final class SecureSession: Sendable {
         // A DPoP proof is a credential too (RFC 9449), and so is an HTTP message signature
         // (RFC 9421), which another server could replay to the first. The request's own client
         // identity was given for its server: another one does not learn who the client is.
-        if ConnectionKey.serverName(of: target) != ConnectionKey.serverName(of: request.url) {
+        if leavesOrigin {
             next.headers.removeAll {
                 ["authorization", "proxy-authorization", "cookie", "host", "dpop", "signature", "signature-input"].contains($0.name.lowercased())
             }

@@ -16,6 +16,7 @@ extension SecureSessionError {
         case .responseTooLarge: return "response_too_large"
         case .tooManyRedirects: return "too_many_redirects"
         case .insecureRedirect: return "insecure_redirect"
+        case .redirectRefused: return "redirect_refused"
         case .invalidURL: return "invalid_url"
         case .invalidRequest: return "invalid_request"
         case .invalidResponse: return "invalid_response"

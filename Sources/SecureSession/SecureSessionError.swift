@@ -35,6 +35,12 @@ public enum SecureSessionError: Error, Sendable, CustomStringConvertible {
     case tooManyRedirects(Int)
     /// A redirect from https to http, refused.
     case insecureRedirect(from: URL, to: URL)
+    /// A redirect to another origin the session does not follow, and why: it leaves the hosts
+    /// whose responses must be signed (``SecureSessionConfiguration/responseSignatures``), it
+    /// would send again a body that carries credentials (``SecureRequest/bodyCarriesCredentials``),
+    /// or it answers one of the OAuth client's own exchanges with the authorization server.
+    /// Nothing was sent to `to`.
+    case redirectRefused(status: Int, from: URL, to: URL, reason: String)
     /// The URL cannot be requested (no host, unsupported scheme).
     case invalidURL(String)
     /// The request cannot be written as it is (a method or header name that is not an HTTP
@@ -99,6 +105,8 @@ public enum SecureSessionError: Error, Sendable, CustomStringConvertible {
             return "the response body is longer than \(limit) bytes, the most held in memory (maximumResponseBodySize); raise it or download to a file"
         case .tooManyRedirects(let count): return "more than \(count) redirects"
         case .insecureRedirect(let from, let to): return "refused the redirect from \(from.redacted) to \(to.redacted): https must not downgrade to http"
+        case .redirectRefused(let status, let from, let to, let reason):
+            return "refused the \(status) redirect from \(from.redacted) to \(to.redacted): \(reason)"
         case .invalidURL(let detail): return "invalid URL: \(detail)"
         case .invalidRequest(let detail): return "invalid request: \(detail)"
         case .invalidResponse(let detail): return "invalid HTTP response: \(detail)"

@@ -525,7 +525,7 @@ public struct GetCommand: TSecCommand {
                 transfer.exitStatus = decision.decidedBy == TransportRuleEvaluator.decider ? ExitStatus.refusedByTransportRules : ExitStatus.rejected
             case .refusedByTransportRules:
                 transfer.exitStatus = ExitStatus.refusedByTransportRules
-            case .responseSignatureRejected:
+            case .responseSignatureRejected, .redirectRefused:
                 // The server's answer is not trusted, as a rejected certificate is not.
                 transfer.exitStatus = ExitStatus.rejected
             case .invalidURL, .invalidRequest, .fileError, .unreadableUpload:

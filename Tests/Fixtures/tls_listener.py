@@ -2,8 +2,10 @@
 
 `listen(alpn, serve)` reads CHAIN KEY PORT from the command line and calls `serve(secured)` for
 each connection whose handshake succeeded; `serve_http2` runs an HTTP/2 connection over one;
-`receive` reads what a client sends next.
+`receive` reads what a client sends next. `serve_https(handler)` serves http.server's `handler`
+class over TLS on that port, one thread per connection, and `send_answer` answers from one.
 """
+import http.server
 import socket
 import ssl
 import sys
@@ -26,6 +28,30 @@ def listen(alpn, serve):
             client.close()
             continue
         threading.Thread(target=serve, args=(secured,), daemon=True).start()
+
+
+class _ThreadingServer(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+def send_answer(handler, status, headers, data):
+    """Sends `status`, `headers` and `data` (bytes) from http.server's `handler`, with its
+    Content-Length."""
+    handler.send_response(status)
+    for name, value in headers.items():
+        handler.send_header(name, value)
+    handler.send_header('Content-Length', str(len(data)))
+    handler.end_headers()
+    handler.wfile.write(data)
+
+
+def serve_https(handler):
+    httpd = _ThreadingServer(('127.0.0.1', int(sys.argv[3])), handler)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(sys.argv[1], sys.argv[2])
+    httpd.socket = context.wrap_socket(httpd.socket, server_side=True)
+    httpd.serve_forever()
 
 
 def receive(sock):

@@ -105,7 +105,7 @@ struct OAuthClientCredentialsTests {
         await server.stop()
     }
 
-    @Test("discovery (RFC 8414): the token endpoint from the issuer's metadata (a tenant's, the root's, OpenID Connect's location as the fallback), its mutual-TLS alias for tls_client_auth (RFC 8705 §5); refused with the reason: another issuer's metadata, an http token endpoint, an authentication or a DPoP algorithm the server does not take, no metadata, an http issuer")
+    @Test("discovery (RFC 8414): the token endpoint from the issuer's metadata (a tenant's, the root's, OpenID Connect's location as the fallback), its mutual-TLS alias for tls_client_auth (RFC 8705 §5); refused with the reason: another issuer's metadata, an http token endpoint, an authentication or a DPoP algorithm the server does not take, no metadata, an http issuer, metadata moved to another origin")
     func discovery() async throws {
         let server = try await HTTPTestServer(chain: lab.lab.loopbackChain())
         let tokenSession = lab.lab.session()
@@ -143,6 +143,9 @@ struct OAuthClientCredentialsTests {
         #expect(await refusal(origin + "/tenant", proof: p384).hasSuffix("the server takes DPoP proofs signed with ES256, PS256, not ES384"))
         #expect(await refusal(origin + "/missing").hasSuffix("cannot be used: no metadata found (/.well-known/oauth-authorization-server/missing: HTTP 404, /missing/.well-known/openid-configuration: HTTP 404)"))
         #expect(await refusal("http://127.0.0.1:\(server.port)/tenant").hasSuffix("cannot be used: the issuer is not an https URL"))
+        // Metadata that moved to another origin is not followed there: the redirect is the error.
+        let moved = "https://localhost:\(server.port)/.well-known/oauth-authorization-server"
+        #expect(await refusal(origin + "/moved") == "refused the 301 redirect from \(origin)/.well-known/oauth-authorization-server/moved to \(moved): an exchange with the authorization server (a token request, its metadata) follows no redirect to another origin, which would be handed the client's credentials")
         await api.shutdown()
         await server.stop()
 
@@ -426,5 +429,55 @@ struct OAuthLibInteropTests {
         await session.shutdown()
         await stranger.shutdown()
         await tokenSession.shutdown()
+    }
+
+    @Test("a token endpoint answering 307 or 308 (which keep the body) or 302 to another server is not followed: the error names the redirect, and the other server is sent nothing of client_secret_post, client_secret_basic, private_key_jwt or a JWT-bearer grant; a 307 within the origin is followed")
+    func redirectsStayWithTheAuthorizationServer() async throws {
+        let server = try PythonTLSServer(fixture: "oauth-server", chain: lab.loopbackChain())
+        defer { server.stop() }
+        // Another server that takes the token requests sent to it and answers with tokens of
+        // its own (token substitution).
+        let other = try await HTTPTestServer(chain: lab.loopbackChain())
+        let tokenSession = lab.session()
+        let stolen = other.url("/oauth/token")
+        func moved(_ status: Int, to target: String) -> URL {
+            URL(string: server.url("/moved").absoluteString + "?status=\(status)&to=" + target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)!
+        }
+        let rsa = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        let account = try ServiceAccountKey(json: JSONSerialization.data(withJSONObject: [
+            "type": "service_account", "project_id": "tsec-project", "private_key_id": "k-1", "private_key": rsa.pkcs8PEMRepresentation,
+            "client_email": "tsec-test@tsec-project.iam.gserviceaccount.com", "client_id": "1234", "token_uri": moved(307, to: stolen.absoluteString).absoluteString,
+        ]))
+        let authentications: [OAuthClientAuthentication] = [
+            .clientSecretPost(secret: "s3cret:+/&"), .clientSecretBasic(secret: "s3cret:+/&"),
+            .privateKeyJWT(try ClientAssertionKey(pemEncoded: P256.Signing.PrivateKey().pemRepresentation)), .jwtBearerGrant(account, subject: nil),
+        ]
+        for status in [307, 308, 302] {
+            for authentication in authentications {
+                let tokenURL = moved(status, to: stolen.absoluteString)
+                let interceptor = try OAuthClientCredentials(
+                    tokenURL: tokenURL, clientID: "partner", authentication: authentication, hosts: ["127.0.0.1"], tokenSession: tokenSession
+                )
+                let api = lab.session { $0.interceptor = interceptor }
+                await #expect { try await api.get(server.url("/api")) } throws: { error in
+                    guard case SecureSessionError.redirectRefused(status, tokenURL, stolen, let reason) = error else { return false }
+                    return reason.contains("authorization server") && "\(error)".hasPrefix("refused the \(status) redirect from \(tokenURL.absoluteString) to \(stolen.absoluteString)")
+                }
+                await api.shutdown()
+            }
+        }
+        #expect(other.oauth.tokenRequests.isEmpty, "the other server was sent \(other.oauth.tokenRequests.map(\.body))")
+        #expect(other.oauth.issuedCount == 0)
+
+        // Within the origin, a moved endpoint is followed, its body with it.
+        let interceptor = try OAuthClientCredentials(
+            tokenURL: moved(307, to: "/token"), clientID: "partner", authentication: .clientSecretPost(secret: "s3cret:+/&"), hosts: ["127.0.0.1"],
+            tokenSession: tokenSession
+        )
+        let api = lab.session { $0.interceptor = interceptor }
+        #expect(try await api.get(server.url("/api")).text == "hello")
+        await api.shutdown()
+        await tokenSession.shutdown()
+        await other.stop()
     }
 }

@@ -249,6 +249,37 @@ struct SecureSessionTests {
         await second.stop()
     }
 
+    @Test("a body that carries credentials (bodyCarriesCredentials) is sent again by a 307 or 308 within its origin only: to another origin the redirect is refused, naming it, and nothing reaches there; a redirect that drops the body is followed; a body not marked follows as before")
+    func credentialBodiesStayInTheirOrigin() async throws {
+        let first = try await HTTPTestServer(chain: lab.loopbackChain())
+        let second = try await HTTPTestServer(chain: lab.loopbackChain())
+        let session = session()
+        func login(_ status: Int, to target: URL, carriesCredentials: Bool = true) -> SecureRequest {
+            let moved = first.url("/redirect?status=\(status)&to=" + target.absoluteString.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)
+            var request = SecureRequest.form(url: moved, fields: [("user", "alice"), ("password", "wonderland")])
+            request.bodyCarriesCredentials = carriesCredentials
+            return request
+        }
+        for status in [307, 308] {
+            for elsewhere in [second.url("/collect"), first.url("/collect", host: "localhost")] {
+                await #expect { try await session.send(login(status, to: elsewhere)) } throws: { error in
+                    guard case SecureSessionError.redirectRefused(status, _, elsewhere, let reason) = error else { return false }
+                    return reason == "the request's body carries credentials, and following would send it to another origin"
+                }
+            }
+            #expect(try await session.send(login(status, to: first.url("/collect"))).text == "noted")
+        }
+        #expect(second.collected.all.isEmpty && first.collected.all.count == 2, "within the origin only")
+        // A 303 drops the body: followed, as a GET.
+        #expect(try await session.send(login(303, to: second.url("/echo"))).header("X-Method") == "GET")
+        // Not marked: the body follows a 307 wherever it leads, as curl and browsers send it.
+        #expect(try await session.send(login(307, to: second.url("/collect"), carriesCredentials: false)).text == "noted")
+        #expect(second.collected.all.map { String(decoding: $0, as: UTF8.self) } == ["user=alice&password=wonderland"])
+        await session.shutdown()
+        await first.stop()
+        await second.stop()
+    }
+
     @Test(
         "a redirect keeps the method and body, except 303 (any method but HEAD) and 301/302 after a POST, which become a GET without body or Content-Type",
         arguments: [

@@ -348,7 +348,11 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
         }
         if path.contains("/.well-known/") {
             let origin = "https://" + (head.headers.first(name: "Host") ?? "127.0.0.1")
-            if let json = oauth.metadata(path: path, origin: origin) {
+            if path == "/.well-known/oauth-authorization-server/moved" {
+                // The issuer `/moved`'s metadata moved to another origin: this server named localhost.
+                let elsewhere = origin.replacingOccurrences(of: "127.0.0.1", with: "localhost") + "/.well-known/oauth-authorization-server"
+                send(context, .movedPermanently, "moved", type: "text/plain", extra: [("Location", elsewhere)])
+            } else if let json = oauth.metadata(path: path, origin: origin) {
                 send(context, .ok, json, type: "application/json")
             } else {
                 send(context, .notFound, "no metadata here", type: "text/plain")

@@ -88,7 +88,8 @@ public final class OAuthServer: @unchecked Sendable {
     /// token endpoint `/oauth/token`, its mutual-TLS alias `/oauth/token?via=mtls`, the four
     /// client authentications, DPoP with ES256 and PS256. Tenants that break it: `/mixup` names
     /// another issuer, `/cleartext` an http token endpoint, `/secret-only` takes
-    /// `client_secret_basic` only, `/missing` has none. `nil`: no metadata at `path`.
+    /// `client_secret_basic` only, `/missing` has none (and `/moved`'s moved: the test server
+    /// redirects to another origin). `nil`: no metadata at `path`.
     func metadata(path: String, origin: String) -> String? {
         let wellKnown = "/.well-known/oauth-authorization-server"
         let openID = "/.well-known/openid-configuration"

@@ -12,6 +12,9 @@ import PKIBuilder
 /// - `truncating-tls`: HTTP/1.1 ending connections without TLS's `close_notify`.
 /// - `correct-http2`: HTTP/2 answered correctly, for what swift-nio-http2's own server cannot
 ///   show: the flow-control windows the client opened, large response heads.
+/// - `oauth-server`: oauthlib's token endpoint and resource server.
+/// - `signing-gateway`: an API signing its answers (RFC 9421) behind a gateway that adds
+///   unsigned ones.
 ///
 /// Each script's file lists its paths.
 public final class PythonTLSServer: @unchecked Sendable {
@@ -24,8 +27,8 @@ public final class PythonTLSServer: @unchecked Sendable {
     public func url(_ path: String) -> URL { URL(string: "https://127.0.0.1:\(port)\(path)")! }
 
     /// Starts `Tests/Fixtures/FIXTURE/server.py` with `chain` (leaf first, its key with it) and
-    /// waits until it accepts connections.
-    public init(fixture: String, chain: [IssuedCertificate]) throws {
+    /// waits until it accepts connections; `arguments` follow the port on its command line.
+    public init(fixture: String, chain: [IssuedCertificate], arguments: [String] = []) throws {
         folder = NSTemporaryDirectory() + "\(fixture)-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let chainFile = folder + "/chain.pem"
@@ -37,7 +40,7 @@ public final class PythonTLSServer: @unchecked Sendable {
             .appendingPathComponent("Fixtures/\(fixture)/server.py").path
         // Debian's interpreter, which has python3-h2, whatever python3 comes first in PATH.
         let python = FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") ? "/usr/bin/python3" : "python3"
-        server = try ServerProcess(python) { port in [script, chainFile, keyFile, "\(port)"] }
+        server = try ServerProcess(python) { port in [script, chainFile, keyFile, "\(port)"] + arguments }
     }
 
     /// Stops the server and removes its files.

@@ -49,7 +49,8 @@ extension SecureSession {
         switch try cacheStep(for: request, connectionKey: connectionKey, in: cache) {
         case .bypass:
             let exchanged = try await exchange(request, connectionKey: connectionKey, sink: sink, closer: closer, deadline: deadline)
-            Self.invalidate(cache, after: request, answered: exchanged.head)
+            let head = exchanged.head
+            request.whenAnswerVerified { Self.invalidate(cache, after: request, answered: head) }
             return exchanged
         case .answer(let stored):
             instrumentation.cacheLookup("hit")
@@ -57,6 +58,13 @@ extension SecureSession {
                 "url": "\(request.url.redacted)", "age": "\(Int(stored.currentAge(at: Date())))",
             ])
             return try await answer(request, with: stored, source: .cache, sink: sink)
+        case .answerWhileRevalidating(let stored, let key) where request.arrivalCheck?.requires(request.url) == true:
+            // An answer that must be signed is verified before it is kept: revalidated now, with
+            // the check that verifies the answer, not in the background with none.
+            return try await self.load(
+                request, CacheLoad(key: key, kept: stored, conditional: !stored.validators.isEmpty),
+                connectionKey: connectionKey, in: cache, sink: sink, closer: closer, deadline: deadline
+            )
         case .answerWhileRevalidating(let stored, let key):
             instrumentation.cacheLookup("stale")
             revalidateInBackground(request, kept: stored, key: key, connectionKey: connectionKey, in: cache)
@@ -116,7 +124,7 @@ extension SecureSession {
         if inBackground, Self.fallbackStatuses.contains(exchanged.head.status.code) { return exchanged }
         if let stored, exchanged.head.status == .notModified {
             let updated = stored.revalidated(by: exchanged.head, requestTime: requestTime, responseTime: responseTime)
-            cache.store(updated, for: load.key)
+            request.whenAnswerVerified { cache.store(updated, for: load.key) }
             if !inBackground { instrumentation.cacheLookup("revalidated") }
             configuration.logger.debug("revalidated from the cache (304)", metadata: ["url": "\(request.url.redacted)"])
             return try await answer(request, with: updated, source: .revalidated, by: exchanged, sink: sink)
@@ -125,16 +133,14 @@ extension SecureSession {
         if let body = tee.body, let varied = Self.variedFields(ifStorable: exchanged.head, for: request) {
             var head = exchanged.head
             head.headers = HTTPHeaders(StoredResponse.endToEndFields(of: head.headers))
-            cache.store(
-                StoredResponse(
-                    head: head, body: body, trailers: exchanged.trailers, trustDecision: exchanged.trustDecision,
-                    tlsVersion: exchanged.tlsVersion, requestTime: requestTime, responseTime: responseTime, variedFields: varied
-                ),
-                for: load.key
+            let kept = StoredResponse(
+                head: head, body: body, trailers: exchanged.trailers, trustDecision: exchanged.trustDecision,
+                tlsVersion: exchanged.tlsVersion, requestTime: requestTime, responseTime: responseTime, variedFields: varied
             )
+            request.whenAnswerVerified { cache.store(kept, for: load.key) }
         } else if let kept = load.kept {
             // A new answer that cannot be kept: the one it replaces is no longer current.
-            cache.remove(kept, for: load.key)
+            request.whenAnswerVerified { cache.remove(kept, for: load.key) }
         }
         return exchanged
     }

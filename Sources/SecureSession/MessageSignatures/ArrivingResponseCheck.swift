@@ -10,6 +10,11 @@ import NIOHTTP1
 ///
 /// One check follows one request: the session tells it each request it sends (redirects,
 /// answered challenges), and a body held or downloaded that starts over after a retry says so.
+///
+/// Nothing is taken from an answer that must be signed before it is verified: what the session
+/// would note of it (its cookies, HSTS, what the cache keeps) waits in the check
+/// (``whenVerified(_:)``) and is done only once the answer is verified, so that a refused
+/// answer leaves no trace.
 final class ArrivingResponseCheck: @unchecked Sendable {
     private let requirement: ResponseSignatureRequirement
     private let lock = NSLock()
@@ -25,6 +30,8 @@ final class ArrivingResponseCheck: @unchecked Sendable {
     /// Whether the answer's head was read for its `Content-Digest` (once per answer).
     private var digestLookedFor = false
     private var bodyBytes = 0
+    /// What the session takes from the answer, held until the answer is verified.
+    private var heldEffects: [@Sendable () -> Void] = []
 
     init(_ requirement: ResponseSignatureRequirement) {
         self.requirement = requirement
@@ -36,6 +43,26 @@ final class ArrivingResponseCheck: @unchecked Sendable {
             sent = request
             resetAnswer()
         }
+    }
+
+    /// Whether the answers from `url`'s host must be signed.
+    func requires(_ url: URL) -> Bool {
+        requirement.applies(to: url)
+    }
+
+    /// Does `effect` once the answer to the request under way is verified: never when it is
+    /// refused, or when another request is sent (or the body starts over) first.
+    func whenVerified(_ effect: @escaping @Sendable () -> Void) {
+        lock.withLock { heldEffects.append(effect) }
+    }
+
+    /// Verifies an answer the session acts on instead of handing it over (a redirect it
+    /// follows, a challenge it answers), over its head (its body is dropped), and does what
+    /// was held for it.
+    /// - Throws: ``SecureSessionError/responseSignatureRejected(statusCode:reason:)``.
+    func verifyActedOn(_ head: HTTPResponseHead) throws(SecureSessionError) {
+        try verifyHead(head)
+        for effect in lock.withLock({ takeHeldEffects() }) { effect() }
     }
 
     /// The answer's body starts over (a download retried).
@@ -78,7 +105,20 @@ final class ArrivingResponseCheck: @unchecked Sendable {
     /// - Throws: ``SecureSessionError/responseSignatureRejected(statusCode:reason:)``.
     func finish(_ response: SecureResponse) throws(SecureSessionError) {
         lock.lock()
-        defer { lock.unlock() }
+        do {
+            try finishLocked(response)
+        } catch {
+            // A refused answer leaves no trace.
+            heldEffects = []
+            lock.unlock()
+            throw error
+        }
+        let effects = takeHeldEffects()
+        lock.unlock()
+        for effect in effects { effect() }
+    }
+
+    private func finishLocked(_ response: SecureResponse) throws(SecureSessionError) {
         guard requirement.applies(to: response.url) else { return }
         try verifyHeadLocked(statusCode: response.statusCode, headers: response.headers, url: response.url, answering: response.sentRequest ?? sent)
         do throws(HTTPSignatureError) {
@@ -104,6 +144,12 @@ final class ArrivingResponseCheck: @unchecked Sendable {
         digest = nil
         digestLookedFor = false
         bodyBytes = 0
+        heldEffects = []
+    }
+
+    private func takeHeldEffects() -> [@Sendable () -> Void] {
+        defer { heldEffects = [] }
+        return heldEffects
     }
 
     /// Verifies the signature of the answer to `request` at `url`, unless it was verified or the
@@ -136,5 +182,18 @@ final class ArrivingResponseCheck: @unchecked Sendable {
     private static func contentDigest(in headers: [(name: String, value: String)]) -> String? {
         let values = headers.filter { $0.name.equalsIgnoringASCIICase("Content-Digest") }.map(\.value)
         return values.isEmpty ? nil : values.joined(separator: ", ")
+    }
+}
+
+extension SecureRequest {
+    /// Does `effect` (what the session takes from the answer: its cookies, HSTS, what the cache
+    /// keeps) now or, when the answers to this request must be signed, once its answer is
+    /// verified: a refused answer leaves no trace.
+    func whenAnswerVerified(_ effect: @escaping @Sendable () -> Void) {
+        if let arrivalCheck, arrivalCheck.requires(url) {
+            arrivalCheck.whenVerified(effect)
+        } else {
+            effect()
+        }
     }
 }

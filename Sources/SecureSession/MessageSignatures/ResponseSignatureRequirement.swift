@@ -23,6 +23,14 @@ import TransportSecurity
 /// The verifier sees the response with the request the last attempt sent, so that components
 /// with `;req` (the request's own signature, its method and target) can be covered.
 ///
+/// Every answer from those hosts the session acts on is verified first: a redirect is followed,
+/// and a `401` answered with credentials, only once its signature holds; a redirect from those
+/// hosts to one not named is refused (``SecureSessionError/redirectRefused(status:from:to:reason:)``).
+/// Nothing is taken from an answer before it is verified: its cookies, its HSTS and what the
+/// response cache keeps of it wait for the verification (of the body too, for a final answer),
+/// so that a refused answer leaves no trace; a kept answer gone stale is revalidated before it
+/// answers rather than in the background.
+///
 /// - ``SecureSession/send(_:)`` (and the helpers built on it) verifies the whole answer before
 ///   any of it reaches the caller.
 /// - ``SecureSession/stream(_:head:into:)`` and ``SecureSession/bytes(for:)`` verify the

@@ -26,12 +26,14 @@ Usage: server.py CHAIN KEY PORT
   Bearer is refused. POST /require-dpop-nonce (body: the nonce; empty: none) makes both ask for
   it (400 / 401 `use_dpop_nonce` with `DPoP-Nonce`); GET /stats counts those demands.
   GET /api-rotating asks for a new nonce every time (401 `use_dpop_nonce`), counting the asks.
+- POST /moved?status=N&to=URL: answers N (a 307 or 308 keeps the body) with `Location: URL`, as
+  a token endpoint that moved, or one an attacker controls, does.
 """
 import base64
 import hashlib
 import http.server
 import json
-import ssl
+import os
 import sys
 import threading
 import time
@@ -39,6 +41,9 @@ import urllib.parse
 
 import jwt
 from oauthlib.oauth2 import BackendApplicationServer, RequestValidator
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tls_listener import send_answer, serve_https  # noqa: E402
 
 CLIENT_ID = 'partner'
 CLIENT_SECRET = 's3cret:+/&'
@@ -196,19 +201,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
         pass
 
     def answer(self, status, headers, body):
-        data = body.encode() if isinstance(body, str) else body
-        self.send_response(status)
-        for name, value in headers.items():
-            self.send_header(name, value)
-        self.send_header('Content-Length', str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        send_answer(self, status, headers, body.encode() if isinstance(body, str) else body)
 
     def do_POST(self):
         length = int(self.headers.get('Content-Length', '0'))
         body = self.rfile.read(length).decode()
         uri = 'https://127.0.0.1' + self.path
-        if self.path == '/token' and urllib.parse.parse_qs(body).get('grant_type') == [GRANT_TYPE]:
+        if self.path.startswith('/moved?'):
+            query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
+            self.answer(int(query['status'][0]), {'Location': query['to'][0], 'Content-Type': 'text/plain'}, 'moved')
+        elif self.path == '/token' and urllib.parse.parse_qs(body).get('grant_type') == [GRANT_TYPE]:
             status, answer = grant_answer({name: values[0] for name, values in urllib.parse.parse_qs(body).items()})
             self.answer(status, {'Content-Type': 'application/json'}, json.dumps(answer))
         elif self.path == '/token':
@@ -287,13 +289,4 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.answer(401, {'Content-Type': 'text/plain', 'WWW-Authenticate': 'Bearer error="invalid_token"'}, 'token refused')
 
 
-class Server(http.server.ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-
-
-httpd = Server(('127.0.0.1', int(sys.argv[3])), Handler)
-context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-context.load_cert_chain(sys.argv[1], sys.argv[2])
-httpd.socket = context.wrap_socket(httpd.socket, server_side=True)
-httpd.serve_forever()
+serve_https(Handler)
