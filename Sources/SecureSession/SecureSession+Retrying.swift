@@ -34,7 +34,10 @@ extension SecureSession {
             adapted.arrivalCheck = request.arrivalCheck
             let sent = prepare?(adapted) ?? adapted
             let gate = RetryGate(decidingAtHead: startingOver == nil) { head in
-                await interceptor.retry(sent, after: .response(head), attempt: attempt)
+                // An answer that must be signed is acted on (retried: an OAuth token renewed and
+                // the request sent again, a Retry-After obeyed) only once its signature holds.
+                try request.arrivalCheck?.verifyHead(head)
+                return await interceptor.retry(sent, after: .response(head), attempt: attempt)
             }
             let wait: Duration
             let reason: String
@@ -42,7 +45,7 @@ extension SecureSession {
                 var response = try await performWaitingForConnectivity(sent) { head, buffer in
                     try await gate.pass(head, buffer, to: sink)
                 }
-                guard case .retry(let after) = await gate.decision(for: { ResponseHead(response) }),
+                guard case .retry(let after) = try await gate.decision(for: { ResponseHead(response) }),
                     !gate.hasHandedOver || startingOver?() == true
                 else {
                     response.attempts = number
@@ -53,6 +56,8 @@ extension SecureSession {
             } catch {
                 let (failure, requestSent) = Self.failure(of: error)
                 guard let failure else { throw error }
+                // An answer refused for its signature is never retried.
+                if case .responseSignatureRejected = failure { throw failure }
                 // An answer already judged worth retrying that broke off while its body was read
                 // and dropped is retried as decided; other failures are put to the interceptor.
                 var decision = gate.decided ?? .doNotRetry
@@ -96,27 +101,28 @@ extension SecureSession {
 /// once, when the head arrives, whether to retry, and a retried answer's body is dropped, never
 /// handed over; otherwise every part is handed over and the decision waits for the whole answer.
 final class RetryGate: Sendable {
-    private let ask: @Sendable (ResponseHead) async -> RetryDecision
+    private let ask: @Sendable (ResponseHead) async throws -> RetryDecision
     private let decidesAtHead: Bool
     private let verdict = NIOLockedValueBox<RetryDecision?>(nil)
     private let handedOver = LockedFlag()
 
-    init(decidingAtHead: Bool, asking ask: @escaping @Sendable (ResponseHead) async -> RetryDecision) {
+    init(decidingAtHead: Bool, asking ask: @escaping @Sendable (ResponseHead) async throws -> RetryDecision) {
         self.decidesAtHead = decidingAtHead
         self.ask = ask
     }
 
     /// The decision on the answer whose head `head` makes, asked for the first time only.
-    func decision(for head: () -> ResponseHead) async -> RetryDecision {
+    /// - Throws: what asking threw (an answer that must be signed and is not).
+    func decision(for head: () -> ResponseHead) async throws -> RetryDecision {
         if let decided { return decided }
-        let decision = await ask(head())
+        let decision = try await ask(head())
         verdict.withLockedValue { $0 = decision }
         return decision
     }
 
     /// A part of the answer: to `sink`, unless the answer is to be retried.
     func pass(_ head: HTTPResponseHead, _ buffer: ByteBuffer, to sink: ResponseBodySink) async throws {
-        if decidesAtHead, await decision(for: { ResponseHead(head) }) != .doNotRetry { return }
+        if decidesAtHead, try await decision(for: { ResponseHead(head) }) != .doNotRetry { return }
         handedOver.set()
         try await sink(head, buffer)
     }

@@ -398,7 +398,7 @@ public final class SecureSession: Sendable {
                 }
                 if Self.isChallenge(head) {
                     // A challenge is answered (credentials sent) only when it verifies.
-                    try current.arrivalCheck?.verifyActedOn(head)
+                    try current.arrivalCheck?.verifyHead(head)
                     // A handler may take its time: the deadline bounds it.
                     let key = try self.connectionKey(for: current)
                     deadline.enter(.awaitingChallengeHandler(key))
@@ -409,6 +409,7 @@ public final class SecureSession: Sendable {
                     }
                     authentication = answered
                     if let authorized {
+                        current.arrivalCheck?.actedOnVerifiedHead()
                         current = authorized
                         continue
                     }
@@ -420,7 +421,8 @@ public final class SecureSession: Sendable {
                         throw SecureSessionError.tooManyRedirects(self.configuration.maximumRedirects)
                     }
                     // A redirect is followed only when it verifies.
-                    try current.arrivalCheck?.verifyActedOn(head)
+                    try current.arrivalCheck?.verifyHead(head)
+                    current.arrivalCheck?.actedOnVerifiedHead()
                     current = try self.redirected(current, status: Int(head.status.code), location: location)
                     redirects.append(current.url)
                     self.configuration.logger.debug("redirect", metadata: ["to": "\(current.url.redacted)"])
@@ -886,7 +888,8 @@ public final class SecureSession: Sendable {
                 reason: "the responses of \(request.url.host(percentEncoded: false) ?? "the host") must be signed (responseSignatures), and those of \(target.host(percentEncoded: false) ?? "the target") need not be"
             )
         }
-        // Credentials and cookies stay with their origin: not carried to another host, nor to
+        // Credentials and cookies stay with their origin (every field that carries one:
+        // ``CredentialFields``, an API key among them): not carried to another host, nor to
         // another port or scheme of the same host (another server: curl's CVE-2022-27776); a
         // caller's Proxy-Authorization neither (the new URL may go through another proxy, or
         // through none, and an https one carries it inside the tunnel, to the server). Nor does
@@ -897,7 +900,7 @@ public final class SecureSession: Sendable {
         // identity was given for its server: another one does not learn who the client is.
         if leavesOrigin {
             next.headers.removeAll {
-                ["authorization", "proxy-authorization", "cookie", "host", "dpop", "signature", "signature-input"].contains($0.name.lowercased())
+                ["host", "signature", "signature-input"].contains($0.name.lowercased()) || CredentialFields.carriesCredential($0.name)
             }
             next.clientIdentity = nil
         }

@@ -4,14 +4,24 @@ import SecureSession
 /// password, a token, a key or a cookie.
 enum CredentialRedaction {
     /// `value` as `-v` shows it for the field `name`: `Authorization` and `Proxy-Authorization`
-    /// keep their scheme; `Cookie` and `Set-Cookie` their cookie names (and `Set-Cookie` its
+    /// keep their scheme when it is a known one (else they are hidden whole); `Cookie` and `Set-Cookie` their cookie names (and `Set-Cookie` its
     /// attributes); a DPoP proof and any field whose name says it holds a key, token, secret,
     /// password, session or cookie are hidden whole; everything else is shown as it is.
+    /// The authentication schemes shown: IANA's HTTP Authentication Scheme Registry, AWS's and
+    /// NTLM, and GitHub's `token`.
+    static let knownSchemes: Set<String> = [
+        "basic", "bearer", "concealed", "digest", "dpop", "gnap", "hoba", "mutual", "negotiate", "oauth", "privatetoken",
+        "scram-sha-1", "scram-sha-256", "vapid", "aws4-hmac-sha256", "ntlm", "token",
+    ]
+
     static func shown(name: String, value: String) -> String {
         let lowercased = name.lowercased()
         switch lowercased {
         case "authorization", "proxy-authorization":
-            return "\(value.prefix { $0 != " " }) [hidden]"
+            // A scheme everybody knows is shown; anything else may be the secret itself (a bare
+            // API key), hidden whole.
+            let scheme = value.prefix { $0 != " " }
+            return knownSchemes.contains(scheme.lowercased()) && scheme.count < value.count ? "\(scheme) [hidden]" : "[hidden]"
         case "cookie":
             return value.split(separator: ";", omittingEmptySubsequences: false).map { pair in
                 let name = pair.prefix { $0 != "=" }

@@ -49,7 +49,7 @@ struct SigningGatewayTests {
         }
     }
 
-    private func setup() throws -> Setup {
+    private func setup(configure: (inout SecureSessionConfiguration) -> Void = { _ in }) throws -> Setup {
         let leaf = try lab.pki.issue(.server("gateway", dnsNames: ["api.bank.test", "evil.test"]), by: lab.intermediate)
         let keyFile = NSTemporaryDirectory() + "gateway-key-\(UUID().uuidString).pem"
         defer { try? FileManager.default.removeItem(atPath: keyFile) }
@@ -71,6 +71,7 @@ struct SigningGatewayTests {
                 .user("alice", password: "wonderland"),
                 for: ProtectionSpace(host: "api.bank.test", port: server.port, isSecure: true, realm: "api", method: .httpBasic)
             )
+            configure(&configuration)
         }
         return Setup(server: server, session: session, jar: jar, hsts: hsts, cache: cache)
     }
@@ -133,6 +134,30 @@ struct SigningGatewayTests {
         let seen = try await setup.seen()
         #expect(seen.map { $0["path"] } == ["/gateway-basic"])
         #expect(seen.allSatisfy { $0["authorization"] == nil })
+        await setup.tearDown()
+    }
+
+    @Test("a kept answer is revalidated whole, never by a conditional request whose 304 (unsigned, with the gateway's cookie and a year's freshness) would confirm it with fields of its own")
+    func keptAnswersAreAskedForWhole() async throws {
+        let setup = try setup()
+        for _ in 0..<2 {
+            #expect(try await setup.session.get(setup.url("/etag")).text == "genuine")
+        }
+        #expect(setup.jar.cookies.isEmpty)
+        let seen = try await setup.seen()
+        #expect(seen.map { $0["path"] } == ["/etag", "/etag"])
+        #expect(seen.allSatisfy { $0["if-none-match"] == nil })
+        await setup.tearDown()
+    }
+
+    @Test("an unsigned 503 is not retried, held or streamed: the retry policy acts on no answer that has not verified")
+    func unsignedAnswerIsNotRetried() async throws {
+        let setup = try setup { $0.interceptor = RetryPolicy(initialDelay: .milliseconds(1), jitter: 0) }
+        await #expect { try await setup.session.get(setup.url("/gateway-busy")) } throws: { Self.rejection($0)?.status == 503 }
+        await #expect { try await setup.session.stream(SecureRequest(url: setup.url("/gateway-busy"))) { _ in } } throws: { error in
+            Self.rejection(error)?.status == 503
+        }
+        #expect(try await setup.seen().map { $0["path"] } == ["/gateway-busy", "/gateway-busy"])
         await setup.tearDown()
     }
 

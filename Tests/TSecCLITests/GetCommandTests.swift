@@ -447,9 +447,13 @@ struct GetCommandTests {
         let keyed = await get(server.url("/set-cookie"), [
             "-v", "-H", "X-Api-Key: sk_live_7f3a", "-H", "X-Auth-Token: tok-9c2e", "-H", "Cookie: sid=s3cr3t-sid; theme=dark",
             "-H", "X-Set-Cookie: refresh=r3fr3sh; Path=/; HttpOnly", "-H", "X-Request-Id: req-42",
+            "-H", "Authorization: sk_live_bare", "-H", "Idempotency-Key: order-7",
         ])
         #expect(keyed.status == 0)
-        for secret in ["sk_live_7f3a", "tok-9c2e", "s3cr3t-sid", "r3fr3sh"] {
+        // An Authorization value without a known scheme may be the key itself: hidden whole. An
+        // idempotency key names the request, not the client: shown.
+        #expect(keyed.output.stderr.contains("> Authorization: [hidden]\n") && keyed.output.stderr.contains("> Idempotency-Key: order-7\n"), "\(keyed.output.stderr)")
+        for secret in ["sk_live_7f3a", "tok-9c2e", "s3cr3t-sid", "r3fr3sh", "sk_live_bare"] {
             #expect(!keyed.output.stderr.contains(secret), "\(secret) shown: \(keyed.output.stderr)")
         }
         #expect(keyed.output.stderr.contains("> X-Api-Key: [hidden]\n") && keyed.output.stderr.contains("> X-Auth-Token: [hidden]\n"), "\(keyed.output.stderr)")

@@ -88,7 +88,9 @@ extension SecureSession {
         deadline: Deadline
     ) async throws -> Exchange {
         var sent = request
-        let stored = load.conditional ? load.kept : nil
+        // A 304 confirms a kept answer with fields of its own, which the kept answer's signature
+        // does not cover: the answers that must be signed are asked for whole.
+        let stored = load.conditional && request.arrivalCheck?.requires(request.url) != true ? load.kept : nil
         if let stored { sent.headers.append(contentsOf: stored.validators) }
         let tee = CacheBodyTee(limit: cache.maximumEntrySize)
         let fallback = load.fallbackUntil.flatMap { until in load.kept.map { (response: $0, until: until) } }
@@ -130,7 +132,12 @@ extension SecureSession {
             return try await answer(request, with: updated, source: .revalidated, by: exchanged, sink: sink)
         }
         if !inBackground { instrumentation.cacheLookup("miss") }
-        if let body = tee.body, let varied = Self.variedFields(ifStorable: exchanged.head, for: request) {
+        // A redirect followed from a host whose answers must be signed was verified over its head
+        // only: a body of its, never checked, is not kept (it would answer a request that does
+        // not follow redirects).
+        let unchecked = request.followsRedirects && Self.isRedirect(exchanged.head) && tee.body?.isEmpty == false
+            && request.arrivalCheck?.requires(request.url) == true
+        if !unchecked, let body = tee.body, let varied = Self.variedFields(ifStorable: exchanged.head, for: request) {
             var head = exchanged.head
             head.headers = HTTPHeaders(StoredResponse.endToEndFields(of: head.headers))
             let kept = StoredResponse(

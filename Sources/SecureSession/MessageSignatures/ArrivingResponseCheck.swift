@@ -56,13 +56,11 @@ final class ArrivingResponseCheck: @unchecked Sendable {
         lock.withLock { heldEffects.append(effect) }
     }
 
-    /// Verifies an answer the session acts on instead of handing it over (a redirect it
-    /// follows, a challenge it answers), over its head (its body is dropped), and does what
-    /// was held for it.
-    /// - Throws: ``SecureSessionError/responseSignatureRejected(statusCode:reason:)``.
-    func verifyActedOn(_ head: HTTPResponseHead) throws(SecureSessionError) {
-        try verifyHead(head)
-        for effect in lock.withLock({ takeHeldEffects() }) { effect() }
+    /// Does what was held for an answer the session acted on instead of handing it over (a
+    /// redirect it follows, a challenge it answers), once its head verified (``verifyHead(_:)``):
+    /// its body is dropped unread.
+    func actedOnVerifiedHead() {
+        for effect in lock.withLock({ headVerified ? takeHeldEffects() : [] }) { effect() }
     }
 
     /// The answer's body starts over (a download retried).
@@ -73,10 +71,15 @@ final class ArrivingResponseCheck: @unchecked Sendable {
     /// Verifies the signature over `head`, unless the host's responses need none.
     /// - Throws: ``SecureSessionError/responseSignatureRejected(statusCode:reason:)``.
     func verifyHead(_ head: HTTPResponseHead) throws(SecureSessionError) {
+        try verifyHead(ResponseHead(head))
+    }
+
+    /// Verifies the signature over `head`, unless the host's responses need none.
+    /// - Throws: ``SecureSessionError/responseSignatureRejected(statusCode:reason:)``.
+    func verifyHead(_ head: ResponseHead) throws(SecureSessionError) {
         lock.lock()
         defer { lock.unlock() }
-        guard !headVerified else { return }
-        try verifyHeadLocked(statusCode: Int(head.status.code), headers: head.headers.map { ($0.name, $0.value) }, url: sent?.url, answering: sent)
+        try verifyHeadLocked(statusCode: head.statusCode, headers: head.headers, url: sent?.url, answering: sent)
     }
 
     /// Takes a part of the answer's body, with the answer's head for its `Content-Digest`.

@@ -24,12 +24,15 @@ import TransportSecurity
 /// with `;req` (the request's own signature, its method and target) can be covered.
 ///
 /// Every answer from those hosts the session acts on is verified first: a redirect is followed,
-/// and a `401` answered with credentials, only once its signature holds; a redirect from those
-/// hosts to one not named is refused (``SecureSessionError/redirectRefused(status:from:to:reason:)``).
+/// a `401` answered with credentials, and an answer retried by an interceptor (a ``RetryPolicy``,
+/// an OAuth token renewed) only once its signature holds; a redirect from those hosts to one
+/// not named is refused (``SecureSessionError/redirectRefused(status:from:to:reason:)``).
 /// Nothing is taken from an answer before it is verified: its cookies, its HSTS and what the
 /// response cache keeps of it wait for the verification (of the body too, for a final answer),
-/// so that a refused answer leaves no trace; a kept answer gone stale is revalidated before it
-/// answers rather than in the background.
+/// so that a refused answer leaves no trace. A kept answer that must be revalidated is asked for
+/// whole, before it answers, never by a conditional request (a `304` would confirm it with
+/// fields of its own that its signature does not cover); the body of a redirect followed is
+/// not kept.
 ///
 /// - ``SecureSession/send(_:)`` (and the helpers built on it) verifies the whole answer before
 ///   any of it reaches the caller.

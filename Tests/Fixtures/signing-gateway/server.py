@@ -11,16 +11,20 @@ Signed by the API:
 - GET /api: 200 `genuine`, with `Set-Cookie: session=genuine` and `Strict-Transport-Security`.
 - GET /redirect?to=URL: 302 to URL, with `Set-Cookie: hop=signed`.
 - GET /basic: 401 asking for Basic credentials; with `Authorization` (any), 200 `welcome`.
+- GET /etag: 200 `genuine` with `ETag: "v1"` and `Cache-Control: no-cache` (revalidate before
+  each use); a request with `If-None-Match` gets the gateway's unsigned 304 instead, with
+  `Set-Cookie: session=attacker` and `Cache-Control: max-age=31536000`.
 Added by the gateway, unsigned:
 - GET /gateway-redirect?to=URL: 302 to URL, with `Set-Cookie: session=attacker` and
   `Strict-Transport-Security`.
 - GET /gateway-basic: 401 asking for Basic credentials.
+- GET /gateway-busy: 503 with `Retry-After: 0`.
 - GET /tampered: the API's signed head for `genuine` (its `Content-Digest` covered), with a body
   the gateway changed to `forged`, `Set-Cookie: session=attacker`, `Strict-Transport-Security`
   and `Cache-Control: max-age=600`.
 And:
 - GET /seen: the requests before it as JSON lines: method, path, and the `Host`,
-  `Authorization` and `Cookie` fields they carried.
+  `Authorization`, `Cookie` and `If-None-Match` fields they carried.
 """
 import base64
 import hashlib
@@ -84,7 +88,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         query = {name: values[0] for name, values in urllib.parse.parse_qs(parts.query).items()}
         with lock:
             seen.append({'method': 'GET', 'path': parts.path, 'host': self.headers.get('Host'), 'authorization': self.headers.get('Authorization'),
-                         'cookie': self.headers.get('Cookie')})
+                         'cookie': self.headers.get('Cookie'), 'if-none-match': self.headers.get('If-None-Match')})
         sts = 'max-age=600'
         if parts.path == '/api':
             self.answer(200, {'Set-Cookie': 'session=genuine; Path=/', 'Strict-Transport-Security': sts}, 'genuine', True)
@@ -95,6 +99,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.answer(200, {}, 'welcome', True)
             else:
                 self.answer(401, {'WWW-Authenticate': 'Basic realm="api"'}, 'who are you', True)
+        elif parts.path == '/etag':
+            if self.headers.get('If-None-Match'):
+                self.answer(304, {'Set-Cookie': 'session=attacker; Path=/', 'Cache-Control': 'max-age=31536000', 'ETag': '"v1"'}, '', False)
+            else:
+                self.answer(200, {'ETag': '"v1"', 'Cache-Control': 'no-cache'}, 'genuine', True)
+        elif parts.path == '/gateway-busy':
+            self.answer(503, {'Retry-After': '0'}, 'busy', False)
         elif parts.path == '/gateway-redirect':
             self.answer(302, {'Location': query['to'], 'Set-Cookie': 'session=attacker; Path=/', 'Strict-Transport-Security': sts}, 'moved', False)
         elif parts.path == '/gateway-basic':
