@@ -3,10 +3,6 @@ import SecureSession
 /// Header values `tsec get -v` shows with their secrets hidden: no message of this tool shows a
 /// password, a token, a key or a cookie.
 enum CredentialRedaction {
-    /// `value` as `-v` shows it for the field `name`: `Authorization` and `Proxy-Authorization`
-    /// keep their scheme when it is a known one (else they are hidden whole); `Cookie` and `Set-Cookie` their cookie names (and `Set-Cookie` its
-    /// attributes); a DPoP proof and any field whose name says it holds a key, token, secret,
-    /// password, session or cookie are hidden whole; everything else is shown as it is.
     /// The authentication schemes shown: IANA's HTTP Authentication Scheme Registry, AWS's and
     /// NTLM, and GitHub's `token`.
     static let knownSchemes: Set<String> = [
@@ -14,6 +10,12 @@ enum CredentialRedaction {
         "scram-sha-1", "scram-sha-256", "vapid", "aws4-hmac-sha256", "ntlm", "token",
     ]
 
+    /// `value` as `-v` shows it for the field `name`: `Authorization` and `Proxy-Authorization`
+    /// keep their scheme when it is a known one (else they are hidden whole); `Cookie` and
+    /// `Set-Cookie` their cookie names (and `Set-Cookie` its attributes); a DPoP proof and any
+    /// field that says who the client is (`CredentialFields`: a key, token, secret, password,
+    /// session or cookie, a user, tenant or account) are hidden whole; everything else is shown
+    /// as it is.
     static func shown(name: String, value: String) -> String {
         let lowercased = name.lowercased()
         switch lowercased {

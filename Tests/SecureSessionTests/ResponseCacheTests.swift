@@ -323,14 +323,14 @@ struct ResponseCacheTests {
     func vary() async throws {
         let server = try await HTTPTestServer(chain: nil)
         let session = session(ResponseCache())
-        let url = server.url("/cached?key=v&cc=max-age=60&vary=X-Tenant")
-        #expect(try await session.get(url, headers: [("X-Tenant", "north")]).text == "body 1 of v for north")
-        #expect(try await session.get(url, headers: [("X-Tenant", "south")]).text == "body 2 of v for south")
-        let again = try await session.get(url, headers: [("X-Tenant", " north ")])
+        let url = server.url("/cached?key=v&cc=max-age=60&vary=X-Region")
+        #expect(try await session.get(url, headers: [("X-Region", "north")]).text == "body 1 of v for north")
+        #expect(try await session.get(url, headers: [("X-Region", "south")]).text == "body 2 of v for south")
+        let again = try await session.get(url, headers: [("X-Region", " north ")])
         #expect(again.source == .cache && again.text == "body 1 of v for north")
         #expect(try await session.get(url).text == "body 3 of v for ")
         await #expect(throws: SecureSessionError.self, "a request that cannot be written is refused, not answered from the cache") {
-            try await session.get(url, headers: [("X-Tenant", "north"), ("X-Injected", "a\r\nHost: elsewhere")])
+            try await session.get(url, headers: [("X-Region", "north"), ("X-Injected", "a\r\nHost: elsewhere")])
         }
         await session.shutdown()
         await server.stop()
@@ -355,6 +355,16 @@ struct ResponseCacheTests {
         let tenantB = try await plain.get(keyed, headers: [("X-Api-Key", "tenant-b")])
         #expect(tenantA.text == "body 1 of tenants" && tenantB.source == .network && tenantB.text == "body 2 of tenants")
         #expect(try await plain.get(keyed, headers: [("X-Api-Key", "tenant-a")]).source == .cache)
+        // So is a field naming the tenant or the user the request is made for; the software
+        // making it (User-Agent) is not.
+        let named = server.url("/cached?key=named&cc=private,max-age=60")
+        for field in ["X-Tenant", "X-User-Id"] {
+            _ = try await plain.get(named, headers: [(field, "a")])
+            #expect(try await plain.get(named, headers: [(field, "b")]).source == .network, "\(field)")
+            #expect(try await plain.get(named, headers: [(field, "a")]).source == .cache, "\(field)")
+        }
+        _ = try await plain.get(named, headers: [("User-Agent", "one/1")])
+        #expect(try await plain.get(named, headers: [("User-Agent", "other/2")]).source == .cache)
         let hostA = try await plain.get(keyed, headers: [("Host", "a.example.test")])
         let hostB = try await plain.get(keyed, headers: [("Host", "b.example.test")])
         #expect(hostA.source == .network && hostB.source == .network && hostB.text != hostA.text)
