@@ -18,7 +18,11 @@ public final class ServerProcess: @unchecked Sendable {
     public init(_ name: String, arguments: (Int) -> [String]) throws {
         var lastError: (any Error)?
         for _ in 0..<20 {
-            let port = Int.random(in: 20_000..<60_000)
+            // Below Linux's ephemeral range (32768 up), where the servers in the test process
+            // bind port 0; and not one a server answers on already (another test's, still
+            // running), which readiness would take for this one's.
+            let port = Int.random(in: 20_000..<32_768)
+            if Self.canConnect(port: port) { continue }
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = [name] + arguments(port)
