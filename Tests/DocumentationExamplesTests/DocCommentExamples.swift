@@ -36,7 +36,7 @@ func reachabilityMonitorExample() async throws {
     // example end
 }
 
-/// Sources/SecureSession/Bodies/MultipartForm.swift
+/// Sources/SecureSession/Bodies/Formats/MultipartForm.swift
 func multipartFormExample(pdf: Data, session: SecureSession, uploadURL: URL) async throws {
     // example begin
     var form = MultipartForm()
@@ -48,7 +48,7 @@ func multipartFormExample(pdf: Data, session: SecureSession, uploadURL: URL) asy
     _ = response
 }
 
-/// Sources/SecureSession/Bodies/RequestBodyPart.swift
+/// Sources/SecureSession/Bodies/Request/RequestBodyPart.swift
 func requestBodyPartExample(uploadURL: URL) async throws {
     // example begin
     var request = SecureRequest(.post, url: uploadURL, headers: [("Content-Type", "multipart/related; boundary=b")])
@@ -61,7 +61,7 @@ func requestBodyPartExample(uploadURL: URL) async throws {
     _ = request
 }
 
-/// Sources/SecureSession/Cookies/CookieJar.swift
+/// Sources/SecureSession/Features/Cookies/CookieJar.swift
 func cookieJarExample(credentials: Credentials) async throws {
     // example begin
     let jar = CookieJar()
@@ -72,7 +72,7 @@ func cookieJarExample(credentials: Credentials) async throws {
     _ = me
 }
 
-/// Sources/SecureSession/DecodedLines.swift
+/// Sources/SecureSession/Bodies/Response/DecodedLines.swift
 func decodedLinesExample(session: SecureSession, exportURL: URL, store: (Order) async throws -> Void) async throws {
     // example begin
     let (_, body) = try await session.bytes(for: SecureRequest(url: exportURL))
@@ -80,7 +80,7 @@ func decodedLinesExample(session: SecureSession, exportURL: URL, store: (Order) 
     // example end
 }
 
-/// Sources/SecureSession/MessageSignatures/HTTPMessageComponent.swift
+/// Sources/SecureSession/Features/MessageSignatures/HTTPMessageComponent.swift
 func httpMessageComponentExample() async throws {
     // example begin
     let covered: [HTTPMessageComponent] = [.method, .authority, .path, .queryParameter("account"),
@@ -89,7 +89,7 @@ func httpMessageComponentExample() async throws {
     _ = covered
 }
 
-/// Sources/SecureSession/MessageSignatures/HTTPMessageSignatureVerifier.swift
+/// Sources/SecureSession/Features/MessageSignatures/HTTPMessageSignatureVerifier.swift
 func httpMessageSignatureVerifierExample(publicPEM: String, url: URL, fields: [(name: String, value: String)], body: Data) async throws {
     // example begin
     let verifier = HTTPMessageSignatureVerifier(
@@ -101,7 +101,7 @@ func httpMessageSignatureVerifierExample(publicPEM: String, url: URL, fields: [(
     _ = verified
 }
 
-/// Sources/SecureSession/MessageSignatures/HTTPMessageSigner.swift
+/// Sources/SecureSession/Features/MessageSignatures/HTTPMessageSigner.swift
 func httpMessageSignerExample(pem: String) async throws {
     // example begin
     let key = try HTTPSignatureKey(id: "client-2026", pemEncoded: pem)
@@ -111,7 +111,7 @@ func httpMessageSignerExample(pem: String) async throws {
     _ = configuration
 }
 
-/// Sources/SecureSession/MessageSignatures/HTTPSignatureKey.swift
+/// Sources/SecureSession/Features/MessageSignatures/Keys/HTTPSignatureKey.swift
 func httpSignatureKeyExample() async throws {
     // example begin
     let key = try HTTPSignatureKey(id: "partner-2026", pemEncoded: String(contentsOfFile: "signing-key.pem", encoding: .utf8))
@@ -119,7 +119,7 @@ func httpSignatureKeyExample() async throws {
     _ = key
 }
 
-/// Sources/SecureSession/MessageSignatures/HTTPSignatureMessage.swift
+/// Sources/SecureSession/Features/MessageSignatures/HTTPSignatureMessage.swift
 func httpSignatureMessageExample(verifier: HTTPMessageSignatureVerifier, url: URL, fields: [(name: String, value: String)], body: Data) async throws {
     // example begin
     // On a server: the request as it arrived.
@@ -129,7 +129,7 @@ func httpSignatureMessageExample(verifier: HTTPMessageSignatureVerifier, url: UR
     _ = verified
 }
 
-/// Sources/SecureSession/MessageSignatures/HTTPSignatureReplayGuard.swift
+/// Sources/SecureSession/Features/MessageSignatures/HTTPSignatureReplayGuard.swift
 func httpSignatureReplayGuardExample(keys: [HTTPSignatureVerificationKey]) async throws {
     // example begin
     var verifier = HTTPMessageSignatureVerifier(keys: keys, requiredComponents: [.method, .targetURI])
@@ -138,7 +138,7 @@ func httpSignatureReplayGuardExample(keys: [HTTPSignatureVerificationKey]) async
     _ = verifier
 }
 
-/// Sources/SecureSession/MessageSignatures/ResponseSignatureRequirement.swift
+/// Sources/SecureSession/Features/MessageSignatures/ResponseSignatureRequirement.swift
 func responseSignatureRequirementExample(configuration: inout SecureSessionConfiguration, bankKeys: Data) async throws {
     // example begin
     configuration.responseSignatures = ResponseSignatureRequirement(
@@ -151,7 +151,7 @@ func responseSignatureRequirementExample(configuration: inout SecureSessionConfi
     // example end
 }
 
-/// Sources/SecureSession/OAuth/OAuthClientCredentials.swift
+/// Sources/SecureSession/Features/OAuth/OAuthClientCredentials.swift
 func oauthClientCredentialsExample(idpPolicy: SecurityPolicy, apiPolicy: SecurityPolicy, identity: ClientIdentity) async throws {
     // example begin
     let tokens = SecureSession(configuration: .init(trustEvaluator: idpPolicy, clientIdentity: identity))
@@ -165,7 +165,7 @@ func oauthClientCredentialsExample(idpPolicy: SecurityPolicy, apiPolicy: Securit
     _ = api
 }
 
-/// Sources/SecureSession/PinSetUpdater.swift
+/// Sources/SecureSession/Trust/Pins/PinSetUpdater.swift
 func pinSetUpdaterExample(builtInKey: String, builtInSets: [DomainPinSet], storePath: String) async throws {
     // example begin
     let registry = PinSetRegistry(publicKey: try PinUpdatePublicKey(pemEncoded: builtInKey),
@@ -181,14 +181,14 @@ func pinSetUpdaterExample(builtInKey: String, builtInSets: [DomainPinSet], store
     task.cancel()
 }
 
-/// Sources/SecureSession/Retrying/ChainedInterceptor.swift
+/// Sources/SecureSession/Features/Retrying/ChainedInterceptor.swift
 func chainedInterceptorExample(configuration: inout SecureSessionConfiguration, store: TokenStore) async throws {
     // example begin
     configuration.interceptor = ChainedInterceptor([BearerToken(tokens: store), RetryPolicy()])
     // example end
 }
 
-/// Sources/SecureSession/Retrying/IdempotencyKeys.swift
+/// Sources/SecureSession/Features/Retrying/IdempotencyKeys.swift
 func idempotencyKeysExample(configuration: inout SecureSessionConfiguration) async throws {
     // example begin
     configuration.interceptor = ChainedInterceptor([IdempotencyKeys(), RetryPolicy()])
@@ -197,7 +197,7 @@ func idempotencyKeysExample(configuration: inout SecureSessionConfiguration) asy
     // example end
 }
 
-/// Sources/SecureSession/Retrying/RequestAdapter.swift
+/// Sources/SecureSession/Features/Retrying/RequestAdapter.swift
 func requestAdapterExample(signer: RequestSigner) async throws {
     // example begin
     let signing = RequestAdapter { request, _ in
@@ -209,7 +209,7 @@ func requestAdapterExample(signer: RequestSigner) async throws {
     _ = signing
 }
 
-/// Sources/SecureSession/Retrying/RequestInterceptor.swift
+/// Sources/SecureSession/Features/Retrying/RequestInterceptor.swift
 func requestInterceptorExample() async throws {
     // example begin
     struct BearerToken: RequestInterceptor {
@@ -249,7 +249,7 @@ func secureSessionExample() async throws {
     _ = user
 }
 
-/// Sources/SecureSession/ServerSentEvents.swift
+/// Sources/SecureSession/Bodies/Response/ServerSentEvents.swift
 func serverSentEventsExample(session: SecureSession, streamURL: URL) async throws {
     // example begin
     var request = SecureRequest(url: streamURL)
@@ -259,7 +259,7 @@ func serverSentEventsExample(session: SecureSession, streamURL: URL) async throw
     // example end
 }
 
-/// Sources/SecureSession/SessionIssuerFetcher.swift
+/// Sources/SecureSession/Trust/Fetchers/SessionIssuerFetcher.swift
 func sessionIssuerFetcherExample() async throws {
     // example begin
     let fetcher = SessionIssuerFetcher(session: SecureSession())   // a session of its own
@@ -269,7 +269,7 @@ func sessionIssuerFetcherExample() async throws {
     _ = configuration
 }
 
-/// Sources/SecureSession/WebSocket/SecureSession+WebSocket.swift
+/// Sources/SecureSession/Features/WebSocket/SecureSession+WebSocket.swift
 func webSocketExample(session: SecureSession) async throws {
     // example begin
     try await session.webSocket(URL(string: "wss://stream.partner.example/v1/quotes")!, subprotocols: ["quotes.v1"]) { socket in
