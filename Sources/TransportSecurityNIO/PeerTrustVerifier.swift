@@ -143,6 +143,6 @@ public struct PeerTrustVerifier: Sendable {
     }
 
     private func reject(_ reason: String) -> TrustDecision {
-        TrustDecision(isTrusted: false, decidedBy: "PeerTrustVerifier", reason: reason)
+        TrustDecision(isTrusted: false, decider: .peerVerifier, reason: reason)
     }
 }

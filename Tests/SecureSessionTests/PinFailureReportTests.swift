@@ -91,7 +91,7 @@ struct PinFailureReportTests {
             _ = try await session.get(url(rekeyed))
         } throws: { error in
             guard case SecureSessionError.trustRejected(let decision) = error else { return false }
-            return decision.decidedBy == TransportRuleEvaluator.decider && decision.pinMismatch != nil
+            return decision.decider == TransportRuleEvaluator.decider && decision.pinMismatch != nil
         }
         try await eventually { !collector.collected.all.isEmpty }
         let body = try #require(collector.collected.all.first)

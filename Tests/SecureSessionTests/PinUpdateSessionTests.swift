@@ -171,7 +171,7 @@ struct PinUpdateSessionTests {
             _ = try await session.get(url)
             Issue.record("a key removed by the update was accepted")
         } catch SecureSessionError.trustRejected(let decision) {
-            #expect(decision.decidedBy == PinSetEvaluator.decider)
+            #expect(decision.decider == PinSetEvaluator.decider)
             #expect(decision.reason.contains("signed document v2"))
             #expect(decision.pinMismatch?.expected.map(\.pin) == [chainB[0].der.spkiPin, keyC])
         }

@@ -102,7 +102,7 @@ struct RevocationTests {
         let list = try crl(revoking: [revoked])
         let rejected = await evaluate(revoked, RevocationPolicy(options: .crl, crls: [list]))
         #expect(!rejected.isTrusted)
-        #expect(rejected.decidedBy == RevocationEvaluator.decider)
+        #expect(rejected.decider == RevocationEvaluator.decider)
         #expect(rejected.reason.contains("is revoked (listed in a CRL of the policy"))
         let trusted = await evaluate(fine, RevocationPolicy(options: .crl, failureMode: .hard, crls: [list, try crl(by: lab.root, revoking: [])]))
         #expect(trusted.isTrusted, "\(trusted.reason)")
@@ -266,7 +266,7 @@ struct RevocationTests {
         #expect(!good.isProvisional)
         let refused = await evaluate(revoked, RevocationPolicy(options: .ocsp), fetcher: fetcher)
         #expect(!refused.isTrusted)
-        #expect(refused.decidedBy == RevocationEvaluator.decider)
+        #expect(refused.decider == RevocationEvaluator.decider)
         #expect(refused.reason.lowercased().contains("revoked"))
 
         // Kept: asked again with the network off, the answers are still there.
@@ -287,7 +287,7 @@ struct RevocationTests {
         #expect(await evaluate(fine, RevocationPolicy(options: .ocsp, failureMode: .soft), fetcher: fetcher).isTrusted)
         let hard = await evaluate(fine, RevocationPolicy(options: [.ocsp, .leafOnly], failureMode: .hard), fetcher: fetcher)
         #expect(!hard.isTrusted)
-        #expect(hard.decidedBy == RevocationEvaluator.decider)
+        #expect(hard.decider == RevocationEvaluator.decider)
     }
 
     @Test("an OCSP response that does not verify (another CA's signature, status unknown, stale) is no answer: the CRL is asked next, soft-fail lets through saying so, hard-fail refuses")
@@ -441,7 +441,7 @@ struct RevocationTests {
             _ = try await status()
         } throws: { error in
             guard case SecureSessionError.trustRejected(let decision) = error else { return false }
-            return decision.decidedBy == RevocationEvaluator.decider && decision.reason.contains("is revoked")
+            return decision.decider == RevocationEvaluator.decider && decision.reason.contains("is revoked")
         }
     }
 

@@ -174,7 +174,7 @@ struct CertificateTransparencyTests {
             #expect(decision.isTrusted == expected, "\(decision.reason)")
             #expect(decision.checks.contains { $0.name == "certificate transparency" })
             if !expected {
-                #expect(decision.decidedBy == CertificateTransparencyEvaluator.decider)
+                #expect(decision.decider == CertificateTransparencyEvaluator.decider)
                 #expect(decision.reason.contains("1 valid SCT from 1 operator"))
             }
         }

@@ -76,6 +76,7 @@ struct EvaluatorTests {
         let proxy = await composite.evaluate(fixture.trust(.interceptingProxy), forHost: fixture.host)
         #expect(proxy.isTrusted == false)
         #expect(proxy.decidedBy.contains("PublicKeysTrustEvaluator"))
+        #expect(proxy.decider == .composite("CompositeTrustEvaluator", .evaluator("PublicKeysTrustEvaluator")))
         #expect(await CompositeTrustEvaluator([]).evaluate(fixture.trust(.legitimate), forHost: fixture.host).isTrusted == false)
     }
 

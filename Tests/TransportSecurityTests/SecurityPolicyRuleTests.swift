@@ -80,6 +80,7 @@ struct SecurityPolicyRuleTests {
         #expect(accepted.isTrusted)
         #expect(accepted.rule == .noPinning)
         #expect(accepted.decidedBy == "SecurityPolicy rule 3 (no pinning)")
+        #expect(accepted.decider == .securityPolicy(.noPinning))
         let rejected = await SecurityPolicy.default.evaluate(fixture.trust(.expired), forDomain: fixture.host)
         #expect(rejected.rule == .noPinning)
         #expect(rejected.reason.contains("expired"))

@@ -178,6 +178,8 @@ struct ServerTrustManagerTests {
         let trusted = await manager.evaluate(fixture.trust(.legitimate), forHost: fixture.host)
         #expect(trusted.isTrusted)
         #expect(trusted.decidedBy.hasPrefix("**.example.test → PublicKeysTrustEvaluator"))
+        #expect(trusted.decider == .hostPattern("**.example.test", .evaluator("PublicKeysTrustEvaluator")))
+        #expect(trusted.decider.final == .evaluator("PublicKeysTrustEvaluator"))
         #expect(await manager.evaluate(fixture.trust(.interceptingProxy), forHost: fixture.host).isTrusted == false)
     }
 }

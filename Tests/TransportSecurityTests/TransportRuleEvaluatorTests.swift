@@ -38,7 +38,7 @@ struct TransportRuleEvaluatorTests {
         let legacy = TrustEvaluationOptions(insecurelyAllowsSHA1Signatures: true)
         let underATS = await decide([leaf], host: "sha1.example.test", try rules([:]), anchors: [root], options: legacy)
         #expect(!underATS.isTrusted)
-        #expect(underATS.decidedBy == TransportRuleEvaluator.decider)
+        #expect(underATS.decider == TransportRuleEvaluator.decider)
         #expect(underATS.reason.contains("signed with sha1WithRSAEncryption"))
         let relaxed = await decide([leaf], host: "sha1.example.test", try rules(["NSAllowsArbitraryLoads": true]), anchors: [root], options: legacy)
         #expect(relaxed.isTrusted, "\(relaxed.reason)")
@@ -61,7 +61,7 @@ struct TransportRuleEvaluatorTests {
         for enforcing in [[:], ["NSExceptionDomains": [lab.host: [:]]], ["NSAllowsLocalNetworking": false, "NSExceptionDomains": ["other.test": [:]]]] as [[String: Any]] {
             let decision = await decide(lab.chain(.selfSigned), try rules(enforcing), base: base)
             #expect(!decision.isTrusted, "\(loosening) under \(enforcing)")
-            #expect(decision.decidedBy == TransportRuleEvaluator.decider)
+            #expect(decision.decider == TransportRuleEvaluator.decider)
             #expect(decision.reason.contains("ATS is enforced for \(lab.host)") && decision.reason.contains("self-signed"), "\(decision.reason)")
             #expect(decision.checks.contains { $0.name == "default trust required by the transport rule (ATS)" && !$0.passed })
         }
@@ -81,7 +81,7 @@ struct TransportRuleEvaluatorTests {
     func rulesOnlyTighten() async throws {
         let decision = await decide(lab.chain(.untrustedRoot), try rules(["NSAllowsArbitraryLoads": true]))
         #expect(!decision.isTrusted)
-        #expect(decision.decidedBy != TransportRuleEvaluator.decider)
+        #expect(decision.decider != TransportRuleEvaluator.decider)
     }
 
     @Test("NSPinnedDomains: a CA pin matches the root the path reached (not sent by the server); a leaf pin the leaf; both must match")
@@ -138,7 +138,7 @@ struct TransportRuleEvaluatorTests {
         }
         let caPinned = await decide(forged, try rules(["NSPinnedDomains": [lab.host: entry("NSPinnedCAIdentities", lab.root)]]), base: lenient)
         #expect(!caPinned.isTrusted)
-        #expect(caPinned.decidedBy == TransportRuleEvaluator.decider)
+        #expect(caPinned.decider == TransportRuleEvaluator.decider)
         #expect(caPinned.reason.contains("the chain did not validate"), "\(caPinned.reason)")
         #expect(caPinned.checks.contains { !$0.passed && $0.detail.hasPrefix("no path validates") }, "the decision says why only the leaf counted")
         let backup = "sha256/" + Data(repeating: 7, count: 32).base64EncodedString()
@@ -168,7 +168,7 @@ struct TransportRuleEvaluatorTests {
         let updated = await PinSetEvaluator(lenient, pinSet: set, origin: "signed document v1").evaluate(trust, forHost: lab.host)
         #expect(!updated.isTrusted)
         #expect(updated.reason.contains("only its leaf counts"), "\(updated.reason)")
-        #expect(updated.decidedBy == PinSetEvaluator.decider)
+        #expect(updated.decider == PinSetEvaluator.decider)
         // Report-only: the same mismatch lets the server through, marked, with the pins seen.
         var reported = set
         reported.enforces = false

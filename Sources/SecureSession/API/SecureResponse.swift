@@ -85,3 +85,11 @@ public struct SecureResponse: Sendable {
     /// The body as UTF-8 text.
     public var text: String { String(decoding: body, as: UTF8.self) }
 }
+
+extension SecureResponse {
+    func with(body: Data) -> SecureResponse {
+        var response = self
+        response.body = body
+        return response
+    }
+}

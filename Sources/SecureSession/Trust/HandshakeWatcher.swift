@@ -78,7 +78,7 @@ extension HandshakeWatcher {
         to channel: any Channel,
         context: NIOSSLContext,
         verifier: PeerTrustVerifier,
-        decisions: DecisionBox,
+        decisions: VerifierDecisions,
         watcher: HandshakeWatcher
     ) throws {
         let tls = try NIOSSLClientHandler(

@@ -52,17 +52,14 @@ final class TLSContextCache: @unchecked Sendable {
         return try lock.withLock {
             if let context = contexts[key] { return context }
             if contexts.count >= Self.contextLimit { contexts.removeAll() }
-            var configuration = TLSConfiguration.transportSecurityClient(identity: identity)
-            configuration.applicationProtocols = (isHTTP1Only ? .http1Only : httpVersions).applicationProtocols
-            if let rule { configuration.apply(rule) }
-            try versions.apply(to: &configuration, ruleMinimum: rule?.minimumTLSVersion)
-            do {
-                let context = try NIOSSLContext(configuration: configuration)
-                contexts[key] = context
-                return context
-            } catch {
-                throw SecureSessionError.tlsFailure("cannot create the TLS context: \(error)")
-            }
+            let context = try TLSContextRecipe(
+                presenting: .identity(identity),
+                applicationProtocols: (isHTTP1Only ? .http1Only : httpVersions).applicationProtocols,
+                rule: rule,
+                versions: versions
+            ).make()
+            contexts[key] = context
+            return context
         }
     }
 
@@ -71,16 +68,10 @@ final class TLSContextCache: @unchecked Sendable {
     func proxyContext() throws -> NIOSSLContext {
         try lock.withLock {
             if let proxyContextMade { return proxyContextMade }
-            var configuration = TLSConfiguration.transportSecurityClient(identity: nil)
-            configuration.applicationProtocols = ["http/1.1"]
-            try versions.apply(to: &configuration, ruleMinimum: nil)
-            do {
-                let context = try NIOSSLContext(configuration: configuration)
-                proxyContextMade = context
-                return context
-            } catch {
-                throw SecureSessionError.tlsFailure("cannot create the TLS context for proxies: \(error)")
-            }
+            let recipe = TLSContextRecipe(presenting: .identity(nil), applicationProtocols: ["http/1.1"], rule: nil, versions: versions)
+            let context = try recipe.make("the TLS context for proxies")
+            proxyContextMade = context
+            return context
         }
     }
 }

@@ -522,7 +522,7 @@ public struct GetCommand: TSecCommand {
                 if let mismatch = decision.pinMismatch { complain(mismatch.description, to: terminal) }
                 if !fetchIntermediates, let hint = Self.fetchingHint(for: decision) { complain(hint, to: terminal) }
                 transfer.trustRejected = true
-                transfer.exitStatus = decision.decidedBy == TransportRuleEvaluator.decider ? ExitStatus.refusedByTransportRules : ExitStatus.rejected
+                transfer.exitStatus = decision.decider.final == .transportRules ? ExitStatus.refusedByTransportRules : ExitStatus.rejected
             case .refusedByTransportRules:
                 transfer.exitStatus = ExitStatus.refusedByTransportRules
             case .responseSignatureRejected, .redirectRefused:

@@ -4,8 +4,8 @@ import Foundation
 /// rejection stands; a server it trusts must then satisfy a ``CertificateTransparencyPolicy`` on
 /// the validated path.
 public struct CertificateTransparencyEvaluator: ServerTrustEvaluating {
-    /// What `decidedBy` says when certificate transparency rejects a server.
-    public static let decider = "certificate transparency"
+    /// The ``TrustDecision/decider`` of a decision where certificate transparency rejects a server.
+    public static let decider = TrustDecision.Decider.certificateTransparency
 
     /// The evaluator that decides first.
     public let base: AnyServerTrustEvaluator
@@ -26,7 +26,7 @@ public struct CertificateTransparencyEvaluator: ServerTrustEvaluating {
         var checks = decision.checks
         checks.append(TrustCheck(name: "certificate transparency", passed: verdict.isCompliant, detail: ([verdict.reason] + verdict.timestamps).joined(separator: "; ")))
         guard verdict.isCompliant else {
-            return TrustDecision(isTrusted: false, decidedBy: Self.decider, reason: "certificate transparency: \(verdict.reason)", checks: checks)
+            return TrustDecision(isTrusted: false, decider: Self.decider, reason: "certificate transparency: \(verdict.reason)", checks: checks)
         }
         return decision.stillTrusted(checks: checks)
     }

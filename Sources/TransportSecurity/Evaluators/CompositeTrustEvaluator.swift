@@ -24,7 +24,7 @@ public struct CompositeTrustEvaluator: ServerTrustEvaluating {
             let decision = await evaluator.evaluate(trust, forHost: host)
             checks += decision.checks
             guard decision.isTrusted else {
-                return decision.relabeled(decidedBy: "\(evaluatorName) → \(decision.decidedBy)", checks: checks)
+                return decision.relabeled(decider: .composite(evaluatorName, decision.decider), checks: checks)
             }
             reusableUntil = TrustDecision.earlier(reusableUntil, decision.reusableUntil)
             isProvisional = isProvisional || decision.isProvisional

@@ -5,8 +5,8 @@ import Foundation
 /// path (in its leaf, when the other evaluator trusted a chain that does not validate). This is
 /// how the sets of a ``PinSetRegistry`` (signed pin updates) are enforced.
 public struct PinSetEvaluator: ServerTrustEvaluating {
-    /// What `decidedBy` says when the pin set rejects a server.
-    public static let decider = "pin set"
+    /// The ``TrustDecision/decider`` of a decision where the pin set rejects a server.
+    public static let decider = TrustDecision.Decider.pinSet
 
     /// The evaluator that decides first.
     public let base: AnyServerTrustEvaluator
@@ -36,7 +36,7 @@ public struct PinSetEvaluator: ServerTrustEvaluating {
             return decision.stillTrusted(checks: checks, reusableUntil: pinnable.validUntil)
         case .rejected(let reason, let mismatch):
             checks.append(TrustCheck(name: name, passed: false, detail: reason))
-            return TrustDecision(isTrusted: false, decidedBy: Self.decider, reason: "\(reason) (\(origin))", checks: checks, pinMismatch: mismatch)
+            return TrustDecision(isTrusted: false, decider: Self.decider, reason: "\(reason) (\(origin))", checks: checks, pinMismatch: mismatch)
         case .reportOnly(let mismatch):
             checks.append(TrustCheck(name: name + " (report-only)", passed: false, detail: "no pinned key in the path; not enforced"))
             return decision.stillTrusted(checks: checks, pinMismatch: mismatch, reusableUntil: pinnable.validUntil)

@@ -44,7 +44,7 @@ public struct ServerTrustManager: Sendable, Hashable {
     public func evaluate(_ trust: ServerTrust, forHost host: String) async -> TrustDecision {
         if let rule = rule(forHost: host) {
             let decision = await rule.evaluator.evaluate(trust, forHost: host)
-            return decision.relabeled(decidedBy: "\(rule.pattern) → \(decision.decidedBy)")
+            return decision.relabeled(decider: .hostPattern("\(rule.pattern)", decision.decider))
         }
         guard !allHostsMustBeEvaluated else {
             return TrustDecision(

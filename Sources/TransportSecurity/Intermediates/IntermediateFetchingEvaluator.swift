@@ -66,7 +66,7 @@ public struct IntermediateFetchingEvaluator: ServerTrustEvaluating {
                 ? "no certificate without its issuer names a caIssuers URL (http or https) to fetch it from"
                 : "no issuer certificate could be fetched (" + fetches.map { "\($0.name): \($0.detail)" }.joined(separator: "; ") + ")"
             return TrustDecision(
-                isTrusted: false, decidedBy: decision.decidedBy, rule: decision.rule, reason: decision.reason + "; " + why,
+                isTrusted: false, decider: decision.decider, rule: decision.rule, reason: decision.reason + "; " + why,
                 checks: decision.checks + fetches, pinMismatch: decision.pinMismatch,
                 reusableUntil: decision.reusableUntil, isProvisional: decision.isProvisional
             )
@@ -74,7 +74,7 @@ public struct IntermediateFetchingEvaluator: ServerTrustEvaluating {
         var completed = trust
         completed.chain = chain
         let second = await base.evaluate(completed, forHost: host)
-        return second.relabeled(decidedBy: second.decidedBy, checks: fetches + second.checks)
+        return second.relabeled(decider: second.decider, checks: fetches + second.checks)
     }
 
     /// Fetches `url` and appends the certificates it gives that `chain` lacks; the check says

@@ -37,18 +37,6 @@ public struct SecurityPolicy: Sendable, Hashable {
             case .publicKeyPinning: return "rule 6 (public-key pinning)"
             }
         }
-
-        /// `SecurityPolicy rule N (name)`: what a decision made by this rule is decided by.
-        var decider: String {
-            switch self {
-            case .domainValidationRequiresPinning: return "SecurityPolicy rule 1 (domain validation requires pinning)"
-            case .validationPolicy: return "SecurityPolicy rule 2 (validation policy)"
-            case .noPinning: return "SecurityPolicy rule 3 (no pinning)"
-            case .systemTrustBeforePinning: return "SecurityPolicy rule 4 (system trust before pinning)"
-            case .certificatePinning: return "SecurityPolicy rule 5 (certificate pinning)"
-            case .publicKeyPinning: return "SecurityPolicy rule 6 (public-key pinning)"
-            }
-        }
     }
 
     /// How the server is pinned.

@@ -115,13 +115,13 @@ struct SecurityPolicyEvaluation {
     }
 
     private func accept(_ rule: SecurityPolicy.Rule, _ reason: String) -> TrustDecision {
-        TrustDecision(isTrusted: true, decidedBy: rule.decider, rule: rule, reason: reason, checks: checks)
+        TrustDecision(isTrusted: true, decider: .securityPolicy(rule), rule: rule, reason: reason, checks: checks)
     }
 
     private func reject(_ rule: SecurityPolicy.Rule, _ reason: String, mismatch: PinMismatch? = nil) -> TrustDecision {
         TrustDecision(
             isTrusted: false,
-            decidedBy: rule.decider,
+            decider: .securityPolicy(rule),
             rule: rule,
             reason: reason,
             checks: checks,

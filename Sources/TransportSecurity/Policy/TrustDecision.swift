@@ -5,9 +5,13 @@ import Foundation
 public struct TrustDecision: Sendable, Hashable, CustomStringConvertible {
     /// Whether the connection may proceed.
     public let isTrusted: Bool
-    /// What decided: `"SecurityPolicy rule 5 (certificate pinning)"`, `"PublicKeysTrustEvaluator"`, …
-    public let decidedBy: String
-    /// The SPEC §2 rule that decided, for a ``SecurityPolicy``.
+    /// What decided, as data: a ``SecurityPolicy`` rule, an evaluator, the transport rules, a pin
+    /// set, a challenge handler, …
+    public let decider: Decider
+    /// What decided, as text for people and logs: `"SecurityPolicy rule 5 (certificate pinning)"`,
+    /// `"PublicKeysTrustEvaluator"`, … Code asks ``decider`` instead.
+    public var decidedBy: String { decider.description }
+    /// The rule that decided, for a ``SecurityPolicy``.
     public let rule: SecurityPolicy.Rule?
     /// One sentence saying why.
     public let reason: String
@@ -25,7 +29,29 @@ public struct TrustDecision: Sendable, Hashable, CustomStringConvertible {
     /// ``DecisionCache`` keeps it no longer than a rejection, so that the answer is sought again soon.
     public let isProvisional: Bool
 
-    /// Creates a decision.
+    /// Creates a decision made by `decider`.
+    public init(
+        isTrusted: Bool,
+        decider: Decider,
+        rule: SecurityPolicy.Rule? = nil,
+        reason: String,
+        checks: [TrustCheck] = [],
+        pinMismatch: PinMismatch? = nil,
+        reusableUntil: Date? = nil,
+        isProvisional: Bool = false
+    ) {
+        self.isTrusted = isTrusted
+        self.decider = decider
+        self.rule = rule
+        // Reasons quote names from certificates and servers: no control character is shown raw.
+        self.reason = reason.escapingControlCharacters
+        self.checks = checks
+        self.pinMismatch = pinMismatch
+        self.reusableUntil = reusableUntil
+        self.isProvisional = isProvisional
+    }
+
+    /// Creates a decision made by the evaluator named `decidedBy` (``Decider/evaluator(_:)``).
     public init(
         isTrusted: Bool,
         decidedBy: String,
@@ -36,15 +62,10 @@ public struct TrustDecision: Sendable, Hashable, CustomStringConvertible {
         reusableUntil: Date? = nil,
         isProvisional: Bool = false
     ) {
-        self.isTrusted = isTrusted
-        self.decidedBy = decidedBy
-        self.rule = rule
-        // Reasons quote names from certificates and servers: no control character is shown raw.
-        self.reason = reason.escapingControlCharacters
-        self.checks = checks
-        self.pinMismatch = pinMismatch
-        self.reusableUntil = reusableUntil
-        self.isProvisional = isProvisional
+        self.init(
+            isTrusted: isTrusted, decider: .evaluator(decidedBy), rule: rule, reason: reason, checks: checks,
+            pinMismatch: pinMismatch, reusableUntil: reusableUntil, isProvisional: isProvisional
+        )
     }
 
     /// The last full trust evaluation that was made, if any.
@@ -108,17 +129,17 @@ extension TrustDecision {
         reusableUntil: Date? = nil, provisional: Bool = false
     ) -> TrustDecision {
         TrustDecision(
-            isTrusted: true, decidedBy: decidedBy, rule: rule, reason: reason + (note.map { "; " + $0 } ?? ""),
+            isTrusted: true, decider: decider, rule: rule, reason: reason + (note.map { "; " + $0 } ?? ""),
             checks: checks, pinMismatch: pinMismatch ?? self.pinMismatch,
             reusableUntil: Self.earlier(self.reusableUntil, reusableUntil), isProvisional: isProvisional || provisional
         )
     }
 
-    /// The same decision under another `decidedBy` (a manager or composite naming the way it took),
+    /// The same decision under another decider (a manager or composite naming the way it took),
     /// with `checks` when given.
-    func relabeled(decidedBy: String, checks: [TrustCheck]? = nil) -> TrustDecision {
+    func relabeled(decider: Decider, checks: [TrustCheck]? = nil) -> TrustDecision {
         TrustDecision(
-            isTrusted: isTrusted, decidedBy: decidedBy, rule: rule, reason: reason, checks: checks ?? self.checks,
+            isTrusted: isTrusted, decider: decider, rule: rule, reason: reason, checks: checks ?? self.checks,
             pinMismatch: pinMismatch, reusableUntil: reusableUntil, isProvisional: isProvisional
         )
     }

@@ -14,8 +14,8 @@ import X509
 /// answer (soft-fail) is ``TrustDecision/isProvisional``, so that a ``DecisionCache`` asks again
 /// soon instead of reusing it for an hour.
 public struct RevocationEvaluator: ServerTrustEvaluating {
-    /// What `decidedBy` says when revocation rejects a server.
-    public static let decider = "revocation"
+    /// The ``TrustDecision/decider`` of a decision where revocation rejects a server.
+    public static let decider = TrustDecision.Decider.revocation
 
     /// The evaluator that decides first.
     public let base: AnyServerTrustEvaluator
@@ -78,7 +78,7 @@ public struct RevocationEvaluator: ServerTrustEvaluating {
         var checks = decision.checks
         func reject(_ reason: String) -> TrustDecision {
             checks.append(TrustCheck(name: "revocation", passed: false, detail: reason))
-            return TrustDecision(isTrusted: false, decidedBy: Self.decider, reason: reason, checks: checks)
+            return TrustDecision(isTrusted: false, decider: Self.decider, reason: reason, checks: checks)
         }
         guard path.count >= 2 else { return decision }
         // The anchor is trusted as it is; with leafOnly, so are the intermediates.

@@ -6,8 +6,8 @@ import X509
 /// rule's checks on the validated path (the anchor included): key sizes, signature hashes,
 /// certificate transparency, `NSPinnedDomains` and the TrustKit pin set. Rules only tighten.
 public struct TransportRuleEvaluator: ServerTrustEvaluating {
-    /// What `decidedBy` says when a rule rejects a server.
-    public static let decider = "transport rules"
+    /// The ``TrustDecision/decider`` of a decision where a rule rejects a server.
+    public static let decider = TrustDecision.Decider.transportRules
 
     /// The evaluator that decides first.
     public let base: AnyServerTrustEvaluator
@@ -31,7 +31,7 @@ public struct TransportRuleEvaluator: ServerTrustEvaluating {
         var checks = decision.checks
         func reject(_ reason: String, pinMismatch: PinMismatch? = nil) -> TrustDecision {
             checks.append(TrustCheck(name: "transport rule for \(rule.host)", passed: false, detail: reason))
-            return TrustDecision(isTrusted: false, decidedBy: Self.decider, reason: reason, checks: checks, pinMismatch: pinMismatch)
+            return TrustDecision(isTrusted: false, decider: Self.decider, reason: reason, checks: checks, pinMismatch: pinMismatch)
         }
         // A path validated to the system store by the rule itself, when the evaluator trusted the
         // server without one.

@@ -11,21 +11,13 @@ import TransportSecurityNIO
 final class ProxyTLS: Sendable {
     let proxy: HTTPProxy
     private let verifier: PeerTrustVerifier
-    private let decisions = DecisionBox()
+    private let decisions = VerifierDecisions()
     private let completed = LockedFlag()
 
-    /// TLS with `proxy`, judged with the session's system store, evaluation time and cache.
+    /// TLS with `proxy`, its certificate judged by the verifier `PeerEvaluation` makes for proxies.
     init(proxy: HTTPProxy, configuration: SecureSessionConfiguration) {
         self.proxy = proxy
-        verifier = PeerTrustVerifier(
-            evaluator: proxy.trustEvaluator ?? AnyServerTrustEvaluator(SecurityPolicy.default),
-            host: proxy.host,
-            systemStore: configuration.systemStore,
-            evaluationTime: configuration.evaluationTime,
-            options: configuration.trustEvaluationOptions,
-            cache: configuration.decisionCache,
-            logger: configuration.logger
-        )
+        verifier = PeerEvaluation.verifier(for: proxy, configuration: configuration)
     }
 
     /// Puts TLS with the proxy first in `channel`'s pipeline; the future succeeds once its

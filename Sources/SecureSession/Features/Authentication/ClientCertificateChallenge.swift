@@ -71,12 +71,9 @@ final class ClientCertificateChallenge: Sendable {
     /// the renegotiation answer, when there is one), with the TLS settings of the host's
     /// transport rule, if any, and the session's TLS versions.
     func makeTLSContext(rule: TransportRule?, httpVersions: HTTPVersionPolicy, versions: TLSVersionBounds) throws -> NIOSSLContext {
-        var configuration = renegotiationAnswer.map { TLSConfiguration.transportSecurityClient(identity: $0.identity) }
-            ?? TLSConfiguration.transportSecurityClient(identityProvider: { _ in try await self.identity() })
-        configuration.applicationProtocols = httpVersions.applicationProtocols
-        if let rule { configuration.apply(rule) }
-        try versions.apply(to: &configuration, ruleMinimum: rule?.minimumTLSVersion)
-        return try NIOSSLContext(configuration: configuration)
+        let presenting = renegotiationAnswer.map { TLSContextRecipe.Presenting.identity($0.identity) }
+            ?? .provider({ _ in try await self.identity() })
+        return try TLSContextRecipe(presenting: presenting, applicationProtocols: httpVersions.applicationProtocols, rule: rule, versions: versions).make()
     }
 
     /// The handler's answer, waiting for it: only for a connection whose server has asked (its

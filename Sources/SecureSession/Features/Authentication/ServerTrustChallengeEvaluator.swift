@@ -8,11 +8,6 @@ import TransportSecurity
 /// (system trust and hostname), `cancelAuthenticationChallenge` and `rejectProtectionSpace`
 /// refuse it, and the session reports them as their own errors.
 struct ServerTrustChallengeEvaluator: ServerTrustEvaluating {
-    /// `decidedBy` of a decision the handler cancelled.
-    static let cancelled = "challenge handler: cancelAuthenticationChallenge"
-    /// `decidedBy` of a decision whose protection space the handler rejected.
-    static let rejectedSpace = "challenge handler: rejectProtectionSpace"
-
     let handler: HandlerIdentity
     let port: Int
 
@@ -21,23 +16,23 @@ struct ServerTrustChallengeEvaluator: ServerTrustEvaluating {
         let challenge = AuthenticationChallenge(protectionSpace: space, previousFailureCount: 0, serverTrust: trust)
         switch await handler.handler(challenge) {
         case .useCredential(.serverTrust?):
-            return TrustDecision(isTrusted: true, decidedBy: "challenge handler: useCredential", reason: "the challenge handler accepted the server trust")
+            return TrustDecision(isTrusted: true, decider: .challengeHandler(.useCredential), reason: "the challenge handler accepted the server trust")
         case .useCredential(.none):
-            return TrustDecision(isTrusted: false, decidedBy: "challenge handler: useCredential", reason: "the challenge handler answered without a credential")
+            return TrustDecision(isTrusted: false, decider: .challengeHandler(.useCredential), reason: "the challenge handler answered without a credential")
         case .useCredential(.user?), .useCredential(.clientIdentity?):
             // A handler written for HTTP Basic or client certificates (`{ _ in
             // .useCredential(.user(…)) }`) must not turn TLS validation off by accident.
             return TrustDecision(
                 isTrusted: false,
-                decidedBy: "challenge handler: useCredential",
+                decider: .challengeHandler(.useCredential),
                 reason: "the challenge handler answered the server-trust challenge with a credential of another kind (a user or a client identity), which counts as none: only Credential.serverTrust trusts a server"
             )
         case .performDefaultHandling:
             return await SecurityPolicy.default.evaluate(trust, forDomain: host)
         case .cancelAuthenticationChallenge:
-            return TrustDecision(isTrusted: false, decidedBy: Self.cancelled, reason: "the challenge handler cancelled the server-trust challenge")
+            return TrustDecision(isTrusted: false, decider: .challengeHandler(.cancelAuthenticationChallenge), reason: "the challenge handler cancelled the server-trust challenge")
         case .rejectProtectionSpace:
-            return TrustDecision(isTrusted: false, decidedBy: Self.rejectedSpace, reason: "the challenge handler rejected the protection space")
+            return TrustDecision(isTrusted: false, decider: .challengeHandler(.rejectProtectionSpace), reason: "the challenge handler rejected the protection space")
         }
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import TransportSecurity
 
 /// The decisions a connection's verifier made.
-final class DecisionBox: @unchecked Sendable {
+final class VerifierDecisions: @unchecked Sendable {
     private let lock = NSLock()
     private var decisions: [TrustDecision] = []
 
