@@ -135,7 +135,7 @@ struct ResponseCacheRulesTests {
         #expect(SecureSession.fallbackReason(failed) == "connection failed: 127.0.0.1:443: connection refused")
         #expect(SecureSession.fallbackReason(ConnectionNotEstablished(error: failed)) == "connection failed: 127.0.0.1:443: connection refused")
         #expect(SecureSession.fallbackReason(SecureSessionError.timeout(.seconds(2))) == "timed out after 2.0 seconds")
-        let rejection = TrustDecision(isTrusted: false, decidedBy: "SecurityPolicy rule 4 (public-key pinning)", reason: "no pinned key")
+        let rejection = TrustDecision(isTrusted: false, decider: .evaluator("SecurityPolicy rule 4 (public-key pinning)"), reason: "no pinned key")
         for error: any Error in [
             SecureSessionError.trustRejected(rejection), SecureSessionError.tlsFailure("handshake failure"), SecureSessionError.cancelled,
             CancellationError(), SecureSessionError.invalidResponse("no status line"),

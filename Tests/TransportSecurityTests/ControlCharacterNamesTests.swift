@@ -48,7 +48,7 @@ struct ControlCharacterNamesTests {
     @Test("text without control characters is kept as it is")
     func plainTextKept() throws {
         #expect(lab.leaf.der.subjectSummary == "CN=\(lab.host)")
-        let decision = TrustDecision(isTrusted: false, decidedBy: "test", reason: "Zürich, 東京, tab-free")
+        let decision = TrustDecision(isTrusted: false, decider: .evaluator("test"), reason: "Zürich, 東京, tab-free")
         #expect(decision.reason == "Zürich, 東京, tab-free")
     }
 }

@@ -118,17 +118,17 @@ struct DecisionCacheTests {
         live.evaluationTime = nil
         let key = try #require(DecisionCacheKey(trust: live, host: fixture.host, evaluator: DefaultTrustEvaluator()))
         let answeredUntil = fixture.now.addingTimeInterval(120)
-        cache.store(TrustDecision(isTrusted: true, decidedBy: "test", reason: "test", reusableUntil: answeredUntil), for: key, chain: live.chain)
+        cache.store(TrustDecision(isTrusted: true, decider: .evaluator("test"), reason: "test", reusableUntil: answeredUntil), for: key, chain: live.chain)
         clock.advance(119)
         #expect(cache.cachedDecision(for: key)?.reusableUntil == answeredUntil)
         clock.advance(1)
         #expect(cache.cachedDecision(for: key) == nil, "the answer is no longer current, although the maximum age is a day")
         // An answer that was current only at the moment of the evaluation (OCSP without nextUpdate).
-        cache.store(TrustDecision(isTrusted: true, decidedBy: "test", reason: "test", reusableUntil: clock.now), for: key, chain: live.chain)
+        cache.store(TrustDecision(isTrusted: true, decider: .evaluator("test"), reason: "test", reusableUntil: clock.now), for: key, chain: live.chain)
         #expect(cache.cachedDecision(for: key) == nil)
         // A fixed evaluation time before the bound is answered from the cache.
         let fixedKey = try #require(DecisionCacheKey(trust: fixture.trust(.legitimate), host: fixture.host, evaluator: DefaultTrustEvaluator()))
-        cache.store(TrustDecision(isTrusted: true, decidedBy: "test", reason: "test", reusableUntil: fixture.now.addingTimeInterval(1)), for: fixedKey, chain: live.chain)
+        cache.store(TrustDecision(isTrusted: true, decider: .evaluator("test"), reason: "test", reusableUntil: fixture.now.addingTimeInterval(1)), for: fixedKey, chain: live.chain)
         #expect(cache.cachedDecision(for: fixedKey) != nil)
     }
 
@@ -140,8 +140,8 @@ struct DecisionCacheTests {
         func key(_ host: String) throws -> DecisionCacheKey {
             try #require(DecisionCacheKey(trust: trust, host: host, evaluator: DefaultTrustEvaluator()))
         }
-        cache.store(TrustDecision(isTrusted: true, decidedBy: "test", reason: "soft-fail", isProvisional: true), for: try key("a.example.test"), chain: trust.chain)
-        cache.store(TrustDecision(isTrusted: true, decidedBy: "test", reason: "answered"), for: try key("b.example.test"), chain: trust.chain)
+        cache.store(TrustDecision(isTrusted: true, decider: .evaluator("test"), reason: "soft-fail", isProvisional: true), for: try key("a.example.test"), chain: trust.chain)
+        cache.store(TrustDecision(isTrusted: true, decider: .evaluator("test"), reason: "answered"), for: try key("b.example.test"), chain: trust.chain)
         clock.advance(29)
         #expect(cache.cachedDecision(for: try key("a.example.test"))?.isProvisional == true)
         clock.advance(2)

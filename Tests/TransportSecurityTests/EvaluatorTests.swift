@@ -85,16 +85,16 @@ struct EvaluatorTests {
         let soon = fixture.now.addingTimeInterval(60)
         let later = fixture.now.addingTimeInterval(600)
         let composite = CompositeTrustEvaluator([
-            FixedDecisionEvaluator(decision: TrustDecision(isTrusted: true, decidedBy: "a", reason: "a", reusableUntil: later)),
-            FixedDecisionEvaluator(decision: TrustDecision(isTrusted: true, decidedBy: "b", reason: "b", reusableUntil: soon, isProvisional: true)),
-            FixedDecisionEvaluator(decision: TrustDecision(isTrusted: true, decidedBy: "c", reason: "c")),
+            FixedDecisionEvaluator(decision: TrustDecision(isTrusted: true, decider: .evaluator("a"), reason: "a", reusableUntil: later)),
+            FixedDecisionEvaluator(decision: TrustDecision(isTrusted: true, decider: .evaluator("b"), reason: "b", reusableUntil: soon, isProvisional: true)),
+            FixedDecisionEvaluator(decision: TrustDecision(isTrusted: true, decider: .evaluator("c"), reason: "c")),
         ])
         let combined = await composite.evaluate(fixture.trust(.legitimate), forHost: fixture.host)
         #expect(combined.isTrusted)
         #expect(combined.reusableUntil == soon, "the earliest bound")
         #expect(combined.isProvisional, "provisional if any part is")
 
-        let refused = TrustDecision(isTrusted: false, decidedBy: "d", reason: "d", reusableUntil: soon)
+        let refused = TrustDecision(isTrusted: false, decider: .evaluator("d"), reason: "d", reusableUntil: soon)
         let refusal = await CompositeTrustEvaluator([composite, FixedDecisionEvaluator(decision: refused)])
             .evaluate(fixture.trust(.legitimate), forHost: fixture.host)
         #expect(!refusal.isTrusted)

@@ -78,7 +78,7 @@ public struct EvaluateCommand: TSecCommand {
             let evaluation = await trust.withPolicy(validation).evaluate()
             decision = TrustDecision(
                 isTrusted: evaluation.isTrusted,
-                decidedBy: "server trust against \(evaluation.anchors)",
+                decider: .evaluator("server trust against \(evaluation.anchors)"),
                 reason: evaluation.summary,
                 checks: [TrustCheck(name: "trust under \(validation)", evaluation: evaluation)]
             )

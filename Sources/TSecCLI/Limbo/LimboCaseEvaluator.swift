@@ -9,7 +9,7 @@ struct LimboCaseEvaluator: ServerTrustEvaluating {
         let reason = evaluation.failures.first.map { "\($0.code.rawValue): \($0.description)" } ?? evaluation.summary
         return TrustDecision(
             isTrusted: evaluation.isTrusted,
-            decidedBy: "engine",
+            decider: .evaluator("engine"),
             reason: reason,
             checks: [TrustCheck(name: "trust under \(trust.policy)", evaluation: evaluation)]
         )

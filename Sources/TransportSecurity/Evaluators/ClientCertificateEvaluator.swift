@@ -40,14 +40,14 @@ public struct ClientCertificateEvaluator: ServerTrustEvaluating {
         let anchored = trust.settingAnchors(clientCAs, only: true)
         let evaluation = await validate(anchored, under: .sslClient, named: "client trust to the client CAs", into: &checks)
         guard evaluation.isTrusted else {
-            return TrustDecision(isTrusted: false, decidedBy: evaluatorName, reason: evaluation.summary, checks: checks)
+            return TrustDecision(isTrusted: false, decider: .evaluator(evaluatorName), reason: evaluation.summary, checks: checks)
         }
         var reasons = ["the client chain validates to \(evaluation.anchor?.subjectSummary ?? "a client CA")"]
         if !pins.isEmpty {
             guard let match = evaluation.path.first(where: { pins.contains($0.spkiPin) }) else {
                 return TrustDecision(
                     isTrusted: false,
-                    decidedBy: evaluatorName,
+                    decider: .evaluator(evaluatorName),
                     reason: "no certificate of the client's path carries a pinned public key",
                     checks: checks,
                     pinMismatch: PinMismatch(mode: .publicKey, host: nil, considered: evaluation.path, expected: pins.sorted().map(PinMismatch.Entry.init(pin:)))
@@ -60,10 +60,10 @@ public struct ClientCertificateEvaluator: ServerTrustEvaluating {
             let check = allowedNames.check(leaf, role: "client")
             checks.append(check)
             guard check.passed else {
-                return TrustDecision(isTrusted: false, decidedBy: evaluatorName, reason: check.detail, checks: checks)
+                return TrustDecision(isTrusted: false, decider: .evaluator(evaluatorName), reason: check.detail, checks: checks)
             }
             reasons.append(check.detail)
         }
-        return TrustDecision(isTrusted: true, decidedBy: evaluatorName, reason: reasons.joined(separator: "; "), checks: checks)
+        return TrustDecision(isTrusted: true, decider: .evaluator(evaluatorName), reason: reasons.joined(separator: "; "), checks: checks)
     }
 }

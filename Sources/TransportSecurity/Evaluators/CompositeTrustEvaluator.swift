@@ -15,7 +15,7 @@ public struct CompositeTrustEvaluator: ServerTrustEvaluating {
     /// trusts nothing). The decision may be reused no longer than its shortest-lived part's.
     public func evaluate(_ trust: ServerTrust, forHost host: String) async -> TrustDecision {
         guard !evaluators.isEmpty else {
-            return TrustDecision(isTrusted: false, decidedBy: evaluatorName, reason: "the composite holds no evaluator")
+            return TrustDecision(isTrusted: false, decider: .evaluator(evaluatorName), reason: "the composite holds no evaluator")
         }
         var checks: [TrustCheck] = []
         var reusableUntil: Date?
@@ -30,7 +30,7 @@ public struct CompositeTrustEvaluator: ServerTrustEvaluating {
             isProvisional = isProvisional || decision.isProvisional
         }
         return TrustDecision(
-            isTrusted: true, decidedBy: evaluatorName, reason: "all \(evaluators.count) evaluators trust the server", checks: checks,
+            isTrusted: true, decider: .evaluator(evaluatorName), reason: "all \(evaluators.count) evaluators trust the server", checks: checks,
             reusableUntil: reusableUntil, isProvisional: isProvisional
         )
     }

@@ -14,7 +14,7 @@ public struct DefaultTrustEvaluator: ServerTrustEvaluating {
         let evaluation = await validate(trust, under: validation, named: "trust under \(validation)", into: &checks)
         return TrustDecision(
             isTrusted: evaluation.isTrusted,
-            decidedBy: evaluatorName,
+            decider: .evaluator(evaluatorName),
             reason: evaluation.summary,
             checks: checks
         )

@@ -10,7 +10,7 @@ public struct InsecureDisabledTrustEvaluator: ServerTrustEvaluating {
     public func evaluate(_ trust: ServerTrust, forHost host: String) async -> TrustDecision {
         TrustDecision(
             isTrusted: true,
-            decidedBy: evaluatorName,
+            decider: .evaluator(evaluatorName),
             reason: "INSECURE: trust evaluation is disabled for \(host); the certificate was not checked"
         )
     }

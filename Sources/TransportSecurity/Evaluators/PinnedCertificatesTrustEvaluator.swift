@@ -36,7 +36,7 @@ public struct PinnedCertificatesTrustEvaluator: ServerTrustEvaluating {
     /// lists the certificates considered and those expected.
     public func evaluate(_ trust: ServerTrust, forHost host: String) async -> TrustDecision {
         guard !certificates.isEmpty else {
-            return TrustDecision(isTrusted: false, decidedBy: evaluatorName, reason: "no certificates are pinned")
+            return TrustDecision(isTrusted: false, decider: .evaluator(evaluatorName), reason: "no certificates are pinned")
         }
         var checks: [TrustCheck] = []
         var considered: [DERCertificate]
@@ -45,7 +45,7 @@ public struct PinnedCertificatesTrustEvaluator: ServerTrustEvaluating {
             let validation: TrustValidationPolicy = validatesHost ? .ssl(host) : .ssl(host: nil)
             let evaluation = await validate(anchored, under: validation, named: "trust under \(validation)", into: &checks)
             guard evaluation.isTrusted else {
-                return TrustDecision(isTrusted: false, decidedBy: evaluatorName, reason: evaluation.summary, checks: checks)
+                return TrustDecision(isTrusted: false, decider: .evaluator(evaluatorName), reason: evaluation.summary, checks: checks)
             }
             // The validated path, not the presented chain: a certificate sent beside the path
             // proves nothing (OkHttp's CVE-2016-2402).
@@ -58,7 +58,7 @@ public struct PinnedCertificatesTrustEvaluator: ServerTrustEvaluating {
         guard let match = considered.first(where: certificates.contains) else {
             return TrustDecision(
                 isTrusted: false,
-                decidedBy: evaluatorName,
+                decider: .evaluator(evaluatorName),
                 reason: "no certificate of the chain is a pinned certificate",
                 checks: checks,
                 pinMismatch: PinMismatch(
@@ -70,6 +70,6 @@ public struct PinnedCertificatesTrustEvaluator: ServerTrustEvaluating {
             )
         }
         checks.append(TrustCheck(name: "certificate pin", passed: true, detail: "\(match.subjectSummary) is pinned"))
-        return TrustDecision(isTrusted: true, decidedBy: evaluatorName, reason: "\(match.subjectSummary) is a pinned certificate", checks: checks)
+        return TrustDecision(isTrusted: true, decider: .evaluator(evaluatorName), reason: "\(match.subjectSummary) is a pinned certificate", checks: checks)
     }
 }

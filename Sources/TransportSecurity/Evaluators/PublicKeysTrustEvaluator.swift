@@ -42,7 +42,7 @@ public struct PublicKeysTrustEvaluator: ServerTrustEvaluating {
     /// one of ``pins``; a mismatch lists the pins presented and those expected.
     public func evaluate(_ trust: ServerTrust, forHost host: String) async -> TrustDecision {
         guard !pins.isEmpty else {
-            return TrustDecision(isTrusted: false, decidedBy: evaluatorName, reason: "no public keys are pinned")
+            return TrustDecision(isTrusted: false, decider: .evaluator(evaluatorName), reason: "no public keys are pinned")
         }
         var checks: [TrustCheck] = []
         var considered = Array(trust.chain.prefix(1))
@@ -50,7 +50,7 @@ public struct PublicKeysTrustEvaluator: ServerTrustEvaluating {
             let validation: TrustValidationPolicy = validatesHost ? .ssl(host) : .ssl(host: nil)
             let evaluation = await validate(trust, under: validation, named: "trust under \(validation)", into: &checks)
             guard evaluation.isTrusted else {
-                return TrustDecision(isTrusted: false, decidedBy: evaluatorName, reason: evaluation.summary, checks: checks)
+                return TrustDecision(isTrusted: false, decider: .evaluator(evaluatorName), reason: evaluation.summary, checks: checks)
             }
             // The validated path, not the presented chain: a certificate sent beside the path
             // proves nothing (OkHttp's CVE-2016-2402).
@@ -63,7 +63,7 @@ public struct PublicKeysTrustEvaluator: ServerTrustEvaluating {
         guard let match = considered.first(where: { pins.contains($0.spkiPin) }) else {
             return TrustDecision(
                 isTrusted: false,
-                decidedBy: evaluatorName,
+                decider: .evaluator(evaluatorName),
                 reason: matchesLeafOnly ? "the leaf's public key is not pinned" : "no certificate of the chain carries a pinned public key",
                 checks: checks,
                 pinMismatch: PinMismatch(
@@ -75,6 +75,6 @@ public struct PublicKeysTrustEvaluator: ServerTrustEvaluating {
             )
         }
         checks.append(TrustCheck(name: "public-key pin", passed: true, detail: "\(match.subjectSummary) has pinned key \(match.spkiPin)"))
-        return TrustDecision(isTrusted: true, decidedBy: evaluatorName, reason: "\(match.subjectSummary) carries the pinned key \(match.spkiPin)", checks: checks)
+        return TrustDecision(isTrusted: true, decider: .evaluator(evaluatorName), reason: "\(match.subjectSummary) carries the pinned key \(match.spkiPin)", checks: checks)
     }
 }

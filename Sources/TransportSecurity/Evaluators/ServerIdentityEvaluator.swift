@@ -38,7 +38,7 @@ public struct ServerIdentityEvaluator: ServerTrustEvaluating {
         guard !allowedNames.isEmpty else {
             return TrustDecision(
                 isTrusted: false,
-                decidedBy: evaluatorName,
+                decider: .evaluator(evaluatorName),
                 reason: "no allowed server names: a server identified by name needs at least one, or any server of the CA would do"
             )
         }
@@ -46,10 +46,10 @@ public struct ServerIdentityEvaluator: ServerTrustEvaluating {
         let anchored = trust.settingAnchors(anchors, only: true)
         let evaluation = await validate(anchored, under: .ssl(nil), named: "server trust to the trust bundle (no host name)", into: &checks)
         guard evaluation.isTrusted, let leaf = evaluation.path.first else {
-            return TrustDecision(isTrusted: false, decidedBy: evaluatorName, reason: evaluation.summary, checks: checks)
+            return TrustDecision(isTrusted: false, decider: .evaluator(evaluatorName), reason: evaluation.summary, checks: checks)
         }
         let check = allowedNames.check(leaf, role: "server")
         checks.append(check)
-        return TrustDecision(isTrusted: check.passed, decidedBy: evaluatorName, reason: check.detail, checks: checks)
+        return TrustDecision(isTrusted: check.passed, decider: .evaluator(evaluatorName), reason: check.detail, checks: checks)
     }
 }

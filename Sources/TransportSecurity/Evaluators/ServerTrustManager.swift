@@ -49,7 +49,7 @@ public struct ServerTrustManager: Sendable, Hashable {
         guard !allHostsMustBeEvaluated else {
             return TrustDecision(
                 isTrusted: false,
-                decidedBy: "ServerTrustManager",
+                decider: .evaluator("ServerTrustManager"),
                 reason: "no evaluator is configured for \(host) and every host must be evaluated"
             )
         }

@@ -51,23 +51,6 @@ public struct TrustDecision: Sendable, Hashable, CustomStringConvertible {
         self.isProvisional = isProvisional
     }
 
-    /// Creates a decision made by the evaluator named `decidedBy` (``Decider/evaluator(_:)``).
-    public init(
-        isTrusted: Bool,
-        decidedBy: String,
-        rule: SecurityPolicy.Rule? = nil,
-        reason: String,
-        checks: [TrustCheck] = [],
-        pinMismatch: PinMismatch? = nil,
-        reusableUntil: Date? = nil,
-        isProvisional: Bool = false
-    ) {
-        self.init(
-            isTrusted: isTrusted, decider: .evaluator(decidedBy), rule: rule, reason: reason, checks: checks,
-            pinMismatch: pinMismatch, reusableUntil: reusableUntil, isProvisional: isProvisional
-        )
-    }
-
     /// The last full trust evaluation that was made, if any.
     public var lastEvaluation: TrustEvaluation? { checks.last(where: { $0.evaluation != nil })?.evaluation }
 
