@@ -451,7 +451,7 @@ func serverTrustRejectionExample(client: GRPCClient<HTTP2ClientTransport.Posix>)
     // example end
 }
 
-/// Sources/TransportSecurityNIO/PeerTrustVerifier+ValidatedChain.swift
+/// Sources/TransportSecurityNIO/Verification/PeerTrustVerifier+ValidatedChain.swift
 func validatedChainExample(ca: DERCertificate, sslContext: NIOSSLContext, context: ChannelHandlerContext) async throws {
     // example begin
     let verifier = PeerTrustVerifier(evaluator: ClientCertificateEvaluator(clientCAs: [ca]), host: "clients")
@@ -465,7 +465,7 @@ func validatedChainExample(ca: DERCertificate, sslContext: NIOSSLContext, contex
     _ = (handler, client)
 }
 
-/// Sources/TransportSecurityNIO/ChannelPipeline+VerifiedPeerIdentity.swift
+/// Sources/TransportSecurityNIO/Verification/ChannelPipeline+VerifiedPeerIdentity.swift
 func verifiedPeerIdentityExample(context: ChannelHandlerContext, verifier: PeerTrustVerifier) throws {
     // example begin
     let client = try context.pipeline.syncOperations.verifiedPeerIdentity(verifiedBy: verifier)   // nil: no certificate
@@ -483,7 +483,7 @@ func trustEvaluationOptionsExample(presented: [DERCertificate]) async throws {
     _ = trust
 }
 
-/// Sources/TransportSecurityNIO/PeerTrustVerifier.swift
+/// Sources/TransportSecurityNIO/Verification/PeerTrustVerifier.swift
 func peerTrustVerifierExample(policy: SecurityPolicy, context: NIOSSLContext) async throws {
     // example begin
     let verifier = PeerTrustVerifier(evaluator: policy, host: "api.example.com")
