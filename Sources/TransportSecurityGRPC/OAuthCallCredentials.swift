@@ -149,7 +149,7 @@ public struct OAuthCallCredentials: ClientInterceptor, CustomStringConvertible {
         switch error {
         case let error as RPCError:
             error
-        case is CancellationError, SecureSessionError.cancelled:
+        case _ where error is CancellationError || (error as? SecureSessionError)?.code == .cancelled:
             RPCError(code: .cancelled, message: "the call was cancelled while its access token was requested", cause: error)
         case let error as OAuthError:
             RPCError(code: .unauthenticated, message: "no access token: \(error)", cause: error)

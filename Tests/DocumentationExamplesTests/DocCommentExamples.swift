@@ -36,6 +36,17 @@ func reachabilityMonitorExample() async throws {
     // example end
 }
 
+/// Sources/SecureSession/API/SecureSessionError.swift
+func secureSessionErrorExample(session: SecureSession, url: URL) async throws {
+    // example begin
+    do {
+        _ = try await session.get(url)
+    } catch let error as SecureSessionError where error.code == .trustRejected {
+        print(error.trustDecision?.pinMismatch?.description ?? "\(error)")
+    }
+    // example end
+}
+
 /// Sources/SecureSession/Bodies/Formats/MultipartForm.swift
 func multipartFormExample(pdf: Data, session: SecureSession, uploadURL: URL) async throws {
     // example begin

@@ -74,7 +74,7 @@ struct SecureSessionTransportTests {
         await #expect {
             _ = try await transport.send(HTTPRequest(method: .get, scheme: String?.none, authority: String?.none, path: "/hello"), body: nil, baseURL: impostor.url("/"), operationID: "x")
         } throws: { error in
-            guard case SecureSessionError.trustRejected(let decision) = error else { return false }
+            guard case .trustRejected(let decision)? = error.sessionFailureReason else { return false }
             return decision.pinMismatch != nil
         }
         let once = HTTPBody(AsyncStream { continuation in
@@ -86,7 +86,7 @@ struct SecureSessionTransportTests {
                 HTTPRequest(method: .post, scheme: String?.none, authority: String?.none, path: "/redirect?status=307&to=/echo"), body: once, baseURL: server.url("/"), operationID: "x"
             )
         } throws: { error in
-            guard case SecureSessionError.unreadableUpload(let detail) = error else { return false }
+            guard case .unreadableUpload(let detail)? = error.sessionFailureReason else { return false }
             return detail.contains("the body stream failed")
         }
         let (_, replayed) = try await transport.send(

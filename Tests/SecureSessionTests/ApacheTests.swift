@@ -74,7 +74,7 @@ struct ApacheTests {
         await #expect {
             _ = try await session.post(server.url("/secure/orders"), body: Self.order)
         } throws: { error in
-            guard case SecureSessionError.tlsFailure(let detail) = error else { return false }
+            guard case .tlsFailure(let detail)? = error.sessionFailureReason else { return false }
             return detail.contains("client certificate")
         }
         let open = try await session.post(server.url("/open"), body: Data("hello".utf8))
@@ -145,12 +145,16 @@ struct ApacheTests {
         do {
             _ = try await session.post(server.url("/secure/orders"), body: Self.order)
             Issue.record("Apache took the request without a client certificate")
-        } catch SecureSessionError.challengeCancelled(let space) {
-            #expect(cancels)
-            #expect(space.method == .clientCertificate)
-        } catch SecureSessionError.tlsFailure(let detail) {
-            #expect(!cancels)
-            #expect(detail.contains("client certificate"), "\(detail)")
+        } catch let sessionError as SecureSessionError where sessionError.code == .challengeCancelled {
+            if case .challengeCancelled(let space) = sessionError.reason {
+                #expect(cancels)
+                #expect(space.method == .clientCertificate)
+            }
+        } catch let sessionError as SecureSessionError where sessionError.code == .tlsFailure {
+            if case .tlsFailure(let detail) = sessionError.reason {
+                #expect(!cancels)
+                #expect(detail.contains("client certificate"), "\(detail)")
+            }
         }
         #expect(asked.challenges.count == 1)
         // A cancellation is not kept (the next request asks again); an answer without a
@@ -196,7 +200,7 @@ struct ApacheTests {
         await #expect {
             _ = try await newest.post(server.url("/secure/orders"), body: Self.order)
         } throws: { error in
-            guard case SecureSessionError.unacceptableStatus(let code, _) = error else { return false }
+            guard case .unacceptableStatus(let code, _)? = error.sessionFailureReason else { return false }
             return code == 403
         }
         await newest.shutdown()

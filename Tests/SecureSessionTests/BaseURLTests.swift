@@ -53,7 +53,7 @@ struct BaseURLTests {
     )
     func confinement(path: String, reason: String) {
         let error = #expect(throws: SecureSessionError.self) { try session(base: "https://api.example.com:8443/v1/").url(for: path) }
-        guard case .invalidURL(let message) = error else {
+        guard case .invalidURL(let message)? = error?.reason else {
             Issue.record("not invalidURL: \(String(describing: error))")
             return
         }
@@ -63,7 +63,7 @@ struct BaseURLTests {
     @Test("without a base URL, a path is refused rather than guessed")
     func noBase() {
         let error = #expect(throws: SecureSessionError.self) { try session(base: nil).url(for: "users") }
-        guard case .invalidURL(let message) = error else {
+        guard case .invalidURL(let message)? = error?.reason else {
             Issue.record("not invalidURL: \(String(describing: error))")
             return
         }
@@ -85,8 +85,10 @@ struct BaseURLTests {
         do {
             _ = try await session.get("/hello")
             Issue.record("a path outside the base was requested")
-        } catch SecureSessionError.invalidURL(let message) {
-            #expect(message.contains("outside the base URL"))
+        } catch let sessionError as SecureSessionError where sessionError.code == .invalidURL {
+            if case .invalidURL(let message) = sessionError.reason {
+                #expect(message.contains("outside the base URL"))
+            }
         }
         let root = lab.session { $0.baseURL = URL(string: "https://127.0.0.1:\(server.port)") }
         struct Counts: Decodable, Equatable { let name: String; let count: Int }

@@ -150,7 +150,7 @@ struct ChallengeTests {
         await #expect {
             _ = try await session.get(server.url("/basic"))
         } throws: { error in
-            guard case SecureSessionError.invalidRequest(let detail) = error else { return false }
+            guard case .invalidRequest(let detail)? = error.sessionFailureReason else { return false }
             return detail.contains("colon") && !detail.contains("land")
         }
         await session.shutdown()
@@ -256,7 +256,7 @@ struct ChallengeTests {
         await #expect {
             _ = try await session(handler: handler.handler).get(server.url("/basic"))
         } throws: { error in
-            guard case SecureSessionError.challengeCancelled(let space) = error else { return false }
+            guard case .challengeCancelled(let space)? = error.sessionFailureReason else { return false }
             return space.method == .httpBasic && space.realm == "lab"
         }
         await server.stop()
@@ -308,7 +308,7 @@ struct ChallengeTests {
         await #expect {
             _ = try await session(handler: defaulting.handler).get(server.url("/hello"))
         } throws: { error in
-            guard case SecureSessionError.trustRejected = error else { return false }
+            guard case .trustRejected? = error.sessionFailureReason else { return false }
             return true
         }
         let noCredential = RecordingHandler(trust: .useCredential(nil))
@@ -328,7 +328,7 @@ struct ChallengeTests {
             await #expect {
                 _ = try await session(handler: handler.handler).get(server.url("/hello"))
             } throws: { error in
-                guard case SecureSessionError.trustRejected(let decision) = error else { return false }
+                guard case .trustRejected(let decision)? = error.sessionFailureReason else { return false }
                 return decision.reason.contains("a credential of another kind (a user or a client identity), which counts as none")
             }
             #expect(handler.trustChallenges.count == 1)
@@ -343,14 +343,14 @@ struct ChallengeTests {
         await #expect {
             _ = try await session(handler: cancelling.handler).get(server.url("/hello"))
         } throws: { error in
-            guard case SecureSessionError.challengeCancelled(let space) = error else { return false }
+            guard case .challengeCancelled(let space)? = error.sessionFailureReason else { return false }
             return space.method == .serverTrust
         }
         let rejecting = RecordingHandler(trust: .rejectProtectionSpace)
         await #expect {
             _ = try await session(handler: rejecting.handler).get(server.url("/hello"))
         } throws: { error in
-            guard case SecureSessionError.protectionSpaceRejected(let space) = error else { return false }
+            guard case .protectionSpaceRejected(let space)? = error.sessionFailureReason else { return false }
             return space.method == .serverTrust && space.port == server.port
         }
         await server.stop()

@@ -17,7 +17,7 @@ struct CircuitBreakerTests {
 
     /// The `circuitOpen` error `error` is, if it is one.
     static func circuitOpen(_ error: any Error) -> (server: String, failures: Int, lastFailure: String, retryAfter: Duration)? {
-        guard case SecureSessionError.circuitOpen(let server, let failures, let lastFailure, let retryAfter) = error else { return nil }
+        guard case .circuitOpen(let server, let failures, let lastFailure, let retryAfter)? = error.sessionFailureReason else { return nil }
         return (server, failures, lastFailure, retryAfter)
     }
 
@@ -85,7 +85,7 @@ struct CircuitBreakerTests {
         let refusedURL = URL(string: "http://127.0.0.1:\(closedPort)/hello")!
         for _ in 0..<2 {
             let error = await Result { try await session.get(refusedURL) }.error
-            guard case SecureSessionError.connectionFailed? = error else {
+            guard case .connectionFailed? = error?.sessionFailureReason else {
                 Issue.record("\(String(describing: error))")
                 return
             }
@@ -97,7 +97,7 @@ struct CircuitBreakerTests {
         // Another server of the same host is not affected; answers that show it alive never open it.
         for path in ["/status/500", "/status/404", "/status/500", "/status/404"] {
             let error = await Result { try await session.get(server.url(path)) }.error
-            guard case SecureSessionError.unacceptableStatus? = error else {
+            guard case .unacceptableStatus? = error?.sessionFailureReason else {
                 Issue.record("\(path): \(String(describing: error))")
                 return
             }
@@ -105,7 +105,7 @@ struct CircuitBreakerTests {
         #expect(breaker.status(of: server.url("/")).state == .closed)
         for _ in 0..<3 {
             let error = await Result { try await session.get(impostor.url("/hello")) }.error
-            guard case SecureSessionError.trustRejected? = error else {
+            guard case .trustRejected? = error?.sessionFailureReason else {
                 Issue.record("\(String(describing: error))")
                 return
             }
@@ -117,7 +117,7 @@ struct CircuitBreakerTests {
         slow.timeout = .milliseconds(200)
         for _ in 0..<2 {
             let error = await Result { try await session.send(slow) }.error
-            guard case SecureSessionError.timeout? = error else {
+            guard case .timeout? = error?.sessionFailureReason else {
                 Issue.record("\(String(describing: error))")
                 return
             }
@@ -147,7 +147,7 @@ struct CircuitBreakerTests {
         var waiting = SecureRequest(url: server.url("/hello"))
         waiting.timeout = .milliseconds(200)
         let error = await Result { try await session.send(waiting) }.error
-        guard case SecureSessionError.timeout(_, let stage)? = error else {
+        guard case .timeout(_, let stage)? = error?.sessionFailureReason else {
             Issue.record("\(String(describing: error))")
             return
         }
@@ -177,7 +177,7 @@ struct CircuitBreakerTests {
         #expect(meanwhile.map { "\($0)" }?.hasSuffix("a trial request is under way") == true, "\(String(describing: meanwhile))")
         // The trial times out: open again, for 600 ms.
         let trialError = await slowTrial.value
-        guard case SecureSessionError.timeout? = trialError else {
+        guard case .timeout? = trialError?.sessionFailureReason else {
             Issue.record("\(String(describing: trialError))")
             return
         }

@@ -46,7 +46,7 @@ struct ClientCertificateChallengeTests {
         await #expect(sourceLocation: sourceLocation) {
             _ = try await session.get(url)
         } throws: { error in
-            guard case SecureSessionError.tlsFailure(let detail) = error else { return false }
+            guard case .tlsFailure(let detail)? = error.sessionFailureReason else { return false }
             return detail.contains("client certificate")
         }
         await session.shutdown()
@@ -68,7 +68,7 @@ struct ClientCertificateChallengeTests {
         await #expect {
             _ = try await session.get(server.url("/hello"))
         } throws: { error in
-            guard case SecureSessionError.tlsFailure(let detail) = error else { return false }
+            guard case .tlsFailure(let detail)? = error.sessionFailureReason else { return false }
             return detail.contains("the server rejected the client certificate presented")
                 && detail.hasSuffix("; the client certificate presented (CN=retired) expired at \(expiry)")
         }
@@ -78,7 +78,7 @@ struct ClientCertificateChallengeTests {
         await #expect {
             _ = try await stranger.get(server.url("/hello"))
         } throws: { error in
-            guard case SecureSessionError.tlsFailure(let detail) = error else { return false }
+            guard case .tlsFailure(let detail)? = error.sessionFailureReason else { return false }
             return detail.contains("the server rejected the client certificate presented") && !detail.contains("expired") && !detail.contains("not valid before")
         }
         await stranger.shutdown()
@@ -146,7 +146,7 @@ struct ClientCertificateChallengeTests {
         await #expect {
             _ = try await session.get(server.url("/hello"))
         } throws: { error in
-            guard case SecureSessionError.challengeCancelled(let space) = error else { return false }
+            guard case .challengeCancelled(let space)? = error.sessionFailureReason else { return false }
             return space.method == .clientCertificate && space.port == server.port
         }
         await session.shutdown()
@@ -195,7 +195,7 @@ struct ClientCertificateChallengeTests {
         await #expect {
             _ = try await session.send(request)
         } throws: { error in
-            guard case SecureSessionError.timeout = error else { return false }
+            guard case .timeout? = error.sessionFailureReason else { return false }
             return true
         }
         // The late answer reaches a closed connection harmlessly; the next request succeeds.

@@ -88,7 +88,7 @@ struct ClientIdentityRenewalTests {
         await #expect {
             _ = try await session.get(server.url("/client-certificate"))
         } throws: { error in
-            guard case SecureSessionError.invalidRequest(let detail) = error else { return false }
+            guard case .invalidRequest(let detail)? = error.sessionFailureReason else { return false }
             return detail.contains("clientIdentity") && detail.contains("clientIdentityFile") && detail.contains(certificatePath)
         }
         #expect(server.connections.total == 0)

@@ -64,7 +64,7 @@ struct ConnectionReleaseTests {
 
         let rejecting = lab.session(SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: [lab.rogueRoot.der]))
         let rejected = await failure { _ = try await rejecting.get(server.url("/hello")) }
-        #expect(rejected.map { if case SecureSessionError.trustRejected = $0 { true } else { false } } == true, "\(String(describing: rejected))")
+        #expect(rejected.map { if case .trustRejected? = $0.sessionFailureReason { true } else { false } } == true, "\(String(describing: rejected))")
         try await expectOpenConnections(0, on: server, after: "a rejected server")
         await rejecting.shutdown()
 

@@ -112,14 +112,14 @@ struct DownloadResumptionTests {
         await #expect {
             _ = try await session.download(SecureRequest(url: Self.ranged(server, "size=5000&etag=e&cuts=1&cut=1000&shift=7")), to: directory + "/kept")
         } throws: { error in
-            guard case SecureSessionError.invalidResponse(let detail) = error else { return false }
+            guard case .invalidResponse(let detail)? = error.sessionFailureReason else { return false }
             return detail == "asked for the bytes from 1000 on, the server sent Content-Range: bytes 1007-4999/5000"
         }
         #expect(contents("kept") == [1, 2, 3])
         await #expect {
             _ = try await session.download(SecureRequest(url: Self.ranged(server, "size=5000&partial-anyway=1")), to: directory + "/kept")
         } throws: { error in
-            guard case SecureSessionError.invalidResponse(let detail) = error else { return false }
+            guard case .invalidResponse(let detail)? = error.sessionFailureReason else { return false }
             return detail == "a 206 (partial content) answered a request for the whole body"
         }
         #expect(contents("kept") == [1, 2, 3])
@@ -203,7 +203,7 @@ struct DownloadResumptionTests {
         await #expect {
             _ = try await session.download(SecureRequest(url: server.url("/status/404")), to: directory + "/partial", continuingPartialFile: true)
         } throws: { error in
-            guard case SecureSessionError.unacceptableStatus(404, _) = error else { return false }
+            guard case .unacceptableStatus(404, _)? = error.sessionFailureReason else { return false }
             return true
         }
         #expect(contents("partial") == Array(body[..<3000]))
@@ -219,7 +219,7 @@ struct DownloadResumptionTests {
         await #expect {
             _ = try await decompressing.download(SecureRequest(url: Self.ranged(server, "")), to: directory + "/x", continuingPartialFile: true)
         } throws: { error in
-            guard case SecureSessionError.invalidRequest(let detail) = error else { return false }
+            guard case .invalidRequest(let detail)? = error.sessionFailureReason else { return false }
             return detail.contains("decompresses")
         }
         let session = session()

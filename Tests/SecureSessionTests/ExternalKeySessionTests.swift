@@ -42,7 +42,7 @@ struct ExternalKeySessionTests {
         await #expect {
             _ = try await get("/client-certificate", presenting: identity(certificate: lab.alice, key: SoftwareExternalKey(keyOf: lab.bob)))
         } throws: { error in
-            guard case SecureSessionError.tlsFailure(let detail) = error else { return false }
+            guard case .tlsFailure(let detail)? = error.sessionFailureReason else { return false }
             return detail.contains("client identity kms:alice has an external key whose signature (ecdsa_secp256r1_sha256) does not verify with the certificate's public key")
         }
     }
@@ -52,7 +52,7 @@ struct ExternalKeySessionTests {
         await #expect {
             _ = try await get("/client-certificate", presenting: identity(certificate: lab.alice, key: SoftwareExternalKey(keyOf: lab.alice, failure: "HSM slot 3 did not answer")))
         } throws: { error in
-            guard case SecureSessionError.tlsFailure(let detail) = error else { return false }
+            guard case .tlsFailure(let detail)? = error.sessionFailureReason else { return false }
             return detail.contains("HSM slot 3 did not answer")
         }
     }

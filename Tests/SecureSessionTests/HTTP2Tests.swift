@@ -44,7 +44,7 @@ struct HTTP2Tests {
             await #expect {
                 _ = try await session.get(url)
             } throws: { error in
-                guard case SecureSessionError.invalidResponse(let detail) = error else { return false }
+                guard case .invalidResponse(let detail)? = error.sessionFailureReason else { return false }
                 return detail == "the value of the header x-painted holds a control character, which HTTP does not allow (RFC 9110 §5.5)"
             }
         }
@@ -55,7 +55,7 @@ struct HTTP2Tests {
         await #expect {
             _ = try await session.get(raw.url)
         } throws: { error in
-            guard case SecureSessionError.invalidResponse(let detail) = error else { return false }
+            guard case .invalidResponse(let detail)? = error.sessionFailureReason else { return false }
             return detail.contains("a header holds characters HTTP does not allow")
         }
         await raw.stop()
@@ -111,7 +111,7 @@ struct HTTP2Tests {
         }
         #expect(try await session.get(server.url("/bytes/\(4 << 20)")).body.count == 4 << 20)
         let failure = await stalled.value
-        #expect(failure.map { if case SecureSessionError.timeout = $0 { true } else { false } } == true, "\(String(describing: failure))")
+        #expect(failure.map { if case .timeout? = $0.sessionFailureReason { true } else { false } } == true, "\(String(describing: failure))")
         #expect(try await session.get(server.url("/hello")).text == "hello")
         #expect(server.connections.total == 1)
         await session.shutdown()
@@ -216,8 +216,10 @@ struct HTTP2Tests {
         do {
             _ = try await posting.post(url, body: Data("order".utf8))
             Issue.record("a POST the server may have processed was sent again")
-        } catch SecureSessionError.connectionFailed(let detail) {
-            #expect(!detail.contains("HTTP_1_1_REQUIRED: it requires"), "\(detail)")
+        } catch let sessionError as SecureSessionError where sessionError.code == .connectionFailed {
+            if case .connectionFailed(let detail) = sessionError.reason {
+                #expect(!detail.contains("HTTP_1_1_REQUIRED: it requires"), "\(detail)")
+            }
         }
         await posting.shutdown()
         let getting = session()
@@ -270,7 +272,7 @@ struct HTTP2Tests {
         await #expect {
             _ = try await session.get(server.url("/endless"))
         } throws: { error in
-            guard case SecureSessionError.responseTooLarge(limit: 1 << 20) = error else { return false }
+            guard case .responseTooLarge(limit: 1 << 20)? = error.sessionFailureReason else { return false }
             return true
         }
         let file = NSTemporaryDirectory() + "tsec-h2-\(UUID().uuidString).bin"
@@ -355,8 +357,10 @@ struct HTTP2Tests {
         do {
             _ = try await session.get(server.url("/protocol-violation"))
             Issue.record("a request on a connection that failed got an answer")
-        } catch SecureSessionError.connectionFailed(let detail) {
-            #expect(detail.hasSuffix("the server broke HTTP/2's rules: a frame on stream 1001, which the client never opened; the client ended the connection (GOAWAY)"), "\(detail)")
+        } catch let sessionError as SecureSessionError where sessionError.code == .connectionFailed {
+            if case .connectionFailed(let detail) = sessionError.reason {
+                #expect(detail.hasSuffix("the server broke HTTP/2's rules: a frame on stream 1001, which the client never opened; the client ended the connection (GOAWAY)"), "\(detail)")
+            }
         } catch {
             Issue.record("\(error)")
         }
@@ -386,9 +390,11 @@ struct HTTP2Tests {
         do {
             _ = try await another.get(refusing.url("/unprocessed?by=\(by)&always=1"))
             Issue.record("a refused request got an answer")
-        } catch SecureSessionError.connectionFailed(let detail) {
-            let said = by == "refusal" ? "the server refused the HTTP/2 stream (REFUSED_STREAM)" : "the server's GOAWAY (NO_ERROR) says it processed streams up to HTTP2StreamID(0)"
-            #expect(detail.contains(said), "\(detail)")
+        } catch let sessionError as SecureSessionError where sessionError.code == .connectionFailed {
+            if case .connectionFailed(let detail) = sessionError.reason {
+                let said = by == "refusal" ? "the server refused the HTTP/2 stream (REFUSED_STREAM)" : "the server's GOAWAY (NO_ERROR) says it processed streams up to HTTP2StreamID(0)"
+                #expect(detail.contains(said), "\(detail)")
+            }
         }
         #expect(refusing.http2StreamCount == 3, "three tries")
         #expect(refusing.connections.total == (by == "refusal" ? 1 : 3))
@@ -403,9 +409,11 @@ struct HTTP2Tests {
         do {
             _ = try await session.send(SecureRequest(.post, url: server.url("/unprocessed?by=goaway&code=11"), body: Data("order".utf8)))
             Issue.record("a POST was sent again after a GOAWAY with an error code")
-        } catch SecureSessionError.connectionFailed(let detail) {
-            #expect(detail.contains("the server's GOAWAY (ENHANCE_YOUR_CALM) says it processed streams up to HTTP2StreamID(0)"), "\(detail)")
-            #expect(detail.hasSuffix("a POST without an idempotency key is not sent again after a GOAWAY with an error code"), "\(detail)")
+        } catch let sessionError as SecureSessionError where sessionError.code == .connectionFailed {
+            if case .connectionFailed(let detail) = sessionError.reason {
+                #expect(detail.contains("the server's GOAWAY (ENHANCE_YOUR_CALM) says it processed streams up to HTTP2StreamID(0)"), "\(detail)")
+                #expect(detail.hasSuffix("a POST without an idempotency key is not sent again after a GOAWAY with an error code"), "\(detail)")
+            }
         }
         #expect(try await session.get(server.url("/unprocessed?by=goaway&code=11")).text == "processed on connection 2")
         await session.shutdown()
@@ -438,8 +446,10 @@ struct HTTP2Tests {
         do {
             _ = try await waiting.value
             Issue.record("a request on a silent connection got an answer")
-        } catch SecureSessionError.connectionFailed(let detail) {
-            #expect(detail.hasSuffix("the server did not answer a PING within 1.0 seconds; the HTTP/2 connection was closed"), "\(detail)")
+        } catch let sessionError as SecureSessionError where sessionError.code == .connectionFailed {
+            if case .connectionFailed(let detail) = sessionError.reason {
+                #expect(detail.hasSuffix("the server did not answer a PING within 1.0 seconds; the HTTP/2 connection was closed"), "\(detail)")
+            }
         }
         #expect(clock.now - started < .seconds(5))
         #expect(try await session.get(server.url("/hello")).text == "hello")
@@ -490,10 +500,14 @@ struct HTTP2Tests {
         do {
             let response = try await session.get(server.url(path))
             Issue.record("\(path) was answered: \(response.statusCode)")
-        } catch SecureSessionError.invalidResponse(let detail) {
-            #expect(kind == "invalid" && detail.contains(reason), "\(detail)")
-        } catch SecureSessionError.connectionFailed(let detail) {
-            #expect(kind == "connection" && detail.contains(reason), "\(detail)")
+        } catch let sessionError as SecureSessionError where sessionError.code == .invalidResponse {
+            if case .invalidResponse(let detail) = sessionError.reason {
+                #expect(kind == "invalid" && detail.contains(reason), "\(detail)")
+            }
+        } catch let sessionError as SecureSessionError where sessionError.code == .connectionFailed {
+            if case .connectionFailed(let detail) = sessionError.reason {
+                #expect(kind == "connection" && detail.contains(reason), "\(detail)")
+            }
         }
         await session.shutdown()
     }

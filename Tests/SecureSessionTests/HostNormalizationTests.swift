@@ -56,7 +56,7 @@ struct HostNormalizationTests {
             await #expect("\(encoded)") {
                 _ = try await session.send(request)
             } throws: { error in
-                guard case SecureSessionError.invalidURL(let reason) = error else { return false }
+                guard case .invalidURL(let reason)? = error.sessionFailureReason else { return false }
                 return reason.contains(": its host has the character ")
             }
         }

@@ -21,7 +21,7 @@ struct IdempotencyKeyTests {
     }
 
     private static func isInvalidRequest(_ error: any Error, saying words: String) -> Bool {
-        guard case SecureSessionError.invalidRequest(let reason) = error else { return false }
+        guard case .invalidRequest(let reason)? = error.sessionFailureReason else { return false }
         return reason.contains(words)
     }
 
@@ -198,7 +198,7 @@ struct IdempotencyKeyTests {
         await #expect {
             try await session.send(reused)
         } throws: { error in
-            guard case SecureSessionError.unacceptableStatus(422, let body) = error else { return false }
+            guard case .unacceptableStatus(422, let body)? = error.sessionFailureReason else { return false }
             return String(decoding: body, as: UTF8.self).contains("was used with another body")
         }
         #expect(server.payments.requests(withKey: "\"order-2\"") == 2)

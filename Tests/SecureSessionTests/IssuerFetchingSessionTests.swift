@@ -31,7 +31,7 @@ struct IssuerFetchingSessionTests {
         await #expect {
             _ = try await plain.get(server.url("/hello"))
         } throws: { error in
-            guard case SecureSessionError.trustRejected(let decision) = error else { return false }
+            guard case .trustRejected(let decision)? = error.sessionFailureReason else { return false }
             return decision.lastEvaluation?.failures.first?.code == .missingIssuer
         }
         await plain.shutdown()

@@ -25,7 +25,7 @@ func expectShutdownEndsRequests(to url: URL, on session: SecureSession, once sta
     await session.shutdown()
     for request in requests {
         let error = await request.value
-        #expect(error.map { if case SecureSessionError.sessionShutDown = $0 { true } else { false } } == true, "\(String(describing: error))")
+        #expect(error.map { if case .sessionShutDown? = $0.sessionFailureReason { true } else { false } } == true, "\(String(describing: error))")
     }
     #expect(clock.now - begun < .seconds(10))
 }

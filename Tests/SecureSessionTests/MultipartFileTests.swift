@@ -95,7 +95,7 @@ struct MultipartFileTests {
             await #expect("boundary at \(offset)") {
                 _ = try await session.send(request)
             } throws: { error in
-                guard case SecureSessionError.unreadableUpload = error else { return false }
+                guard case .unreadableUpload? = error.sessionFailureReason else { return false }
                 return "\(error)" == message
             }
             // A signature's Content-Digest reads the file as it is sent, with the same check.

@@ -180,8 +180,10 @@ struct OAuthClientCredentialsTests {
         do {
             _ = try await session.get(server.url("/oauth/api"))
             Issue.record("an API refusing every token answered")
-        } catch SecureSessionError.unacceptableStatus(let code, _) {
-            #expect(code == 401)
+        } catch let sessionError as SecureSessionError where sessionError.code == .unacceptableStatus {
+            if case .unacceptableStatus(let code, _) = sessionError.reason {
+                #expect(code == 401)
+            }
         }
         #expect(server.oauth.issuedCount == 3, "one new token for the refused one, and no more")
         await session.shutdown()
@@ -241,7 +243,7 @@ struct OAuthClientCredentialsTests {
         }
         let pinned = lab.lab.session(SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: [lab.lab.rogueRoot.der]))
         let mismatch = await failure(try api(server, tokenSession: pinned))
-        guard case .trustRejected(let decision) = mismatch as? SecureSessionError else {
+        guard case .trustRejected(let decision)? = mismatch?.sessionFailureReason else {
             Issue.record("\(String(describing: mismatch))")
             return
         }
@@ -460,7 +462,7 @@ struct OAuthLibInteropTests {
                 )
                 let api = lab.session { $0.interceptor = interceptor }
                 await #expect { try await api.get(server.url("/api")) } throws: { error in
-                    guard case SecureSessionError.redirectRefused(status, tokenURL, stolen, let reason) = error else { return false }
+                    guard case .redirectRefused(status, tokenURL, stolen, let reason)? = error.sessionFailureReason else { return false }
                     return reason.contains("authorization server") && "\(error)".hasPrefix("refused the \(status) redirect from \(tokenURL.absoluteString) to \(stolen.absoluteString)")
                 }
                 await api.shutdown()

@@ -90,7 +90,7 @@ struct PinFailureReportTests {
         await #expect {
             _ = try await session.get(url(rekeyed))
         } throws: { error in
-            guard case SecureSessionError.trustRejected(let decision) = error else { return false }
+            guard case .trustRejected(let decision)? = error.sessionFailureReason else { return false }
             return decision.decider == TransportRuleEvaluator.decider && decision.pinMismatch != nil
         }
         try await eventually { !collector.collected.all.isEmpty }

@@ -72,7 +72,7 @@ struct PinUpdateSessionTests {
             await #expect {
                 try await updater.updateNow()
             } throws: { error in
-                guard case SecureSessionError.responseTooLarge(let limit) = error else { return false }
+                guard case .responseTooLarge(let limit)? = error.sessionFailureReason else { return false }
                 return limit == bound
             }
         }
@@ -170,10 +170,12 @@ struct PinUpdateSessionTests {
         do {
             _ = try await session.get(url)
             Issue.record("a key removed by the update was accepted")
-        } catch SecureSessionError.trustRejected(let decision) {
-            #expect(decision.decider == PinSetEvaluator.decider)
-            #expect(decision.reason.contains("signed document v2"))
-            #expect(decision.pinMismatch?.expected.map(\.pin) == [chainB[0].der.spkiPin, keyC])
+        } catch let sessionError as SecureSessionError where sessionError.code == .trustRejected {
+            if case .trustRejected(let decision) = sessionError.reason {
+                #expect(decision.decider == PinSetEvaluator.decider)
+                #expect(decision.reason.contains("signed document v2"))
+                #expect(decision.pinMismatch?.expected.map(\.pin) == [chainB[0].der.spkiPin, keyC])
+            }
         }
         await session.shutdown()
     }

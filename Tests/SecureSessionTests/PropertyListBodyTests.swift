@@ -52,7 +52,7 @@ struct PropertyListBodyTests {
         await #expect {
             _ = try await session.send(text)
         } throws: { error in
-            guard case SecureSessionError.unacceptableContentType(let type, _) = error else { return false }
+            guard case .unacceptableContentType(let type, _)? = error.sessionFailureReason else { return false }
             return type == "text/plain"
         }
         await session.shutdown()
@@ -93,7 +93,7 @@ struct PropertyListBodyTests {
                 do {
                     _ = try response.decodePropertyList(Order.self)
                 } catch let error as SecureSessionError {
-                    guard case .undecodableResponse(let detail) = error else { throw error }
+                    guard case .undecodableResponse(let detail) = error.reason else { throw error }
                     #expect(detail.hasPrefix("the body is not the property list of Order: "), "\(file): \(detail)")
                     #expect(detail.lowercased().contains(reason), "\(file): \(detail)")
                     throw error

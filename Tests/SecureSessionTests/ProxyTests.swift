@@ -19,7 +19,7 @@ struct ProxyTests {
         await #expect("\(url)", sourceLocation: sourceLocation) {
             _ = try await session.get(url)
         } throws: { error in
-            guard case SecureSessionError.connectionFailed(let detail) = error else { return false }
+            guard case .connectionFailed(let detail)? = error.sessionFailureReason else { return false }
             return detail.contains("through the proxy \(proxy)")
         }
     }
@@ -38,7 +38,7 @@ struct ProxyTests {
         await #expect {
             _ = try await session.get(impostor.url("/hello"))
         } throws: { error in
-            guard case SecureSessionError.trustRejected(let decision) = error else { return false }
+            guard case .trustRejected(let decision)? = error.sessionFailureReason else { return false }
             return decision.pinMismatch != nil
         }
         proxy.stop()
@@ -103,7 +103,7 @@ struct ProxyTests {
         await #expect {
             _ = try await anonymous.get(server.url("/hello"))
         } throws: { error in
-            guard case SecureSessionError.proxyFailure(let detail) = error else { return false }
+            guard case .proxyFailure(let detail)? = error.sessionFailureReason else { return false }
             return detail.contains("407") && detail.contains("refused the tunnel to 127.0.0.1:\(server.port)")
         }
         let known = session(through: try HTTPProxy(url: proxy.url(user: "bob", password: "s3cret")))
@@ -139,7 +139,7 @@ struct ProxyTests {
         await #expect {
             _ = try await anonymous.get(server.url("/hello"))
         } throws: { error in
-            guard case SecureSessionError.proxyFailure(let detail) = error else { return false }
+            guard case .proxyFailure(let detail)? = error.sessionFailureReason else { return false }
             return detail.contains("407")
         }
 
@@ -153,7 +153,7 @@ struct ProxyTests {
         await #expect {
             _ = try await mispinned.get(server.url("/hello"))
         } throws: { error in
-            guard case SecureSessionError.proxyFailure(let detail) = error else { return false }
+            guard case .proxyFailure(let detail)? = error.sessionFailureReason else { return false }
             return detail.contains("the certificate of the proxy https://bob@127.0.0.1:\(proxy.port) was rejected")
         }
         #expect(server.connections.total == before)
@@ -164,7 +164,7 @@ struct ProxyTests {
         await #expect {
             _ = try await unjudgeable.get(server.url("/hello"))
         } throws: { error in
-            guard case SecureSessionError.invalidURL(let detail) = error else { return false }
+            guard case .invalidURL(let detail)? = error.sessionFailureReason else { return false }
             return detail.contains("no TLS to judge it by")
         }
     }
@@ -183,7 +183,7 @@ struct ProxyTests {
             await #expect("\(url)") {
                 _ = try await session.get(url)
             } throws: { error in
-                guard case SecureSessionError.proxyFailure(let detail) = error else { return false }
+                guard case .proxyFailure(let detail)? = error.sessionFailureReason else { return false }
                 return detail.contains("the certificate of the proxy https://127.0.0.1:\(rogue.port) was rejected")
             }
         }
@@ -196,7 +196,7 @@ struct ProxyTests {
         await #expect {
             _ = try await notTLS.get(server.url("/hello"))
         } throws: { error in
-            guard case SecureSessionError.proxyFailure(let detail) = error else { return false }
+            guard case .proxyFailure(let detail)? = error.sessionFailureReason else { return false }
             return detail.contains("TLS with the proxy https://127.0.0.1:\(cleartext.port) failed") && detail.contains("WRONG_VERSION_NUMBER")
         }
     }
@@ -213,7 +213,7 @@ struct ProxyTests {
             await #expect {
                 _ = try await session.get(server.url("/hello"))
             } throws: { error in
-                guard case SecureSessionError.proxyFailure(let detail) = error else { return false }
+                guard case .proxyFailure(let detail)? = error.sessionFailureReason else { return false }
                 return detail == "the proxy 127.0.0.1:\(port) sent bytes after its answer to CONNECT, before anything went through the tunnel to 127.0.0.1:\(server.port) (they would be taken for the server's): refused"
             }
             await session.shutdown()
@@ -238,7 +238,7 @@ struct ProxyTests {
                 await #expect("\(credentials) \(url)") {
                     _ = try await session.get(url)
                 } throws: { error in
-                    guard case SecureSessionError.proxyFailure(let detail) = error else { return false }
+                    guard case .proxyFailure(let detail)? = error.sessionFailureReason else { return false }
                     return detail == "the SOCKS proxy \(settings) sent 19 bytes after its reply, before anything went through the tunnel to 127.0.0.1:\(server.port) (they would be taken for the server's): refused"
                 }
             }
@@ -286,7 +286,7 @@ struct ProxyTests {
             await #expect {
                 _ = try await session.get(impostor.url("/hello"))
             } throws: { error in
-                guard case SecureSessionError.trustRejected(let decision) = error else { return false }
+                guard case .trustRejected(let decision)? = error.sessionFailureReason else { return false }
                 return decision.pinMismatch != nil
             }
             // Cleartext goes through the tunnel in origin form, to a name the proxy or this side resolves.
@@ -295,7 +295,7 @@ struct ProxyTests {
             await #expect {
                 _ = try await session.get(URL(string: "http://127.0.0.1:1/")!)
             } throws: { error in
-                guard case SecureSessionError.proxyFailure(let detail) = error else { return false }
+                guard case .proxyFailure(let detail)? = error.sessionFailureReason else { return false }
                 return detail == "the SOCKS proxy \(kind.rawValue)://127.0.0.1:\(proxy.port) did not open the tunnel to 127.0.0.1:1: connection refused by the server"
             }
             await session.shutdown()
@@ -307,7 +307,7 @@ struct ProxyTests {
         await #expect {
             _ = try await session.get(URL(string: "http://\(long)/")!)
         } throws: { error in
-            guard case SecureSessionError.invalidURL(let detail) = error else { return false }
+            guard case .invalidURL(let detail)? = error.sessionFailureReason else { return false }
             return detail.hasSuffix("its host is longer than the 253 characters of a host name")
         }
         await session.shutdown()
@@ -344,7 +344,7 @@ struct ProxyTests {
             await #expect {
                 _ = try await session.get(server.url("/hello"))
             } throws: { error in
-                guard case SecureSessionError.proxyFailure(let detail) = error else { return false }
+                guard case .proxyFailure(let detail)? = error.sessionFailureReason else { return false }
                 return detail == "the SOCKS proxy \(through) did not open the tunnel to 127.0.0.1:\(server.port): \(reason)" && !detail.contains("wrong")
             }
             await session.shutdown()

@@ -49,7 +49,7 @@ struct RateLimiterTests {
         let started = clock.now
         let error = await Result { try await session.send(impatient) }.error
         #expect(clock.now - started < .milliseconds(400))
-        guard case SecureSessionError.rateLimited(let origin, let wait, let timeLeft)? = error else {
+        guard case .rateLimited(let origin, let wait, let timeLeft)? = error?.sessionFailureReason else {
             Issue.record("\(String(describing: error))")
             return
         }
@@ -68,7 +68,7 @@ struct RateLimiterTests {
         #expect(limiter.currentWait(for: url) > .seconds(15))
         patient.cancel()
         let cancelled = await patient.result
-        guard case .failure(SecureSessionError.cancelled) = cancelled else {
+        guard case .failure(let failure) = cancelled, failure.sessionFailureCode == .cancelled else {
             Issue.record("\(cancelled)")
             return
         }
@@ -156,14 +156,14 @@ struct RateLimiterTests {
         impatient.timeout = .milliseconds(300)
         let waiter = Task { try await session.get(server.url("/hello")) }
         let error = await Result { try await session.send(impatient) }.error
-        guard case SecureSessionError.timeout(_, let stage)? = error else {
+        guard case .timeout(_, let stage)? = error?.sessionFailureReason else {
             Issue.record("\(String(describing: error))")
             return
         }
         #expect(stage == "waiting for one of the 2 requests under way to https://127.0.0.1:\(server.port) to end (the rate limiter's maximumConcurrentRequests)")
         #expect(limiter.concurrency(for: url) == (underWay: 2, waiting: 1))
         waiter.cancel()
-        guard case .failure(SecureSessionError.cancelled) = await waiter.result else {
+        guard case .failure(let failure) = await waiter.result, failure.sessionFailureCode == .cancelled else {
             Issue.record("the waiter was not cancelled")
             return
         }

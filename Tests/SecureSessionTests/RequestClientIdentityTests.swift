@@ -49,7 +49,7 @@ struct RequestClientIdentityTests {
         await #expect {
             _ = try await session.send(request(url, presenting: nil))
         } throws: { error in
-            guard case SecureSessionError.tlsFailure(let detail) = error else { return false }
+            guard case .tlsFailure(let detail)? = error.sessionFailureReason else { return false }
             return detail.contains("client certificate")
         }
         await session.shutdown()
@@ -69,7 +69,7 @@ struct RequestClientIdentityTests {
         await #expect {
             _ = try await session.send(request(away.url!, presenting: alice))
         } throws: { error in
-            guard case SecureSessionError.tlsFailure(let detail) = error else { return false }
+            guard case .tlsFailure(let detail)? = error.sessionFailureReason else { return false }
             return detail.contains("client certificate")
         }
         await session.shutdown()

@@ -49,7 +49,7 @@ struct ResponseBodyTests {
             await #expect {
                 try await read(body)
             } throws: { error in
-                guard case SecureSessionError.invalidResponse(let detail) = error else { return false }
+                guard case .invalidResponse(let detail)? = error.sessionFailureReason else { return false }
                 return detail.contains("longer than \(bound) bytes") || detail.contains("larger than \(bound) bytes")
             }
         }
@@ -78,7 +78,7 @@ struct ResponseBodyTests {
         await #expect {
             _ = try await session.bytes(for: SecureRequest(url: server.url("/status/503")))
         } throws: { error in
-            guard case SecureSessionError.unacceptableStatus(503, let body) = error else { return false }
+            guard case .unacceptableStatus(503, let body)? = error.sessionFailureReason else { return false }
             return body == Data("status 503".utf8)
         }
         let port = server.port
@@ -87,7 +87,7 @@ struct ResponseBodyTests {
         await #expect {
             _ = try await fresh.bytes(for: SecureRequest(url: URL(string: "https://127.0.0.1:\(port)/")!))
         } throws: { error in
-            if case SecureSessionError.connectionFailed = error { return true }
+            if case .connectionFailed? = error.sessionFailureReason { return true }
             return false
         }
         await fresh.shutdown()
@@ -112,7 +112,7 @@ struct ResponseBodyTests {
         await #expect {
             try await reading.value
         } throws: { error in
-            if case SecureSessionError.cancelled = error { return true }
+            if case .cancelled? = error.sessionFailureReason { return true }
             return false
         }
         #expect(clock.now - cancelledAt < .seconds(5))
@@ -133,7 +133,7 @@ struct ResponseBodyTests {
         await #expect {
             for try await _ in endless {}
         } throws: { error in
-            if case SecureSessionError.timeout = error { return true }
+            if case .timeout? = error.sessionFailureReason { return true }
             return false
         }
         await session.shutdown()
@@ -165,7 +165,7 @@ struct DecodedLinesTests {
         await #expect {
             for try await order in broken.decodedLines(Order.self) { before.append(order) }
         } throws: { error in
-            guard case SecureSessionError.undecodableResponse(let detail) = error else { return false }
+            guard case .undecodableResponse(let detail)? = error.sessionFailureReason else { return false }
             return detail == "line 2 of the body is not the JSON of Order: id: expected an integer"
         }
         #expect(before == [Order(id: 1, item: "tea")])

@@ -41,7 +41,7 @@ struct ResponseSignatureTests {
     }
 
     private static func rejection(_ error: any Error) -> (status: Int, reason: HTTPSignatureError)? {
-        guard case SecureSessionError.responseSignatureRejected(let status, let reason) = error else { return nil }
+        guard case .responseSignatureRejected(let status, let reason)? = error.sessionFailureReason else { return nil }
         return (status, reason)
     }
 
@@ -63,7 +63,7 @@ struct ResponseSignatureTests {
         await #expect {
             try await session.send(SecureRequest(.put, url: server.url("/signed"), body: Data("order".utf8)))
         } throws: { error in
-            guard case SecureSessionError.unacceptableStatus(401, _) = error else { return false }
+            guard case .unacceptableStatus(401, _)? = error.sessionFailureReason else { return false }
             return true
         }
     }
@@ -165,7 +165,7 @@ struct ResponseSignatureTests {
         server.signatures.responseSigner = HTTPMessageSigner(key: serverKey, covering: [.status, .field("content-digest")])
         let redirect = SecureRequest(url: server.url("/redirect?to=" + server.url("/signed").absoluteString, host: "localhost"))
         await #expect { _ = try await session.stream(redirect) { _ in } } throws: { error in
-            guard case SecureSessionError.unacceptableStatus(401, let body) = error else { return false }
+            guard case .unacceptableStatus(401, let body)? = error.sessionFailureReason else { return false }
             return String(decoding: body, as: UTF8.self).contains("no signature")
         }
 
@@ -210,7 +210,7 @@ struct ResponseSignatureTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty, "no file, no partial file")
 
         func refused(_ error: any Error, saying words: String) -> Bool {
-            guard case SecureSessionError.invalidRequest(let reason) = error else { return false }
+            guard case .invalidRequest(let reason)? = error.sessionFailureReason else { return false }
             return reason.contains(words)
         }
         let requests = server.requests

@@ -104,7 +104,7 @@ struct RetryTests {
         await #expect {
             try await session.get(url)
         } throws: { error in
-            guard case SecureSessionError.unacceptableStatus(429, let body) = error else { return false }
+            guard case .unacceptableStatus(429, let body)? = error.sessionFailureReason else { return false }
             return String(decoding: body, as: UTF8.self) == "failure on request 4"
         }
         #expect(server.tally.count(key) == 4)
@@ -142,12 +142,12 @@ struct RetryTests {
         await #expect {
             try await session.post(URL(string: "http://127.0.0.1:1/orders")!, body: Data("order".utf8))
         } throws: { error in
-            guard case SecureSessionError.connectionFailed = error else { return false }
+            guard case .connectionFailed? = error.sessionFailureReason else { return false }
             return true
         }
         #expect(interceptor.attempts.count == 4)
         #expect(interceptor.judged.allSatisfy {
-            if case .failure(.connectionFailed, requestSent: false) = $0 { true } else { false }
+            if case .failure(let failure, requestSent: false) = $0 { failure.code == .connectionFailed } else { false }
         })
     }
 
@@ -211,7 +211,7 @@ struct RetryTests {
         await #expect {
             try await session.send(request)
         } throws: { error in
-            guard case SecureSessionError.timeout = error else { return false }
+            guard case .timeout? = error.sessionFailureReason else { return false }
             return true
         }
         #expect(ContinuousClock.now - begun >= .milliseconds(900))
@@ -232,7 +232,7 @@ struct RetryTests {
         await #expect {
             try await request.value
         } throws: { error in
-            guard case SecureSessionError.cancelled = error else { return false }
+            guard case .cancelled? = error.sessionFailureReason else { return false }
             return true
         }
         #expect(ContinuousClock.now - started < .seconds(5))
@@ -249,7 +249,7 @@ struct RetryTests {
         await #expect {
             try await session.get(server.url("/hello"))
         } throws: { error in
-            guard case SecureSessionError.trustRejected = error else { return false }
+            guard case .trustRejected? = error.sessionFailureReason else { return false }
             return true
         }
         #expect(interceptor.attempts.count == 1)

@@ -440,7 +440,7 @@ struct RevocationTests {
         await #expect {
             _ = try await status()
         } throws: { error in
-            guard case SecureSessionError.trustRejected(let decision) = error else { return false }
+            guard case .trustRejected(let decision)? = error.sessionFailureReason else { return false }
             return decision.decider == RevocationEvaluator.decider && decision.reason.contains("is revoked")
         }
     }

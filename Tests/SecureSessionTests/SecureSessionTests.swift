@@ -84,7 +84,7 @@ struct SecureSessionTests {
         await #expect {
             _ = try await session.get(server.url("/hello"))
         } throws: { error in
-            guard case SecureSessionError.trustRejected(let decision) = error else { return false }
+            guard case .trustRejected(let decision)? = error.sessionFailureReason else { return false }
             return decision.rule == .certificatePinning && decision.pinMismatch != nil
         }
         await session.shutdown()
@@ -98,7 +98,7 @@ struct SecureSessionTests {
         await #expect {
             _ = try await session.get(server.url("/status/404"))
         } throws: { error in
-            guard case SecureSessionError.unacceptableStatus(let code, let body) = error else { return false }
+            guard case .unacceptableStatus(let code, let body)? = error.sessionFailureReason else { return false }
             return code == 404 && String(decoding: body, as: UTF8.self) == "status 404"
         }
         var anyStatus = SecureRequest(url: server.url("/status/503"))
@@ -109,7 +109,7 @@ struct SecureSessionTests {
         await #expect {
             _ = try await session.send(wantsJSON)
         } throws: { error in
-            guard case SecureSessionError.unacceptableContentType(let type, _) = error else { return false }
+            guard case .unacceptableContentType(let type, _)? = error.sessionFailureReason else { return false }
             return type == "text/plain"
         }
         // The server's text in an error is written with its control and bidirectional formatting
@@ -137,7 +137,7 @@ struct SecureSessionTests {
             do {
                 _ = try await session.send(request)
                 return true
-            } catch SecureSessionError.unacceptableContentType {
+            } catch let sessionError as SecureSessionError where sessionError.code == .unacceptableContentType {
                 return false
             }
         }
@@ -201,7 +201,7 @@ struct SecureSessionTests {
         await #expect {
             _ = try await session.get(redirect)
         } throws: { error in
-            guard case SecureSessionError.trustRejected = error else { return false }
+            guard case .trustRejected? = error.sessionFailureReason else { return false }
             return true
         }
         // The same redirect within the trusted host is followed.
@@ -265,7 +265,7 @@ struct SecureSessionTests {
         for status in [307, 308] {
             for elsewhere in [second.url("/collect"), first.url("/collect", host: "localhost")] {
                 await #expect { try await session.send(login(status, to: elsewhere)) } throws: { error in
-                    guard case SecureSessionError.redirectRefused(status, _, elsewhere, let reason) = error else { return false }
+                    guard case .redirectRefused(status, _, elsewhere, let reason)? = error.sessionFailureReason else { return false }
                     return reason == "the request's body carries credentials, and following would send it to another origin"
                 }
             }
@@ -321,7 +321,7 @@ struct SecureSessionTests {
         await #expect {
             _ = try await session.get(server.url("/redirect?to=http%3A%2F%2F%5B"))
         } throws: { error in
-            guard case SecureSessionError.invalidResponse(let reason) = error else { return false }
+            guard case .invalidResponse(let reason)? = error.sessionFailureReason else { return false }
             return reason == "the redirect Location 'http://[' is not a URL"
         }
         await session.shutdown()
@@ -337,14 +337,14 @@ struct SecureSessionTests {
         await #expect {
             _ = try await session.get(downgrade)
         } throws: { error in
-            guard case SecureSessionError.insecureRedirect = error else { return false }
+            guard case .insecureRedirect? = error.sessionFailureReason else { return false }
             return true
         }
         let loop = secure.url("/loop")
         await #expect {
             _ = try await session.get(loop)
         } throws: { error in
-            guard case SecureSessionError.tooManyRedirects(3) = error else { return false }
+            guard case .tooManyRedirects(3)? = error.sessionFailureReason else { return false }
             return true
         }
         var notFollowed = SecureRequest(url: secure.url("/redirect?to=%2Fhello"))
@@ -369,7 +369,7 @@ struct SecureSessionTests {
         await #expect {
             _ = try await session.send(request)
         } throws: { error in
-            guard case SecureSessionError.timeout = error else { return false }
+            guard case .timeout? = error.sessionFailureReason else { return false }
             return true
         }
         let elapsed = clock.now - started
@@ -382,7 +382,7 @@ struct SecureSessionTests {
         await #expect {
             _ = try await task.value
         } throws: { error in
-            guard case SecureSessionError.cancelled = error else { return false }
+            guard case .cancelled? = error.sessionFailureReason else { return false }
             return true
         }
         // The session still works after both.
@@ -411,7 +411,7 @@ struct SecureSessionTests {
             await #expect("a limit of \(limit)") {
                 _ = try await unlimited.send(request)
             } throws: { error in
-                guard case SecureSessionError.timeout = error else { return false }
+                guard case .timeout? = error.sessionFailureReason else { return false }
                 return true
             }
         }
@@ -420,7 +420,7 @@ struct SecureSessionTests {
         await #expect {
             _ = try await impatient.get(server.url("/hello"))
         } throws: { error in
-            guard case SecureSessionError.timeout = error else { return false }
+            guard case .timeout? = error.sessionFailureReason else { return false }
             return true
         }
         await impatient.shutdown()
@@ -440,8 +440,8 @@ struct SecureSessionTests {
             do {
                 _ = try await session.send(request)
                 return "answered"
-            } catch SecureSessionError.timeout(_, let stage) {
-                return stage
+            } catch let sessionError as SecureSessionError where sessionError.code == .timeout {
+                return sessionError.detail
             } catch {
                 return "\(error)"
             }
@@ -468,7 +468,7 @@ struct SecureSessionTests {
         await #expect {
             _ = try await session.get(URL(string: "https://127.0.0.1:\(silent.port)/")!)
         } throws: { error in
-            guard case SecureSessionError.timeout(let limit, let stage) = error else { return false }
+            guard case .timeout(let limit, let stage)? = error.sessionFailureReason else { return false }
             return limit == .milliseconds(300) && stage == "connecting to 127.0.0.1:\(silent.port)"
                 && "\(error)" == "timed out after 0.3 seconds while connecting to 127.0.0.1:\(silent.port)"
         }
@@ -489,7 +489,7 @@ struct SecureSessionTests {
         await #expect {
             _ = try await session.get(URL(string: "https://127.0.0.1:\(mute.localAddress!.port!)/")!)
         } throws: { error in
-            guard case SecureSessionError.timeout(let limit, let stage) = error else { return false }
+            guard case .timeout(let limit, let stage)? = error.sessionFailureReason else { return false }
             return limit == .milliseconds(300) && stage == "making the TLS handshake with https://127.0.0.1:\(mute.localAddress!.port!)"
         }
         #expect(clock.now - started < .seconds(5))
@@ -504,7 +504,7 @@ struct SecureSessionTests {
         await #expect {
             _ = try await session.get(URL(string: "https://127.0.0.1:\(cleartext.port)/hello")!)
         } throws: { error in
-            guard case SecureSessionError.tlsFailure(let detail) = error else { return false }
+            guard case .tlsFailure(let detail)? = error.sessionFailureReason else { return false }
             return detail == "https://127.0.0.1:\(cleartext.port): the server did not answer in TLS (a plain HTTP port? use http://) [WRONG_VERSION_NUMBER]"
         }
         await session.shutdown()
@@ -520,20 +520,20 @@ struct SecureSessionTests {
         await #expect {
             _ = try await session.get(URL(string: "https://127.0.0.1:\(port)/")!)
         } throws: { error in
-            guard case SecureSessionError.connectionFailed = error else { return false }
+            guard case .connectionFailed? = error.sessionFailureReason else { return false }
             return true
         }
         await #expect {
             _ = try await session.get(URL(string: "ftp://127.0.0.1/")!)
         } throws: { error in
-            guard case SecureSessionError.invalidURL = error else { return false }
+            guard case .invalidURL? = error.sessionFailureReason else { return false }
             return true
         }
         await session.shutdown()
         await #expect {
             _ = try await session.get(URL(string: "https://127.0.0.1:\(port)/")!)
         } throws: { error in
-            guard case SecureSessionError.sessionShutDown = error else { return false }
+            guard case .sessionShutDown? = error.sessionFailureReason else { return false }
             return true
         }
     }
@@ -583,7 +583,7 @@ struct SecureSessionTests {
             await #expect("\(message)") {
                 _ = try await session.send(request)
             } throws: { error in
-                guard case SecureSessionError.unreadableUpload = error else { return false }
+                guard case .unreadableUpload? = error.sessionFailureReason else { return false }
                 return "\(error)" == message
             }
         }
@@ -595,7 +595,7 @@ struct SecureSessionTests {
             await #expect {
                 _ = try await session.send(request)
             } throws: { error in
-                guard case SecureSessionError.invalidRequest(let detail) = error else { return false }
+                guard case .invalidRequest(let detail)? = error.sessionFailureReason else { return false }
                 return detail == "a request has one of a body, a body file, body parts and a body stream, not several"
             }
         }
@@ -617,20 +617,20 @@ struct SecureSessionTests {
             await #expect {
                 _ = try await session.get(server.url("/gzipped-truncated"))
             } throws: { error in
-                guard case SecureSessionError.invalidResponse(let detail) = error else { return false }
+                guard case .invalidResponse(let detail)? = error.sessionFailureReason else { return false }
                 return detail.hasSuffix("the compressed body ends before the compressed data does")
             }
             await #expect {
                 _ = try await session.get(server.url("/gzipped-corrupt"))
             } throws: { error in
-                guard case SecureSessionError.invalidResponse(let detail) = error else { return false }
+                guard case .invalidResponse(let detail)? = error.sessionFailureReason else { return false }
                 return detail.contains("the compressed body is malformed (zlib error ")
             }
             let strict = self.session { $0.decompression = .enabled(maximumRatio: 10) }
             await #expect {
                 _ = try await strict.get(server.url("/gzipped"))
             } throws: { error in
-                guard case SecureSessionError.invalidResponse(let detail) = error else { return false }
+                guard case .invalidResponse(let detail)? = error.sessionFailureReason else { return false }
                 return detail.hasSuffix("the compressed body inflates beyond the session's decompression limit (a decompression bomb?)")
             }
             // A HEAD answer (no body) of a compressed resource is no truncated body.
@@ -782,7 +782,7 @@ struct SecureSessionTests {
         await #expect {
             _ = try await session.stream(SecureRequest(url: server.url("/status/404"))) { _ in touched.withLockedValue { $0 = true } }
         } throws: { error in
-            guard case SecureSessionError.unacceptableStatus(404, let body) = error else { return false }
+            guard case .unacceptableStatus(404, let body)? = error.sessionFailureReason else { return false }
             return String(decoding: body, as: UTF8.self) == "status 404"
         }
         #expect(!touched.withLockedValue { $0 })
@@ -833,7 +833,7 @@ struct SecureSessionTests {
             await #expect("\(path)") {
                 _ = try await session.get(server.url(path))
             } throws: { error in
-                guard case SecureSessionError.responseTooLarge(limit: limit) = error else { return false }
+                guard case .responseTooLarge(limit: limit)? = error.sessionFailureReason else { return false }
                 return "\(error)".contains("\(limit) bytes")
             }
         }
@@ -887,7 +887,7 @@ struct SecureSessionTests {
             await #expect("\(request.method) \(request.headers)") {
                 _ = try await session.send(request)
             } throws: { error in
-                guard case SecureSessionError.invalidRequest = error else { return false }
+                guard case .invalidRequest? = error.sessionFailureReason else { return false }
                 return !"\(error)".contains("secret")
             }
         }
@@ -904,7 +904,7 @@ struct SecureSessionTests {
         await #expect {
             _ = try await session.get(server.url("/until-close-unclean"))
         } throws: { error in
-            guard case SecureSessionError.connectionFailed(let detail) = error else { return false }
+            guard case .connectionFailed(let detail)? = error.sessionFailureReason else { return false }
             return detail.contains("without TLS's close_notify before the response ended") && detail.contains("truncation attack")
         }
         #expect(try await session.get(server.url("/until-close-clean")).text == "the whole body")
@@ -912,14 +912,14 @@ struct SecureSessionTests {
         await #expect {
             _ = try await session.get(server.url("/drop-unclean"))
         } throws: { error in
-            guard case SecureSessionError.connectionFailed(let detail) = error else { return false }
+            guard case .connectionFailed(let detail)? = error.sessionFailureReason else { return false }
             return detail.contains("closed the connection before answering, without TLS's close_notify") && !detail.contains("truncation")
         }
         // With most of a 200 KB upload unread, closing the socket resets the connection.
         await #expect {
             _ = try await session.post(server.url("/drop-unclean"), body: Data(count: 200_000))
         } throws: { error in
-            guard case SecureSessionError.connectionFailed(let detail) = error else { return false }
+            guard case .connectionFailed(let detail)? = error.sessionFailureReason else { return false }
             return detail.hasSuffix("the server reset the connection (ECONNRESET)")
                 || detail.hasSuffix("the server closed the connection while the request was being written (EPIPE)")
         }
@@ -962,7 +962,7 @@ struct SecureSessionTests {
             await #expect("\(reason)") {
                 _ = try await session.get(server.url)
             } throws: { error in
-                guard case SecureSessionError.invalidResponse(let detail) = error else { return false }
+                guard case .invalidResponse(let detail)? = error.sessionFailureReason else { return false }
                 return detail.contains(reason)
             }
             await server.stop()
@@ -973,7 +973,7 @@ struct SecureSessionTests {
         await #expect {
             _ = try await session.get(statusBelow100.url)
         } throws: { error in
-            guard case SecureSessionError.unacceptableStatus(let code, let body) = error else { return false }
+            guard case .unacceptableStatus(let code, let body)? = error.sessionFailureReason else { return false }
             return code == 99 && body == Data("ok".utf8)
         }
         await statusBelow100.stop()
@@ -986,7 +986,7 @@ struct SecureSessionTests {
         await #expect {
             _ = try await session.get(truncated.url)
         } throws: { error in
-            guard case SecureSessionError.connectionFailed(let detail) = error else { return false }
+            guard case .connectionFailed(let detail)? = error.sessionFailureReason else { return false }
             return detail.contains("closed the connection before the response ended")
         }
         await truncated.stop()
@@ -1041,15 +1041,15 @@ struct SecureSessionTests {
         await #expect {
             _ = try await session.get(URL(string: "https://127.0.0.1:\(port)/")!)
         } throws: { error in
-            guard case SecureSessionError.connectionFailed(let detail) = error else { return false }
+            guard case .connectionFailed(let detail)? = error.sessionFailureReason else { return false }
             return detail == "https://127.0.0.1:\(port): the connection was refused at 127.0.0.1:\(port)"
         }
         await #expect {
             _ = try await session.get(URL(string: "https://host.invalid/")!)
         } throws: { error in
-            switch error {
-            case SecureSessionError.connectionFailed(let detail): return detail.hasPrefix("https://host.invalid:443: cannot resolve host.invalid: ")
-            case SecureSessionError.timeout: return true  // a resolver that never answers
+            switch error.sessionFailureReason {
+            case .connectionFailed(let detail)?: return detail.hasPrefix("https://host.invalid:443: cannot resolve host.invalid: ")
+            case .timeout?: return true  // a resolver that never answers
             default: return false
             }
         }
@@ -1057,7 +1057,7 @@ struct SecureSessionTests {
             await #expect {
                 _ = try await session.get(URL(string: "https://127.0.0.1:\(wrapped)/")!)
             } throws: { error in
-                guard case SecureSessionError.invalidURL(let detail) = error else { return false }
+                guard case .invalidURL(let detail)? = error.sessionFailureReason else { return false }
                 return detail.contains("the port \(wrapped) is not between 1 and 65535")
             }
         }
@@ -1107,7 +1107,7 @@ struct SecureSessionTests {
         await #expect {
             _ = try await session.post(server.url("/once"), body: Data("x".utf8))
         } throws: { error in
-            guard case SecureSessionError.connectionFailed(let detail) = error else { return false }
+            guard case .connectionFailed(let detail)? = error.sessionFailureReason else { return false }
             return detail.contains("on a connection kept from an earlier request, before any answer") && detail.contains("a POST is not sent again by itself")
         }
         await session.shutdown()
@@ -1153,7 +1153,7 @@ struct SecureSessionTests {
         await #expect {
             _ = try await session.send(waiting)
         } throws: { error in
-            guard case SecureSessionError.timeout = error else { return false }
+            guard case .timeout? = error.sessionFailureReason else { return false }
             return true
         }
         let elapsed = clock.now - started

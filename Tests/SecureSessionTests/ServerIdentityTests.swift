@@ -31,8 +31,8 @@ struct ServerIdentityTests {
         do {
             _ = try await lab.session(evaluator).get(url)
             return nil
-        } catch SecureSessionError.trustRejected(let decision) {
-            return decision
+        } catch let sessionError as SecureSessionError where sessionError.code == .trustRejected {
+            return sessionError.trustDecision
         }
     }
 

@@ -77,7 +77,7 @@ struct SigningGatewayTests {
     }
 
     private static func rejection(_ error: any Error) -> (status: Int, reason: HTTPSignatureError)? {
-        guard case SecureSessionError.responseSignatureRejected(let status, let reason) = error else { return nil }
+        guard case .responseSignatureRejected(let status, let reason)? = error.sessionFailureReason else { return nil }
         return (status, reason)
     }
 
@@ -116,7 +116,7 @@ struct SigningGatewayTests {
         let elsewhere = setup.url("/api", host: "evil.test")
         let from = setup.url("/redirect", to: elsewhere)
         await #expect { try await setup.session.get(from) } throws: { error in
-            guard case SecureSessionError.redirectRefused(302, from, elsewhere, let reason) = error else { return false }
+            guard case .redirectRefused(302, from, elsewhere, let reason)? = error.sessionFailureReason else { return false }
             return reason == "the responses of api.bank.test must be signed (responseSignatures), and those of evil.test need not be"
         }
         #expect(try await setup.seen().map { $0["path"] } == ["/redirect"])

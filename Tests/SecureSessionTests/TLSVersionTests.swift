@@ -62,7 +62,7 @@ struct TLSVersionTests {
         await #expect {
             _ = try await session.get(server.url)
         } throws: { error in
-            guard case SecureSessionError.tlsFailure(let detail) = error else { return false }
+            guard case .tlsFailure(let detail)? = error.sessionFailureReason else { return false }
             return detail.contains("no TLS version in common") && detail.contains("(the session allows TLS 1.3 and later: minimumTLSVersion, maximumTLSVersion)")
         }
         await session.shutdown()
@@ -82,7 +82,7 @@ struct TLSVersionTests {
         await #expect {
             _ = try await session.get(server.url)
         } throws: { error in
-            guard case SecureSessionError.tlsFailure(let detail) = error else { return false }
+            guard case .tlsFailure(let detail)? = error.sessionFailureReason else { return false }
             return detail == "no TLS version is allowed: at least TLS 1.3 (minimumTLSVersion) and at most TLS 1.2 (maximumTLSVersion)"
         }
         await session.shutdown()

@@ -47,7 +47,7 @@ struct TrustLooseningTests {
         await #expect {
             _ = try await strict.get(mitm.url)
         } throws: { error in
-            guard case SecureSessionError.trustRejected(let decision) = error else { return false }
+            guard case .trustRejected(let decision)? = error.sessionFailureReason else { return false }
             return decision.decider == TransportRuleEvaluator.decider && decision.reason.contains("ATS is enforced for 127.0.0.1")
         }
         #expect(try await strict.get(genuine.url).statusCode == 200, "a chain that validates still gets through")

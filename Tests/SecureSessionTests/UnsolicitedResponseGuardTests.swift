@@ -64,7 +64,7 @@ struct UnsolicitedResponseGuardTests {
             evaluator: AnyServerTrustEvaluator(SecurityPolicy.default), handler: nil, isSingleUse: false
         )
         let failure = ResponseReader.failure(NIOHTTPDecoderError.unsolicitedResponse, on: key)
-        guard case SecureSessionError.invalidResponse(let detail) = failure else {
+        guard case .invalidResponse(let detail)? = failure.sessionFailureReason else {
             Issue.record("\(failure)")
             return
         }

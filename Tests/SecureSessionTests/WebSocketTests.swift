@@ -99,8 +99,10 @@ struct WebSocketTests {
         do {
             _ = try await session.webSocket(url("/echo", server)) { _ in "opened" }
             Issue.record("a WebSocket opened to a server whose key is not pinned")
-        } catch SecureSessionError.trustRejected(let decision) {
-            #expect(decision.pinMismatch?.expected.map(\.pin) == [lab.selfSigned.der.spkiPin])
+        } catch let sessionError as SecureSessionError where sessionError.code == .trustRejected {
+            if case .trustRejected(let decision) = sessionError.reason {
+                #expect(decision.pinMismatch?.expected.map(\.pin) == [lab.selfSigned.der.spkiPin])
+            }
         }
         await session.shutdown()
     }
@@ -113,9 +115,11 @@ struct WebSocketTests {
         do {
             _ = try await session.webSocket(url("/refuse", server)) { _ in "opened" }
             Issue.record("a refused upgrade opened a WebSocket")
-        } catch SecureSessionError.unacceptableStatus(let code, let body) {
-            #expect(code == 403)
-            #expect(String(decoding: body, as: UTF8.self) == "forbidden here\n")
+        } catch let sessionError as SecureSessionError where sessionError.code == .unacceptableStatus {
+            if case .unacceptableStatus(let code, let body) = sessionError.reason {
+                #expect(code == 403)
+                #expect(String(decoding: body, as: UTF8.self) == "forbidden here\n")
+            }
         }
         await session.shutdown()
     }
@@ -212,7 +216,7 @@ struct WebSocketTests {
         let outcome = await reading.result
         let closed = try await lastClose(session, server, awaiting: "1001 ")
         await session.shutdown()
-        guard case .failure(SecureSessionError.cancelled) = outcome else {
+        guard case .failure(let failure) = outcome, failure.sessionFailureCode == .cancelled else {
             Issue.record("the read ended with \(outcome), not cancelled")
             return
         }
@@ -231,8 +235,10 @@ struct WebSocketTests {
         do {
             _ = try await session.webSocket(url("/big?n=1001", server), maximumMessageSize: 1000) { socket in try await socket.messages.first { _ in true } }
             Issue.record("a message over the limit was taken")
-        } catch SecureSessionError.responseTooLarge(let limit) {
-            #expect(limit == 1000)
+        } catch let sessionError as SecureSessionError where sessionError.code == .responseTooLarge {
+            if case .responseTooLarge(let limit) = sessionError.reason {
+                #expect(limit == 1000)
+            }
         }
         let closed5 = try await lastClose(session, server, awaiting: "1009 ")
         #expect(closed5 == "1009 ")
@@ -241,8 +247,10 @@ struct WebSocketTests {
             do {
                 _ = try await session.webSocket(url(path, server)) { socket in try await socket.messages.first { _ in true } }
                 Issue.record("\(path) was taken")
-            } catch SecureSessionError.invalidResponse(let detail) {
-                #expect(detail.contains(words), "\(detail)")
+            } catch let sessionError as SecureSessionError where sessionError.code == .invalidResponse {
+                if case .invalidResponse(let detail) = sessionError.reason {
+                    #expect(detail.contains(words), "\(detail)")
+                }
             }
             let closed = try await lastClose(session, server, awaiting: code)
             #expect(closed == code, "\(path)")
@@ -250,8 +258,10 @@ struct WebSocketTests {
         do {
             _ = try await session.webSocket(url("/drop", server)) { socket in try await socket.messages.first { _ in true } }
             Issue.record("a connection that ended without a close frame ended the messages quietly")
-        } catch SecureSessionError.connectionFailed(let detail) {
-            #expect(detail.contains("without a WebSocket close frame (1006)"), "\(detail)")
+        } catch let sessionError as SecureSessionError where sessionError.code == .connectionFailed {
+            if case .connectionFailed(let detail) = sessionError.reason {
+                #expect(detail.contains("without a WebSocket close frame (1006)"), "\(detail)")
+            }
         }
         await session.shutdown()
     }
@@ -281,8 +291,10 @@ struct WebSocketTests {
         do {
             try await session.webSocket(URL(string: "https://example.com/")!) { _ in () }
             Issue.record("an https URL opened a WebSocket")
-        } catch SecureSessionError.invalidURL(let detail) {
-            #expect(detail == "https://example.com/: a WebSocket URL is ws:// or wss://")
+        } catch let sessionError as SecureSessionError where sessionError.code == .invalidURL {
+            if case .invalidURL(let detail) = sessionError.reason {
+                #expect(detail == "https://example.com/: a WebSocket URL is ws:// or wss://")
+            }
         }
         let scripted = try await ScriptedResponseServer(responses: [
             "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: d3Jvbmc=\r\n\r\n",
@@ -290,17 +302,21 @@ struct WebSocketTests {
         do {
             _ = try await session.webSocket(URL(string: "ws://127.0.0.1:\(scripted.channel.localAddress?.port ?? 0)/")!) { _ in () }
             Issue.record("a 101 without the key's answer opened a WebSocket")
-        } catch SecureSessionError.invalidResponse(let detail) {
-            #expect(detail.contains("Sec-WebSocket-Accept"), "\(detail)")
+        } catch let sessionError as SecureSessionError where sessionError.code == .invalidResponse {
+            if case .invalidResponse(let detail) = sessionError.reason {
+                #expect(detail.contains("Sec-WebSocket-Accept"), "\(detail)")
+            }
         }
         await scripted.stop()
         let refusing = try await ScriptedResponseServer(responses: ["HTTP/1.1 401 Unauthorized\r\nContent-Length: 7\r\n\r\nwho? \r\n"])
         do {
             _ = try await session.webSocket(URL(string: "ws://127.0.0.1:\(refusing.channel.localAddress?.port ?? 0)/")!) { _ in () }
             Issue.record("a 401 opened a WebSocket")
-        } catch SecureSessionError.unacceptableStatus(let code, let body) {
-            #expect(code == 401)
-            #expect(body == Data("who? \r\n".utf8))
+        } catch let sessionError as SecureSessionError where sessionError.code == .unacceptableStatus {
+            if case .unacceptableStatus(let code, let body) = sessionError.reason {
+                #expect(code == 401)
+                #expect(body == Data("who? \r\n".utf8))
+            }
         }
         await refusing.stop()
 

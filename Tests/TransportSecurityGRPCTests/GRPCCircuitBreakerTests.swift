@@ -46,7 +46,7 @@ struct GRPCCircuitBreakerTests {
         #expect(failures.map { $0?.code } == [.unavailable, .unavailable])
         #expect(failures.allSatisfy { $0?.message == "down for maintenance" })
         #expect(refused?.code == .unavailable)
-        guard case SecureSessionError.circuitOpen(let name, let count, let last, _)? = refused?.cause else {
+        guard case .circuitOpen(let name, let count, let last, _)? = refused?.cause?.sessionFailureReason else {
             Issue.record("cause: \(String(describing: refused?.cause))")
             return
         }

@@ -134,7 +134,7 @@ struct GRPCOAuthTests {
         }
         #expect(refusal?.message.contains("invalid_client") == true)
         #expect(rejection?.code == .unavailable)
-        guard case .trustRejected(let decision)? = rejection?.cause as? SecureSessionError else {
+        guard case .trustRejected(let decision)? = rejection?.cause?.sessionFailureReason else {
             Issue.record("cause: \(String(describing: rejection?.cause))")
             return
         }

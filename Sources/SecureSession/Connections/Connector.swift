@@ -238,7 +238,7 @@ enum Connector {
                         let negotiated = try await negotiation.get()
                         return (negotiated, clock.now)
                     }
-                } catch SecureSessionError.timeout {
+                } catch let sessionError as SecureSessionError where sessionError.code == .timeout {
                     throw SecureSessionError.timeout(bindingLimit, during: securing.description)
                 }
             }

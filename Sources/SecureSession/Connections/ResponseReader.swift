@@ -50,7 +50,7 @@ enum ResponseReader {
         from responses: inout Responses,
         into sink: ResponseBodySink
     ) async throws -> ReadResponse where Responses.Element == HTTPClientResponsePart {
-        if case SecureSessionError.unreadableUpload = writeError { throw writeError }
+        if case .unreadableUpload? = writeError.sessionFailureReason { throw writeError }
         if writeError is CancellationError { throw writeError }
         guard let early = try? await read(from: &responses, into: sink) else { throw writeError }
         return early

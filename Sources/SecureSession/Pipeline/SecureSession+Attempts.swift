@@ -49,9 +49,9 @@ extension SecureSession {
                 (connection, reused) = try await pool.lease(key, deadline: deadline) {
                     try await Connector.connect(key: key, tlsContext: tlsContext, proxyTLSContext: proxyTLSContext, deadline: deadline, in: environment)
                 }
-            } catch SecureSessionError.connectionFailed(let detail) {
+            } catch let failure as SecureSessionError where failure.code == .connectionFailed {
                 // Nothing of this request was sent: it may be tried again once the host is reachable.
-                throw ConnectionNotEstablished(error: .connectionFailed(detail))
+                throw ConnectionNotEstablished(error: failure)
             }
             let leased = clock.now
             deadline.enter(.awaitingResponse(key))
@@ -148,7 +148,7 @@ extension SecureSession {
                 // The session closed the connection under the request.
                 if pool.hasShutDown { throw SecureSessionError.sessionShutDown }
                 let error = (error as? ClosedWithoutCloseNotify)?.failure(answerBegun: firstPart.withLockedValue { $0 } != nil) ?? error
-                guard case SecureSessionError.connectionFailed(let detail) = error, reused, attempt == 1, firstPart.withLockedValue({ $0 }) == nil,
+                guard case .connectionFailed(let detail)? = error.sessionFailureReason, reused, attempt == 1, firstPart.withLockedValue({ $0 }) == nil,
                     !Task.isCancelled
                 else { throw error }
                 guard request.isReplayable else {

@@ -57,7 +57,7 @@ extension SecureSession {
                 let (failure, requestSent) = Self.failure(of: error)
                 guard let failure else { throw error }
                 // An answer refused for its signature is never retried.
-                if case .responseSignatureRejected = failure { throw failure }
+                if failure.code == .responseSignatureRejected { throw failure }
                 // An answer already judged worth retrying that broke off while its body was read
                 // and dropped is retried as decided; other failures are put to the interceptor.
                 var decision = gate.decided ?? .doNotRetry

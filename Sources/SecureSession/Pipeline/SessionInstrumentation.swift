@@ -60,7 +60,7 @@ struct SessionInstrumentation: Sendable {
             return response
         } catch {
             dimensions.append(("error", (error as? SecureSessionError)?.kind ?? "other"))
-            if case SecureSessionError.unacceptableStatus(let code, _) = error { dimensions.append(("status", String(code))) }
+            if case .unacceptableStatus(let code, _)? = error.sessionFailureReason { dimensions.append(("status", String(code))) }
             throw error
         }
     }

@@ -82,8 +82,8 @@ struct DemoMatrix: Encodable {
         do {
             _ = try await session.get(url)
             return (true, "")
-        } catch SecureSessionError.trustRejected(let decision) {
-            return (false, shortReason(decision))
+        } catch let failure as SecureSessionError {
+            return (false, failure.trustDecision.map(shortReason) ?? "request failed: \(failure)")
         } catch {
             return (false, "request failed: \(error)")
         }

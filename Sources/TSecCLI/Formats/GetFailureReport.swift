@@ -33,16 +33,9 @@ struct GetFailureReport: Encodable {
             return
         }
         error = failure.kind
-        switch failure {
-        case .trustRejected(let decision):
-            trust = decision
-        case .timeout(let limit, let stage):
-            timeoutMilliseconds = limit.inMilliseconds
-            during = stage
-        case .unacceptableStatus(let code, _):
-            status = code
-        default:
-            break
-        }
+        trust = failure.trustDecision
+        timeoutMilliseconds = failure.timeLimit?.inMilliseconds
+        if failure.code == .timeout { during = failure.detail }
+        if failure.code == .unacceptableStatus { status = failure.statusCode }
     }
 }

@@ -274,10 +274,8 @@ final class HTTP2Connection: PooledConnection, Sendable {
         switch error {
         case is NIOHTTP2Errors.StreamClosed, is NIOHTTP2Errors.IOOnClosedConnection, is NIOHTTP2Errors.CreatedStreamAfterGoaway, is ChannelError:
             return true
-        case SecureSessionError.connectionFailed:
-            return true
         default:
-            return false
+            return (error as? SecureSessionError)?.code == .connectionFailed
         }
     }
 

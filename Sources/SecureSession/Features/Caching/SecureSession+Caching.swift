@@ -162,7 +162,7 @@ extension SecureSession {
     static func fallbackReason(_ error: any Error) -> String? {
         switch (error as? ConnectionNotEstablished)?.error ?? error as? SecureSessionError {
         case let failure?:
-            switch failure {
+            switch failure.code {
             case .connectionFailed, .timeout, .circuitOpen, .rateLimited: "\(failure)"
             default: nil
             }

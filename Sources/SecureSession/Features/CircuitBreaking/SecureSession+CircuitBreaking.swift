@@ -39,7 +39,7 @@ extension SecureSession {
         if ended == nil, Task.isCancelled { return .neutral }
         guard let failure = ended ?? (error as? ConnectionNotEstablished)?.error ?? error as? SecureSessionError else { return .neutral }
         let counted: CircuitBreakerPolicy.CountedFailure
-        switch failure {
+        switch failure.code {
         case .connectionFailed: counted = .connectionFailure
         case .tlsFailure: counted = .tlsFailure
         case .timeout:

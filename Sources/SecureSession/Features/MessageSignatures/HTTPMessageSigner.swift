@@ -155,8 +155,8 @@ public struct HTTPMessageSigner: RequestInterceptor {
                 return ContentDigest.fieldValue(for: Data(), algorithm: digestAlgorithm)
             }
             return try ContentDigest.fieldValue(for: body, algorithm: digestAlgorithm)
-        } catch SecureSessionError.unreadableUpload(let reason) {
-            throw .bodyNotAvailable(reason)
+        } catch let sessionError as SecureSessionError where sessionError.code == .unreadableUpload {
+            throw .bodyNotAvailable(sessionError.detail ?? "\(sessionError)")
         } catch {
             throw .bodyNotAvailable("\(error)")
         }

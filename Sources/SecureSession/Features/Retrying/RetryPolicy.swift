@@ -152,7 +152,7 @@ public struct RetryPolicy: RequestInterceptor, Hashable {
     }
 
     private static func kind(of error: SecureSessionError) -> RetryableFailure? {
-        switch error {
+        switch error.code {
         case .connectionFailed: return .connectionFailure
         case .timeout: return .timeout
         default: return nil

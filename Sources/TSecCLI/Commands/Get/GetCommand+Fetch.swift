@@ -75,8 +75,9 @@ extension GetCommand {
             failure = error
             complain("tsec get: \(error)", to: terminal)
             transfer.errorMessage = error.description
-            switch error {
-            case .trustRejected(let decision):
+            switch error.code {
+            case .trustRejected:
+                guard let decision = error.trustDecision else { break }
                 if let mismatch = decision.pinMismatch { complain(mismatch.description, to: terminal) }
                 if !fetchIntermediates, let hint = Self.fetchingHint(for: decision) { complain(hint, to: terminal) }
                 transfer.trustRejected = true
@@ -139,7 +140,7 @@ extension GetCommand {
     /// with no answer heard: a connection that failed or broke, a timeout, an answer that broke
     /// off or made no sense, an interruption.
     static func mayHaveReachedServer(_ error: SecureSessionError) -> Bool {
-        switch error {
+        switch error.code {
         case .connectionFailed, .timeout, .invalidResponse, .cancelled: return true
         default: return false
         }
