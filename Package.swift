@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "TransportSecurity", targets: ["TransportSecurity"]),
         .library(name: "TransportSecurityNIO", targets: ["TransportSecurityNIO"]),
         .library(name: "SecureSession", targets: ["SecureSession"]),
+        .library(name: "HTTPMessageSignatures", targets: ["HTTPMessageSignatures"]),
         .library(name: "SecureSessionOpenAPI", targets: ["SecureSessionOpenAPI"]),
         .library(name: "TransportSecurityGRPC", targets: ["TransportSecurityGRPC"]),
         .library(name: "Reachability", targets: ["Reachability"]),
@@ -58,11 +59,24 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // HTTP message signatures (RFC 9421) and Content-Digest (RFC 9530): signing and verifying
+        // messages, keys; no HTTP client. The session signs and verifies through it.
+        .target(
+            name: "HTTPMessageSignatures",
+            dependencies: [
+                "TransportSecurity",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "RawStructuredFieldValues", package: "swift-http-structured-headers"),
+            ]
+        ),
         .target(
             name: "SecureSession",
             dependencies: [
                 "TransportSecurity",
                 "TransportSecurityNIO",
+                "HTTPMessageSignatures",
                 "Reachability",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -133,6 +147,7 @@ let package = Package(
         .target(
             name: "TSecCLI",
             dependencies: [
+                "HTTPMessageSignatures",
                 "TransportSecurity",
                 "LabServers",
                 "TransportSecurityNIO",
@@ -167,6 +182,7 @@ let package = Package(
         .target(
             name: "TestServers",
             dependencies: [
+                "HTTPMessageSignatures",
                 "TransportSecurity",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -215,6 +231,7 @@ let package = Package(
         .testTarget(
             name: "SecureSessionTests",
             dependencies: [
+                "HTTPMessageSignatures",
                 "SecureSession",
                 "Reachability",
                 "TestServers",
@@ -249,6 +266,7 @@ let package = Package(
         .testTarget(
             name: "DocumentationExamplesTests",
             dependencies: [
+                "HTTPMessageSignatures",
                 "TransportSecurity",
                 "PKIBuilder",
                 "TransportSecurityNIO",
@@ -271,6 +289,7 @@ let package = Package(
         .testTarget(
             name: "TSecCLITests",
             dependencies: [
+                "HTTPMessageSignatures",
                 "TSecCLI",
                 "TransportSecurityGRPC",
                 .product(name: "GRPCCore", package: "grpc-swift-2"),

@@ -1,6 +1,7 @@
 import Foundation
 import GRPCCore
 import GRPCNIOTransportHTTP2
+import HTTPMessageSignatures
 import NIOCore
 import NIOSSL
 import PKIBuilder
@@ -519,4 +520,15 @@ func transportSecurityArticleExample(presentedChain: [DERCertificate]) async thr
         print(decision)   // which rule decided, what was checked, pins seen and expected
     }
     // example end
+}
+
+/// Sources/HTTPMessageSignatures/HTTPMessageSignatures.docc/HTTPMessageSignatures.md
+func httpMessageSignaturesArticleExample(partnerKeyPEM: String, url: URL, fields: [(name: String, value: String)], body: Data) throws {
+    // example begin
+    let key = try HTTPSignatureVerificationKey(id: "partner-2026", pemEncoded: partnerKeyPEM)
+    let verifier = HTTPMessageSignatureVerifier(keys: [key], requiredComponents: [.method, .targetURI, .field("content-digest")])
+    let message = HTTPSignatureMessage.request(method: "POST", url: url, headers: fields, body: body)
+    let verified = try verifier.verify(message)
+    // example end
+    _ = verified
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GRPCCore
 import GRPCNIOTransportHTTP2
+import HTTPMessageSignatures
 import NIOSSL
 import OpenAPIRuntime
 import Reachability

@@ -1,4 +1,5 @@
 import Foundation
+@testable import HTTPMessageSignatures
 import Testing
 
 @testable import SecureSession

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HTTPMessageSignatures
 import PKIBuilder
 import SecureSession
 import TestServers

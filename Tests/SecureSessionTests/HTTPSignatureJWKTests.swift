@@ -1,6 +1,7 @@
 import Crypto
 import CryptoExtras
 import Foundation
+import HTTPMessageSignatures
 import SecureSession
 import TestServers
 import Testing

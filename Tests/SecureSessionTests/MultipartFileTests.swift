@@ -1,4 +1,5 @@
 import Foundation
+@testable import HTTPMessageSignatures
 import NIOConcurrencyHelpers
 import NIOCore
 import PKIBuilder

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPMessageSignatures
 import SecureSession
 
 /// What a test server's `/signed` route does with HTTP message signatures (RFC 9421): checks the

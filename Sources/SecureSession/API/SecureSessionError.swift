@@ -1,4 +1,5 @@
 import Foundation
+import HTTPMessageSignatures
 import TransportSecurity
 
 /// Why a ``SecureSession`` request failed.

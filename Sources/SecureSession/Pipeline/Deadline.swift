@@ -248,13 +248,6 @@ final class OnceAnswer<T: Sendable>: @unchecked Sendable {
 }
 
 extension Duration {
-    /// The duration in milliseconds, fractions included: for reports (`tsec get --json`, the
-    /// timing in logs) and backoff arithmetic.
-    package var inMilliseconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) * 1_000 + Double(attoseconds) / 1e15
-    }
-
     /// The duration in whole nanoseconds, saturating at `Int64.min` and `Int64.max` (292 years),
     /// so that a limit such as `.seconds(Int64.max)` means "no limit" instead of a crash.
     var nanoseconds: Int64 {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HTTPMessageSignatures
 import SecureSession
 
 /// `tsec verify-signature MESSAGE --key FILE`: checks the HTTP message signature (RFC 9421) of

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPMessageSignatures
 import NIOCore
 import NIOEmbedded
 import NIOHTTP1

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HTTPMessageSignatures
 import SecureSession
 
 /// `tsec get`'s HTTP message signatures (RFC 9421, `--sign-key` and its kin): every request

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HTTPMessageSignatures
 import SecureSession
 
 /// `tsec get`'s `--verify-response-key` and its kin: the response accepted only with an HTTP

@@ -1,4 +1,5 @@
 import Foundation
+import TransportSecurity
 
 /// `application/x-www-form-urlencoded` bodies, as HTML forms and AFNetworking's request
 /// serializer send parameters: `name=value` pairs joined by `&`, every byte but letters, digits
@@ -13,23 +14,5 @@ public enum FormURLEncoding {
     }
 
     /// One name or value, encoded.
-    static func encode(_ text: String) -> String { encode(bytes: text.utf8) }
-
-    /// Bytes encoded as a name or value; a space as `space` (`+` in a body; RFC 9421's
-    /// `@query-param` writes `%20`).
-    static func encode(bytes: some Sequence<UInt8>, space: String = "+") -> String {
-        var encoded = ""
-        for byte in bytes {
-            switch byte {
-            case UInt8(ascii: " "):
-                encoded += space
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                UInt8(ascii: "*"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"):
-                encoded.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                encoded += String(format: "%%%02X", byte)
-            }
-        }
-        return encoded
-    }
+    static func encode(_ text: String) -> String { FormPercentEncoding.encode(bytes: text.utf8) }
 }

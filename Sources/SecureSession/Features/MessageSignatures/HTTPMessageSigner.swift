@@ -1,4 +1,5 @@
 import Foundation
+import HTTPMessageSignatures
 
 /// Signs every request a ``SecureSession`` sends with an HTTP message signature (RFC 9421):
 /// the `Signature-Input` and `Signature` fields, made anew for each attempt (a fresh `created`

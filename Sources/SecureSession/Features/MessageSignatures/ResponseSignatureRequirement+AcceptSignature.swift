@@ -1,4 +1,5 @@
 import Foundation
+import HTTPMessageSignatures
 import RawStructuredFieldValues
 
 extension ResponseSignatureRequirement {

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPMessageSignatures
 import TransportSecurity
 
 /// Which responses a session accepts only signed (RFC 9421), and how their signatures are

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HTTPMessageSignatures
 import Logging
 import NIOConcurrencyHelpers
 import SecureSession

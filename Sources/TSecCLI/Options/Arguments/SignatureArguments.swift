@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HTTPMessageSignatures
 import SecureSession
 
 /// What the HTTP message signature options of `tsec get` and `tsec verify-signature` share:

@@ -12,28 +12,12 @@ public enum ContentDigest {
         /// `sha-512`.
         case sha512 = "sha-512"
 
-        func digest(of body: some DataProtocol) -> Data {
+        /// The digest of `body`.
+        package func digest(of body: some DataProtocol) -> Data {
             switch self {
             case .sha256: Data(SHA256.hash(data: body))
             case .sha512: Data(SHA512.hash(data: body))
             }
-        }
-
-        /// The digest of `body`, read as it will be sent (files part by part, never held whole).
-        func digest(of body: RequestBodySource) throws -> Data {
-            switch self {
-            case .sha256: try Self.digest(of: body, into: SHA256())
-            case .sha512: try Self.digest(of: body, into: SHA512())
-            }
-        }
-
-        private static func digest(of body: RequestBodySource, into hash: some HashFunction) throws -> Data {
-            var hash = hash
-            var parts = try body.parts()
-            while let part = try parts.next() {
-                part.withUnsafeReadableBytes { hash.update(bufferPointer: $0) }
-            }
-            return Data(hash.finalize())
         }
     }
 
@@ -42,13 +26,8 @@ public enum ContentDigest {
         fieldValue(digest: algorithm.digest(of: body), algorithm: algorithm)
     }
 
-    /// The field value for `body`, read as it will be sent.
-    /// - Throws: as ``RequestBodySource/parts()`` and ``BodyPartReader/next()``.
-    static func fieldValue(for body: RequestBodySource, algorithm: Algorithm) throws -> String {
-        fieldValue(digest: try algorithm.digest(of: body), algorithm: algorithm)
-    }
-
-    private static func fieldValue(digest: Data, algorithm: Algorithm) -> String {
+    /// The field value for a `digest` made by `algorithm`.
+    package static func fieldValue(digest: Data, algorithm: Algorithm) -> String {
         "\(algorithm.rawValue)=:\(digest.base64EncodedString()):"
     }
 
@@ -65,7 +44,7 @@ public enum ContentDigest {
 
     /// A body checked against a `Content-Digest` field value as it passes, part by part (a
     /// stream, a download), never held whole.
-    struct Check {
+    package struct Check {
         /// The digests the field gives, of the algorithms known here, in its order.
         private let expected: [(algorithm: Algorithm, digest: Data, encoded: String)]
         /// The hashes `expected` needs: SHA-256, SHA-512, or both.
@@ -76,7 +55,7 @@ public enum ContentDigest {
         /// The check of `fieldValue`'s digests.
         /// - Throws: as ``ContentDigest/verify(_:body:)`` for a malformed value or one with no
         ///   digest of a known algorithm.
-        init(_ fieldValue: String) throws(HTTPSignatureError) {
+        package init(_ fieldValue: String) throws(HTTPSignatureError) {
             var parser = StructuredFieldValueParser(Array(fieldValue.utf8))
             guard let dictionary = try? parser.parseDictionaryFieldValue() else {
                 throw .malformedField("Content-Digest", reason: "not a structured dictionary (RFC 9530 §2)")
@@ -99,7 +78,7 @@ public enum ContentDigest {
         }
 
         /// Takes the next part of the body.
-        mutating func update(_ part: some DataProtocol) {
+        package mutating func update(_ part: some DataProtocol) {
             byteCount += part.count
             sha256?.update(data: part)
             sha512?.update(data: part)
@@ -107,7 +86,7 @@ public enum ContentDigest {
 
         /// Compares the digests of the body taken with the field's.
         /// - Throws: ``HTTPSignatureError/contentDigestMismatch(_:)`` for one that differs.
-        func finish() throws(HTTPSignatureError) {
+        package func finish() throws(HTTPSignatureError) {
             for (algorithm, given, encoded) in expected {
                 let actual = switch algorithm {
                 case .sha256: sha256.map { Data($0.finalize()) } ?? Data()

@@ -1,6 +1,6 @@
 import Foundation
 
-/// One signature made by an ``HTTPMessageSigner``: the members it adds to the message's
+/// One signature made by a signer (SecureSession's `HTTPMessageSigner`): the members it adds to the message's
 /// `Signature-Input` and `Signature` fields, and the signature base it signed (for logs and
 /// for comparing with a server's).
 public struct HTTPMessageSignature: Sendable, Hashable {
@@ -14,6 +14,15 @@ public struct HTTPMessageSignature: Sendable, Hashable {
     public let signature: Data
     /// Its `Signature-Input` member: `sig1=("@method" …);created=…;keyid="…"`.
     public let signatureInputMember: String
+
+    /// A signature of its parts.
+    package init(label: String, parameters: HTTPSignatureParameters, base: String, signature: Data, signatureInputMember: String) {
+        self.label = label
+        self.parameters = parameters
+        self.base = base
+        self.signature = signature
+        self.signatureInputMember = signatureInputMember
+    }
 
     /// Its `Signature` member: `sig1=:base64:`.
     public var signatureMember: String { "\(label)=:\(signature.base64EncodedString()):" }

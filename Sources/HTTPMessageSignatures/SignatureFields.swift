@@ -1,15 +1,16 @@
+import TransportSecurity
 import RawStructuredFieldValues
 
 /// The `Signature-Input` and `Signature` fields of a message, each a structured dictionary
 /// keyed by signature label (its field lines combined, RFC 9421 §4).
-struct SignatureFields {
+package struct SignatureFields {
     let inputs: OrderedMap<String, ItemOrInnerList>
     let signatures: OrderedMap<String, ItemOrInnerList>
 
     /// The fields of `headers`; both empty when the message has neither.
     /// - Throws: ``HTTPSignatureError/malformedField(_:reason:)`` for one that is not a
     ///   dictionary.
-    init(_ headers: [(name: String, value: String)]) throws(HTTPSignatureError) {
+    package init(_ headers: [(name: String, value: String)]) throws(HTTPSignatureError) {
         inputs = try Self.dictionary("Signature-Input", in: headers)
         signatures = try Self.dictionary("Signature", in: headers)
     }
@@ -26,5 +27,5 @@ struct SignatureFields {
     }
 
     /// The labels `Signature-Input` declares, in order.
-    var labels: [String] { inputs.map(\.0) }
+    package var labels: [String] { inputs.map(\.0) }
 }

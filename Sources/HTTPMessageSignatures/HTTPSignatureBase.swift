@@ -1,13 +1,14 @@
 import Foundation
+import TransportSecurity
 import RawStructuredFieldValues
 
 /// The signature base of RFC 9421 §2.5: one line per covered component, `"name";params: value`,
 /// then the `"@signature-params"` line (no newline after it). What is signed, and what a
 /// verifier rebuilds from the message it received.
-enum HTTPSignatureBase {
+package enum HTTPSignatureBase {
     /// The signature base of `components` in `message`, with `parameters` (the serialized
     /// inner list of `Signature-Input`) on its last line.
-    static func make(covering components: [HTTPMessageComponent], parameters: String, in message: HTTPSignatureMessage) throws(HTTPSignatureError) -> String {
+    package static func make(covering components: [HTTPMessageComponent], parameters: String, in message: HTTPSignatureMessage) throws(HTTPSignatureError) -> String {
         var base = ""
         var seen = Set<HTTPMessageComponent>()
         for component in components {
@@ -97,8 +98,8 @@ enum HTTPSignatureBase {
         }
         let values = query.split(separator: "&", omittingEmptySubsequences: true).compactMap { pair -> String? in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard FormURLEncoding.encode(bytes: formDecoded(parts[0]), space: "%20") == wanted else { return nil }
-            return FormURLEncoding.encode(bytes: formDecoded(parts.count > 1 ? parts[1] : ""), space: "%20")
+            guard FormPercentEncoding.encode(bytes: formDecoded(parts[0]), space: "%20") == wanted else { return nil }
+            return FormPercentEncoding.encode(bytes: formDecoded(parts.count > 1 ? parts[1] : ""), space: "%20")
         }
         guard values.count == 1, let value = values.first else {
             throw values.isEmpty

@@ -1,4 +1,5 @@
 import Foundation
+import TransportSecurity
 
 /// An HTTP message as signatures see it (RFC 9421): a request (method, URL, header fields) or a
 /// response (status, header fields, and the request it answers, for components marked `;req`),
@@ -27,7 +28,8 @@ public struct HTTPSignatureMessage: Sendable {
         init(_ request: HTTPSignatureMessage) { self.request = request }
     }
 
-    private init(method: String?, url: URL?, statusCode: Int?, headers: [(name: String, value: String)], body: Data?, request: HTTPSignatureMessage?) {
+    /// A message of its parts: those of a request, or of a response and the request it answers.
+    package init(method: String?, url: URL?, statusCode: Int?, headers: [(name: String, value: String)], body: Data?, request: HTTPSignatureMessage?) {
         self.method = method
         self.url = url
         self.statusCode = statusCode
@@ -52,27 +54,6 @@ public struct HTTPSignatureMessage: Sendable {
         HTTPSignatureMessage(method: nil, url: nil, statusCode: statusCode, headers: headers, body: body, request: request)
     }
 
-    /// The request a ``SecureSession`` sends (its in-memory body included).
-    public init(_ request: SecureRequest) {
-        self.init(method: request.method.rawValue, url: request.url, statusCode: nil, headers: request.headers, body: request.body, request: nil)
-    }
-
-    /// A response of a ``SecureSession`` (its body included), answering `request`, by default
-    /// the request the session sent (``SecureResponse/sentRequest``, its signature fields
-    /// included), for a response's signature that covers the request's components (`;req`).
-    /// Check a body's `Content-Digest` with the session's decompression off: the digest is of
-    /// the content as sent, compressed.
-    public init(_ response: SecureResponse, answering request: SecureRequest? = nil) {
-        self.init(
-            method: nil,
-            url: nil,
-            statusCode: response.statusCode,
-            headers: response.headers,
-            body: response.body,
-            request: (request ?? response.sentRequest).map { HTTPSignatureMessage($0) }
-        )
-    }
-
     /// The request this response answers.
     public var request: HTTPSignatureMessage? { answered?.request }
 
@@ -80,7 +61,7 @@ public struct HTTPSignatureMessage: Sendable {
     public var isRequest: Bool { method != nil }
 
     /// The values of the field lines named `name`, in order.
-    func fieldValues(_ name: String) -> [String] {
+    package func fieldValues(_ name: String) -> [String] {
         headers.compactMap { $0.name.equalsIgnoringASCIICase(name) ? $0.value : nil }
     }
 }

@@ -2,7 +2,7 @@ import Crypto
 import CryptoExtras
 import Foundation
 
-/// The key an ``HTTPMessageSigner`` signs with (RFC 9421): an Ed25519, P-256, P-384 or RSA
+/// The key an `HTTPMessageSigner` (SecureSession) signs with (RFC 9421): an Ed25519, P-256, P-384 or RSA
 /// (2048 bits or more) private key, or an HMAC shared secret, with the `keyid` the verifier
 /// knows it by. Its description never shows key material.
 ///
@@ -101,7 +101,7 @@ public struct HTTPSignatureKey: Sendable, CustomStringConvertible {
     }
 
     /// The signature of `base` (the signature base's bytes).
-    func signature(of base: Data) throws -> Data {
+    package func signature(of base: Data) throws -> Data {
         switch backing {
         case .ed25519(let key): try key.signature(for: base)
         case .p256(let key): try key.signature(for: base).rawRepresentation

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import TransportSecurity
 import RawStructuredFieldValues
 
 /// Verifies HTTP message signatures (RFC 9421 §3.2): on a server, the requests clients sign;

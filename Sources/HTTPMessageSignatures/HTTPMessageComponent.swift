@@ -118,7 +118,7 @@ public struct HTTPMessageComponent: Sendable, Hashable, CustomStringConvertible 
     }
 
     /// The structured-field item that identifies it (the quoted name with its parameters).
-    var item: Item {
+    package var item: Item {
         var serialized = OrderedMap<String, RFC9651BareItem>()
         for parameter in parameters {
             switch parameter {
