@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "TransportSecurityNIO", targets: ["TransportSecurityNIO"]),
         .library(name: "SecureSession", targets: ["SecureSession"]),
         .library(name: "HTTPMessageSignatures", targets: ["HTTPMessageSignatures"]),
+        .library(name: "CircuitBreaking", targets: ["CircuitBreaking"]),
         .library(name: "SecureSessionOpenAPI", targets: ["SecureSessionOpenAPI"]),
         .library(name: "TransportSecurityGRPC", targets: ["TransportSecurityGRPC"]),
         .library(name: "Reachability", targets: ["Reachability"]),
@@ -71,12 +72,19 @@ let package = Package(
                 .product(name: "RawStructuredFieldValues", package: "swift-http-structured-headers"),
             ]
         ),
+        // Circuit breakers: per-server state, no I/O; the session and the gRPC transports count
+        // their requests through it.
+        .target(
+            name: "CircuitBreaking",
+            dependencies: ["TransportSecurity"]
+        ),
         .target(
             name: "SecureSession",
             dependencies: [
                 "TransportSecurity",
                 "TransportSecurityNIO",
                 "HTTPMessageSignatures",
+                "CircuitBreaking",
                 "Reachability",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -106,6 +114,7 @@ let package = Package(
         .target(
             name: "TransportSecurityGRPC",
             dependencies: [
+                "CircuitBreaking",
                 "TransportSecurity",
                 "TransportSecurityNIO",
                 "SecureSession",
@@ -147,6 +156,7 @@ let package = Package(
         .target(
             name: "TSecCLI",
             dependencies: [
+                "CircuitBreaking",
                 "HTTPMessageSignatures",
                 "TransportSecurity",
                 "LabServers",
@@ -231,6 +241,7 @@ let package = Package(
         .testTarget(
             name: "SecureSessionTests",
             dependencies: [
+                "CircuitBreaking",
                 "HTTPMessageSignatures",
                 "SecureSession",
                 "Reachability",
@@ -251,6 +262,7 @@ let package = Package(
         .testTarget(
             name: "TransportSecurityGRPCTests",
             dependencies: [
+                "CircuitBreaking",
                 "TransportSecurityGRPC",
                 "TransportSecurityNIO",
                 "TransportSecurity",
@@ -266,6 +278,7 @@ let package = Package(
         .testTarget(
             name: "DocumentationExamplesTests",
             dependencies: [
+                "CircuitBreaking",
                 "HTTPMessageSignatures",
                 "TransportSecurity",
                 "PKIBuilder",

@@ -1,7 +1,7 @@
+import CircuitBreaking
 import GRPCCore
 import Logging
 import NIOSSL
-import SecureSession
 
 /// A ``SecureSession/CircuitBreaker`` for gRPC calls, as a grpc-swift client interceptor: calls
 /// to a server that keeps answering that it cannot serve (overloaded, in maintenance, its
@@ -34,7 +34,7 @@ import SecureSession
 /// with its own backoff.
 ///
 /// An open circuit fails the call `UNAVAILABLE`, its `cause` the
-/// ``SecureSession/SecureSessionError/circuitOpen(server:failures:lastFailure:retryAfter:)`` that
+/// `CircuitOpen` (CircuitBreaking) that
 /// names the server, the failures and the wait; its message is that error's. A retry policy
 /// naming `.unavailable` tries again after its backoff, and fails at once again while the circuit
 /// is open.

@@ -1,3 +1,4 @@
+import CircuitBreaking
 import Foundation
 import GRPCCore
 import GRPCNIOTransportHTTP2

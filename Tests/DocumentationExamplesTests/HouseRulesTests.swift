@@ -43,6 +43,7 @@ struct HouseRulesTests {
         let forbidden: [String: [String]] = [
             "TransportSecurity/": ["import NIO", "import TransportSecurityNIO", "import SecureSession", "import Reachability", "import Logging"],
             "TransportSecurityNIO/": ["import SecureSession", "import TransportSecurityGRPC", "import SecureSessionOpenAPI"],
+            "CircuitBreaking/": ["import NIO", "import SecureSession", "import TransportSecurityNIO", "import Logging"],
             "HTTPMessageSignatures/": ["import NIO", "import SecureSession", "import TransportSecurityNIO"],
             "SecureSession/": ["import TransportSecurityGRPC", "import SecureSessionOpenAPI", "import TSecCLI"],
         ]

@@ -1,3 +1,4 @@
+import CircuitBreaking
 import Foundation
 import MetricsTestKit
 import PKIBuilder

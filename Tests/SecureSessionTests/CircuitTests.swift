@@ -1,3 +1,4 @@
+@testable import CircuitBreaking
 import Foundation
 import Testing
 

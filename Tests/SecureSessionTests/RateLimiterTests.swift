@@ -1,3 +1,4 @@
+import CircuitBreaking
 import Foundation
 import PKIBuilder
 import SecureSession

@@ -1,3 +1,4 @@
+import CircuitBreaking
 import Foundation
 import GRPCCore
 import GRPCNIOTransportHTTP2Posix
@@ -46,12 +47,12 @@ struct GRPCCircuitBreakerTests {
         #expect(failures.map { $0?.code } == [.unavailable, .unavailable])
         #expect(failures.allSatisfy { $0?.message == "down for maintenance" })
         #expect(refused?.code == .unavailable)
-        guard case .circuitOpen(let name, let count, let last, _)? = refused?.cause?.sessionFailureReason else {
+        guard let open = refused?.cause as? CircuitOpen else {
             Issue.record("cause: \(String(describing: refused?.cause))")
             return
         }
-        #expect(name == "https://127.0.0.1:\(server.port)" && count == 2)
-        #expect(last == "unavailable: down for maintenance")
+        #expect(open.server == "https://127.0.0.1:\(server.port)" && open.failures == 2)
+        #expect(open.lastFailure == "unavailable: down for maintenance")
         #expect(refused?.message.hasPrefix("not sent: the circuit of https://127.0.0.1:\(server.port) is open") == true, "\(refused?.message ?? "")")
         #expect(outage.calls == 3, "two failures and the trial reached the server; the refused call did not")
         #expect(recovered == "anonymous|ping")

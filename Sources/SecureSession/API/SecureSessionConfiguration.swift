@@ -1,3 +1,4 @@
+import CircuitBreaking
 import CoreMetrics
 import Foundation
 import Logging

@@ -1,3 +1,4 @@
+import CircuitBreaking
 import Foundation
 import HTTPMessageSignatures
 import TransportSecurity
@@ -150,9 +151,7 @@ public struct SecureSessionError: Error, Sendable, CustomStringConvertible {
             case .responseSignatureRejected(let status, let reason):
                 return "the response (status \(status)) was refused: its HTTP message signature does not hold: \(reason)"
             case .circuitOpen(let server, let failures, let lastFailure, let retryAfter):
-                let when = retryAfter > .zero ? "a trial request may go in \(retryAfter.formattedSeconds)" : "a trial request is under way"
-                let last = lastFailure.isEmpty ? "" : " (last: \(lastFailure))"
-                return "not sent: the circuit of \(server) is open after \(failures) failure\(failures == 1 ? "" : "s") in a row\(last); \(when)"
+                return CircuitOpen(server: server, failures: failures, lastFailure: lastFailure, retryAfter: retryAfter).description
             case .rateLimited(let server, let wait, let timeLeft):
                 return "not sent: its turn to go to \(server) under the rate limit would come in \(wait.formattedSeconds), after the \(timeLeft.formattedSeconds) left of its time limit"
             }

@@ -107,18 +107,11 @@ struct ConnectionKey: Sendable, Hashable, CustomStringConvertible {
     /// `https://host:port`.
     var description: String { Self.serverName(isSecure: isSecure, host: host, port: port) }
 
-    /// `https://host:port` (`http://` when not secure; an IPv6 host in brackets).
-    static func serverName(isSecure: Bool, host: String, port: Int) -> String {
-        "\(isSecure ? "https" : "http")://\(host.inAuthorityForm):\(port)"
-    }
+    /// `https://host:port`: how a server is named (``ServerName``).
+    static func serverName(isSecure: Bool, host: String, port: Int) -> String { ServerName.of(isSecure: isSecure, host: host, port: port) }
 
-    /// The name of `url`'s server as ``description`` gives it for the url's requests: its host as
-    /// ``ServerHost`` reads it, its port or the scheme's (`wss`/`ws` as `https`/`http`).
-    static func serverName(of url: URL) -> String {
-        let scheme = url.scheme?.lowercased() ?? ""
-        let isSecure = scheme == "https" || scheme == "wss"
-        return serverName(isSecure: isSecure, host: ServerHost(url.host ?? "").name, port: url.port ?? (isSecure ? 443 : 80))
-    }
+    /// The name of `url`'s server (``ServerName``).
+    static func serverName(of url: URL) -> String { ServerName.of(url) }
 
     /// The identity the key's connections offer when no challenge handler chooses one (with a
     /// handler, what is presented is the handler's answer).

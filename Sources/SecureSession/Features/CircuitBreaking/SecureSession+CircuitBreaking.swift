@@ -1,3 +1,5 @@
+import CircuitBreaking
+
 extension SecureSession {
     /// Runs `exchange` with `key`'s server if its circuit in `breaker` lets it, and counts how it
     /// ended. A refusal is thrown as ``ConnectionNotEstablished`` (nothing was sent), so that a
@@ -15,7 +17,9 @@ extension SecureSession {
             permit = given
         case .failure(let refusal):
             configuration.logger.debug("not sent: the server's circuit is open", metadata: ["server": "\(server)", "refusal": "\(refusal)"])
-            throw ConnectionNotEstablished(error: refusal)
+            throw ConnectionNotEstablished(error: .circuitOpen(
+                server: refusal.server, failures: refusal.failures, lastFailure: refusal.lastFailure, retryAfter: refusal.retryAfter
+            ))
         }
         do {
             let exchanged = try await exchange()

@@ -4,21 +4,21 @@ import TransportSecurity
 /// Stops sending requests to a server that keeps failing, for a while, so that callers fail at
 /// once instead of each waiting for a connection or a timeout, and a struggling server (a
 /// partner API, a payment gateway) is not sent more than it can answer. Set it as
-/// ``SecureSessionConfiguration/circuitBreaker``; one breaker may serve several sessions.
+/// `SecureSessionConfiguration/circuitBreaker`; one breaker may serve several sessions.
 ///
 /// Each server (scheme, host and port) has its own circuit, as Envoy's outlier detection and
 /// Polly's circuit breaker keep one per upstream. Closed, requests go, and the failures in a row
 /// are counted (``CircuitBreakerPolicy``: connections that fail, timeouts, 502, 503, 504);
 /// ``CircuitBreakerPolicy/failureThreshold`` of them open it. Open, every request to the server
 /// fails before a connection is sought, with
-/// ``SecureSessionError/circuitOpen(server:failures:lastFailure:retryAfter:)``, until
+/// `SecureSessionError.circuitOpen`, until
 /// ``CircuitBreakerPolicy/openDuration`` has passed; then it is half open, and one trial request
 /// goes (the others still fail at once): its answer closes the circuit, its failure opens it again
 /// for twice as long (up to ``CircuitBreakerPolicy/maximumOpenDuration``).
 ///
 /// Every exchange with the network counts, each redirect and challenge its own (for the server it
-/// went to), each attempt of a ``RetryPolicy`` too: a retry into an open circuit fails at once and
-/// is not retried (``RetryPolicy`` does not repeat ``SecureSessionError/circuitOpen(server:failures:lastFailure:retryAfter:)``),
+/// went to), each attempt of a `RetryPolicy` too: a retry into an open circuit fails at once and
+/// is not retried (`RetryPolicy` does not repeat `SecureSessionError.circuitOpen`),
 /// and a response cache's `stale-if-error` answers in its place. Answers from the response cache
 /// do not go near the circuit. WebSockets do not go through it; gRPC calls do when their client
 /// has a `CircuitBreakingInterceptor` (`TransportSecurityGRPC`), sharing the circuit of the
@@ -44,7 +44,7 @@ public final class CircuitBreaker: @unchecked Sendable {
 
     /// The circuit of `url`'s server (`https://host:443`): closed when nothing is known of it.
     public func status(of url: URL) -> CircuitStatus {
-        let server = ConnectionKey.serverName(of: url)
+        let server = ServerName.of(url)
         return lock.withLock { status(server, circuits[server], now: .now) }
     }
 
@@ -64,11 +64,11 @@ public final class CircuitBreaker: @unchecked Sendable {
     /// The name of the server at `host` and `port` over TLS (`https://host:port`), as circuits
     /// are kept: the circuit a gRPC call to it shares with HTTP requests to the same server.
     package static func secureServer(host: String, port: Int) -> String {
-        ConnectionKey.serverName(isSecure: true, host: ServerHost(host).name, port: port)
+        ServerName.of(isSecure: true, host: ServerHost(host).name, port: port)
     }
 
     /// A permit for a request to `server`, or why not. Every permit given must be recorded.
-    package func admit(_ server: String) -> Result<Circuit.Permit, SecureSessionError> {
+    package func admit(_ server: String) -> Result<Circuit.Permit, CircuitOpen> {
         lock.withLock {
             let now = ContinuousClock.now
             var circuit = circuits[server] ?? newCircuit()
@@ -76,7 +76,7 @@ public final class CircuitBreaker: @unchecked Sendable {
             circuits[server] = circuit.isForgettable ? nil : circuit
             if circuits.count > Self.maximumCircuits { forgetQuietCircuits(at: now) }
             return admission.mapError { refusal in
-                .circuitOpen(server: server, failures: circuit.consecutiveFailures, lastFailure: circuit.lastFailure ?? "", retryAfter: refusal.retryAfter)
+                CircuitOpen(server: server, failures: circuit.consecutiveFailures, lastFailure: circuit.lastFailure ?? "", retryAfter: refusal.retryAfter)
             }
         }
     }

@@ -1,6 +1,6 @@
 /// When a ``CircuitBreaker`` stops sending requests to a server, and for how long: after
 /// ``failureThreshold`` failures in a row its circuit opens, and requests to it fail at once
-/// with ``SecureSessionError/circuitOpen(server:failures:lastFailure:retryAfter:)`` instead of
+/// with `SecureSessionError.circuitOpen` instead of
 /// waiting for a connection or a timeout; after ``openDuration`` one trial request (``trialRequests``)
 /// goes through, and its outcome closes the circuit again or keeps it open twice as long, up to
 /// ``maximumOpenDuration``.
@@ -14,12 +14,12 @@
 public struct CircuitBreakerPolicy: Sendable, Hashable {
     /// A failure of the network or of time, counted unless left out of ``countedFailures``.
     public enum CountedFailure: Sendable, Hashable, CaseIterable {
-        /// The connection could not be made, or broke (``SecureSessionError/connectionFailed(_:)``).
+        /// The connection could not be made, or broke (`SecureSessionError.connectionFailed`).
         case connectionFailure
         /// The request took longer than its time limit while connecting, sending or waiting for
-        /// the answer (``SecureSessionError/timeout(_:during:)``).
+        /// the answer (`SecureSessionError.timeout`).
         case timeout
-        /// The TLS handshake failed (``SecureSessionError/tlsFailure(_:)``): a server whose TLS is
+        /// The TLS handshake failed (`SecureSessionError.tlsFailure`): a server whose TLS is
         /// broken. Not counted by default, since a handshake also fails for reasons of the
         /// client's own (a client certificate the server refuses).
         case tlsFailure
