@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "SecureSession", targets: ["SecureSession"]),
         .library(name: "HTTPMessageSignatures", targets: ["HTTPMessageSignatures"]),
         .library(name: "CircuitBreaking", targets: ["CircuitBreaking"]),
+        .library(name: "OAuth", targets: ["OAuth"]),
         .library(name: "SecureSessionOpenAPI", targets: ["SecureSessionOpenAPI"]),
         .library(name: "TransportSecurityGRPC", targets: ["TransportSecurityGRPC"]),
         .library(name: "Reachability", targets: ["Reachability"]),
@@ -78,9 +79,23 @@ let package = Package(
             name: "CircuitBreaking",
             dependencies: ["TransportSecurity"]
         ),
+        // OAuth 2.0 client parts with no HTTP client: tokens and their cache, DPoP proofs, client
+        // assertions, metadata checks, and the protocol a token source answers; the session
+        // fetches tokens, the gRPC transports put them on calls.
+        .target(
+            name: "OAuth",
+            dependencies: [
+                "TransportSecurity",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
         .target(
             name: "SecureSession",
             dependencies: [
+                "OAuth",
                 "TransportSecurity",
                 "TransportSecurityNIO",
                 "HTTPMessageSignatures",
@@ -115,9 +130,9 @@ let package = Package(
             name: "TransportSecurityGRPC",
             dependencies: [
                 "CircuitBreaking",
+                "OAuth",
                 "TransportSecurity",
                 "TransportSecurityNIO",
-                "SecureSession",
                 .product(name: "GRPCCore", package: "grpc-swift-2"),
                 .product(name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -156,6 +171,7 @@ let package = Package(
         .target(
             name: "TSecCLI",
             dependencies: [
+                "OAuth",
                 "CircuitBreaking",
                 "HTTPMessageSignatures",
                 "TransportSecurity",
@@ -192,6 +208,7 @@ let package = Package(
         .target(
             name: "TestServers",
             dependencies: [
+                "OAuth",
                 "HTTPMessageSignatures",
                 "TransportSecurity",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -241,6 +258,7 @@ let package = Package(
         .testTarget(
             name: "SecureSessionTests",
             dependencies: [
+                "OAuth",
                 "CircuitBreaking",
                 "HTTPMessageSignatures",
                 "SecureSession",
@@ -262,6 +280,7 @@ let package = Package(
         .testTarget(
             name: "TransportSecurityGRPCTests",
             dependencies: [
+                "OAuth",
                 "CircuitBreaking",
                 "TransportSecurityGRPC",
                 "TransportSecurityNIO",
@@ -278,6 +297,7 @@ let package = Package(
         .testTarget(
             name: "DocumentationExamplesTests",
             dependencies: [
+                "OAuth",
                 "CircuitBreaking",
                 "HTTPMessageSignatures",
                 "TransportSecurity",
@@ -302,6 +322,7 @@ let package = Package(
         .testTarget(
             name: "TSecCLITests",
             dependencies: [
+                "OAuth",
                 "HTTPMessageSignatures",
                 "TSecCLI",
                 "TransportSecurityGRPC",

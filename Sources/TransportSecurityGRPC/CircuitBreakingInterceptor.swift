@@ -3,7 +3,7 @@ import GRPCCore
 import Logging
 import NIOSSL
 
-/// A ``SecureSession/CircuitBreaker`` for gRPC calls, as a grpc-swift client interceptor: calls
+/// A `CircuitBreaker` for gRPC calls, as a grpc-swift client interceptor: calls
 /// to a server that keeps answering that it cannot serve (overloaded, in maintenance, its
 /// backends down) fail at once for a while, before anything is sent, instead of adding to its
 /// load, as the session's HTTP requests do on 502, 503 and 504.
@@ -17,9 +17,9 @@ import NIOSSL
 /// ```
 ///
 /// The circuit is the breaker's for `https://host:port`, shared with the HTTP requests a
-/// ``SecureSession/SecureSession`` with the same breaker sends to that server. Counted as failures
-/// (when the breaker's ``SecureSession/CircuitBreakerPolicy/countedFailures`` has
-/// ``SecureSession/CircuitBreakerPolicy/CountedFailure/connectionFailure``): calls that end
+/// `SecureSession` with the same breaker sends to that server. Counted as failures
+/// (when the breaker's `CircuitBreakerPolicy.countedFailures` has
+/// `CircuitBreakerPolicy.CountedFailure.connectionFailure`): calls that end
 /// `UNAVAILABLE` once their stream was open (the server's answer, or a connection that broke
 /// under the call); `DEADLINE_EXCEEDED` answered by the server counts as a timeout. A call the
 /// server answered with any other status (`OK`, `NOT_FOUND`, `UNAUTHENTICATED`, …) is a success. A

@@ -1,9 +1,9 @@
 import Foundation
 import GRPCCore
-import SecureSession
+import OAuth
 
 /// OAuth 2.0 client credentials for gRPC calls, as a grpc-swift client interceptor: every call
-/// carries `authorization: Bearer <token>` metadata with the token ``OAuthClientCredentials``
+/// carries `authorization: Bearer <token>` metadata with the token `OAuthClientCredentials`
 /// obtains, keeps while it is fresh and renews before it expires (one token request however
 /// many calls wait), the same token its HTTP requests carry when the two share it.
 ///
@@ -27,11 +27,11 @@ import SecureSession
 /// grpc-swift's interceptors do not see the transport: give these credentials only to a client
 /// whose transport is TLS (`HTTP2ClientTransport.Posix(target:verifiedBy:…)`),
 /// and only to the clients of the servers the token is meant for (grpc-swift's
-/// `ConditionalInterceptor` narrows them to some services). ``OAuthClientCredentials/hosts``
+/// `ConditionalInterceptor` narrows them to some services). `OAuthClientCredentials.hosts`
 /// choose the HTTP requests that carry the token, not gRPC calls. The token is never logged or
 /// shown in a description.
 ///
-/// **Tokens bound by DPoP** (RFC 9449, ``SecureSession/OAuthClientCredentials/proofOfPossession``)
+/// **Tokens bound by DPoP** (RFC 9449, `OAuthClientCredentials.proofOfPossession`)
 /// need the server's URL, which a proof names (`htu`) and which grpc-swift does not tell an
 /// interceptor:
 ///
@@ -47,14 +47,14 @@ import SecureSession
 /// did not refuse the token: the token is kept, and the next call, or the next attempt of a call
 /// whose retry policy names `.unauthenticated`, carries a proof with the nonce. Without `server`,
 /// calls with DPoP-bound credentials fail `UNAUTHENTICATED`
-/// (``SecureSession/OAuthError/proofRequiredPerRequest``); a server URL that is not https fails
-/// them so too (``SecureSession/OAuthError/cleartextRequest(_:)``).
+/// (`OAuthError.proofRequiredPerRequest`); a server URL that is not https fails
+/// them so too (`OAuthError.cleartextRequest`).
 /// A proof's `htu` names the server as `server` does: give the name and port the server knows
 /// itself by.
 @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 public struct OAuthCallCredentials: ClientInterceptor, CustomStringConvertible {
-    /// Where the tokens come from.
-    public let credentials: OAuthClientCredentials
+    /// Where the tokens come from (SecureSession's `OAuthClientCredentials`, or another source).
+    public let credentials: any OAuthAuthorizing
     /// The URL of the server the calls go to (`https://host[:port]`), which DPoP proofs name;
     /// `nil` when not given (bearer tokens need none).
     public let server: URL?
@@ -64,7 +64,7 @@ public struct OAuthCallCredentials: ClientInterceptor, CustomStringConvertible {
     ///   - credentials: The client credentials whose tokens the calls carry.
     ///   - server: The server the calls go to, `https://host[:port]` (a path is ignored): needed
     ///     for tokens bound by DPoP, whose proofs name it with each call's path.
-    public init(_ credentials: OAuthClientCredentials, server: URL? = nil) {
+    public init(_ credentials: some OAuthAuthorizing, server: URL? = nil) {
         self.credentials = credentials
         self.server = server
     }
@@ -149,7 +149,8 @@ public struct OAuthCallCredentials: ClientInterceptor, CustomStringConvertible {
         switch error {
         case let error as RPCError:
             error
-        case _ where error is CancellationError || (error as? SecureSessionError)?.code == .cancelled:
+        // The token request ended with the call's task (a session reports it as its own error).
+        case _ where error is CancellationError || Task.isCancelled:
             RPCError(code: .cancelled, message: "the call was cancelled while its access token was requested", cause: error)
         case let error as OAuthError:
             RPCError(code: .unauthenticated, message: "no access token: \(error)", cause: error)

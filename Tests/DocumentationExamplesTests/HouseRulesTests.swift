@@ -43,6 +43,8 @@ struct HouseRulesTests {
         let forbidden: [String: [String]] = [
             "TransportSecurity/": ["import NIO", "import TransportSecurityNIO", "import SecureSession", "import Reachability", "import Logging"],
             "TransportSecurityNIO/": ["import SecureSession", "import TransportSecurityGRPC", "import SecureSessionOpenAPI"],
+            "OAuth/": ["import SecureSession", "import TransportSecurityNIO", "import NIOCore", "import NIOPosix"],
+            "TransportSecurityGRPC/": ["import SecureSession"],
             "CircuitBreaking/": ["import NIO", "import SecureSession", "import TransportSecurityNIO", "import Logging"],
             "HTTPMessageSignatures/": ["import NIO", "import SecureSession", "import TransportSecurityNIO"],
             "SecureSession/": ["import TransportSecurityGRPC", "import SecureSessionOpenAPI", "import TSecCLI"],

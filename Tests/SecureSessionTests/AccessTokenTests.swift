@@ -1,4 +1,5 @@
 import Foundation
+@testable import OAuth
 import Testing
 
 @testable import SecureSession

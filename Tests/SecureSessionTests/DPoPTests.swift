@@ -1,6 +1,7 @@
 import Crypto
 import CryptoExtras
 import Foundation
+@testable import OAuth
 import PKIBuilder
 import TestServers
 import Testing

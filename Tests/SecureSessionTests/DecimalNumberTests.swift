@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SecureSession
+@testable import TransportSecurity
 
 @Suite("Decimal numbers in header fields")
 struct DecimalNumberTests {

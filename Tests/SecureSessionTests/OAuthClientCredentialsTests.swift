@@ -1,6 +1,7 @@
 import Crypto
 import CryptoExtras
 import Foundation
+import OAuth
 import PKIBuilder
 import SecureSession
 import TestServers

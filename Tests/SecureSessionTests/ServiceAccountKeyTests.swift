@@ -1,5 +1,6 @@
 import CryptoExtras
 import Foundation
+@testable import OAuth
 import Testing
 
 @testable import SecureSession

@@ -1,4 +1,5 @@
 import Foundation
+import OAuth
 import SecureSession
 import TestServers
 

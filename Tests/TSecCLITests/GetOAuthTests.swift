@@ -1,5 +1,6 @@
 import Foundation
 import HTTPMessageSignatures
+import OAuth
 import PKIBuilder
 import SecureSession
 import TSecCLI

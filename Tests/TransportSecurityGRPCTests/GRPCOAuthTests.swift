@@ -1,6 +1,7 @@
 import Foundation
 import GRPCCore
 import GRPCNIOTransportHTTP2Posix
+import OAuth
 import PKIBuilder
 import SecureSession
 import Synchronization

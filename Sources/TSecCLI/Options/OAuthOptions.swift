@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import OAuth
 import SecureSession
 import TransportSecurityNIO
 

@@ -15,4 +15,11 @@ package enum ServerName {
         let isSecure = scheme == "https" || scheme == "wss"
         return of(isSecure: isSecure, host: ServerHost(url.host ?? "").name, port: url.port ?? (isSecure ? 443 : 80))
     }
+
+    /// `scheme://host:port` of an http or https `url` (as ``of(_:)``); `nil` for another scheme
+    /// or a URL without a host: an origin whose responses or nonces are kept apart.
+    package static func origin(of url: URL) -> String? {
+        guard let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http", let host = url.host, !host.isEmpty else { return nil }
+        return of(url)
+    }
 }

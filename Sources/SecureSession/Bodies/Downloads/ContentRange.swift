@@ -1,3 +1,4 @@
+import TransportSecurity
 /// A `Content-Range` field of a byte range (RFC 9110 §14.4): the range a 206 carries, or the
 /// length a 416 gives.
 struct ContentRange: Equatable {

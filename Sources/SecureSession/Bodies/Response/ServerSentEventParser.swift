@@ -1,3 +1,4 @@
+import TransportSecurity
 /// Reads a `text/event-stream` fed to it in parts, as they come (the HTML standard's rules,
 /// as ``ServerSentEvents`` applies them; usable on its own with ``SecureSession/stream(_:into:)``):
 /// lines end in CR LF, LF or CR, even when a part ends between the CR and the LF; a leading

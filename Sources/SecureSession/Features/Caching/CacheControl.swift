@@ -1,3 +1,4 @@
+import TransportSecurity
 /// The directives of a message's `Cache-Control` fields (RFC 9111 §5.2), read the same way for
 /// requests and responses: names without case, values as tokens or quoted strings, several
 /// fields and lists joined. A directive given twice keeps its first value.

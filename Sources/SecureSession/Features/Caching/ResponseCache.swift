@@ -138,10 +138,7 @@ public final class ResponseCache: Sendable {
     }
 
     /// `scheme://host:port` of `url`, as in ``resource(of:)``.
-    static func origin(of url: URL) -> String? {
-        guard let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http", let host = url.host, !host.isEmpty else { return nil }
-        return ConnectionKey.serverName(of: url)
-    }
+    static func origin(of url: URL) -> String? { ServerName.origin(of: url) }
 
     /// Whether a request with `fields` has the values a response was varied on.
     private static func matches(_ varied: [String: String?], _ fields: [(name: String, value: String)]) -> Bool {

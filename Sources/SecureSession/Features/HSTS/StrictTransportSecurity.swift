@@ -1,4 +1,5 @@
 import Foundation
+import TransportSecurity
 
 /// A `Strict-Transport-Security` field (RFC 6797 §6.1): how long the host is to be reached over
 /// https only, and whether its subdomains too.

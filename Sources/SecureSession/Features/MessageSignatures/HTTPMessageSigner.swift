@@ -1,5 +1,6 @@
 import Foundation
 import HTTPMessageSignatures
+import OAuth
 
 /// Signs every request a ``SecureSession`` sends with an HTTP message signature (RFC 9421):
 /// the `Signature-Input` and `Signature` fields, made anew for each attempt (a fresh `created`

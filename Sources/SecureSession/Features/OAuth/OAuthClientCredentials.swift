@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import OAuth
 import TransportSecurity
 
 /// OAuth 2.0's client-credentials grant (RFC 6749 §4.4) as a ``RequestInterceptor``: every
@@ -27,7 +28,7 @@ import TransportSecurity
 /// only over https (``OAuthError/cleartextRequest(_:)``); the session never carries it on a
 /// redirect to another origin. Neither the secret nor a token is ever logged or shown in a
 /// description.
-public struct OAuthClientCredentials: RequestInterceptor, CustomStringConvertible {
+public struct OAuthClientCredentials: RequestInterceptor, OAuthAuthorizing, CustomStringConvertible {
     /// The token endpoint.
     public let tokenURL: URL
     /// The client's identifier at the authorization server.

@@ -1,5 +1,6 @@
 import Foundation
 import RawStructuredFieldValues
+import TransportSecurity
 
 /// The wait an answer asks for before the request is sent again: its `Retry-After` field (RFC
 /// 9110 §10.2.3: a number of seconds, or an HTTP date, read in any of the three forms RFC 9110

@@ -3,6 +3,7 @@ import Foundation
 import HTTPMessageSignatures
 import Logging
 import NIOConcurrencyHelpers
+import OAuth
 import SecureSession
 import TransportSecurity
 import TransportSecurityNIO

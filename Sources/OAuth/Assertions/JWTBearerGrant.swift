@@ -4,15 +4,15 @@ import Foundation
 /// service account's key, made anew for every token request — issuer the account, audience the
 /// token endpoint, the scopes as its `scope` claim, the user it acts for as `sub` (domain-wide
 /// delegation), valid an hour from its `iat`.
-enum JWTBearerGrant {
+package enum JWTBearerGrant {
     /// The token request's `grant_type`.
-    static let type = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+    package static let type = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 
     /// How long a grant is valid (the most Google takes).
-    static let lifetime: TimeInterval = 3600
+    package static let lifetime: TimeInterval = 3600
 
     /// The signed grant.
-    static func make(account: ServiceAccountKey, subject: String?, scopes: [String], audience: URL, at now: Date = Date()) throws -> String {
+    package static func make(account: ServiceAccountKey, subject: String?, scopes: [String], audience: URL, at now: Date = Date()) throws -> String {
         var header: [String: Any] = ["typ": "JWT"]
         if let keyID = account.keyID { header["kid"] = keyID }
         let issued = Int(now.timeIntervalSince1970)

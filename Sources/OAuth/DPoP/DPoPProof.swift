@@ -23,7 +23,7 @@ package enum DPoPProof {
     ///   - accessToken: The token the request carries (its SHA-256 becomes `ath`); none for a
     ///     token request.
     ///   - nonce: The server's nonce, when it gave one.
-    static func make(
+    package static func make(
         method: String,
         url: URL,
         key: DPoPKey,
@@ -42,7 +42,7 @@ package enum DPoPProof {
     }
 
     /// `htu`: the request's URL without its query and fragment (§4.2).
-    static func targetURI(of url: URL) -> String {
+    package static func targetURI(of url: URL) -> String {
         guard var parts = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return url.absoluteString }
         parts.query = nil
         parts.fragment = nil

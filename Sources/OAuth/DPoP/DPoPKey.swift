@@ -6,7 +6,7 @@ import Foundation
 /// ``generated()`` makes), a P-384 key (`ES384`) or an RSA key of 2048 bits or more (`PS256`,
 /// or `RS256`). Its description never shows the key.
 public struct DPoPKey: Sendable, CustomStringConvertible {
-    let signingKey: JWSSigningKey
+    package let signingKey: JWSSigningKey
 
     /// The algorithm its proofs are signed with.
     public var algorithm: ClientAssertionKey.Algorithm { signingKey.algorithm }

@@ -4,14 +4,14 @@ import Foundation
 /// document has the same members), as far as a client of the client-credentials grant needs
 /// it: where its token endpoint is (and its mutual-TLS alias, RFC 8705 §5), and which client
 /// authentications and DPoP algorithms it takes.
-struct AuthorizationServerMetadata: Decodable {
-    let issuer: String?
-    let tokenEndpoint: String?
-    let mtlsEndpointAliases: Aliases?
-    let tokenEndpointAuthMethodsSupported: [String]?
-    let dpopSigningAlgValuesSupported: [String]?
+package struct AuthorizationServerMetadata: Decodable {
+    package let issuer: String?
+    package let tokenEndpoint: String?
+    package let mtlsEndpointAliases: Aliases?
+    package let tokenEndpointAuthMethodsSupported: [String]?
+    package let dpopSigningAlgValuesSupported: [String]?
 
-    struct Aliases: Decodable {
+    package struct Aliases: Decodable {
         let tokenEndpoint: String?
 
         enum CodingKeys: String, CodingKey {
@@ -19,7 +19,7 @@ struct AuthorizationServerMetadata: Decodable {
         }
     }
 
-    enum CodingKeys: String, CodingKey {
+    package enum CodingKeys: String, CodingKey {
         case issuer
         case tokenEndpoint = "token_endpoint"
         case mtlsEndpointAliases = "mtls_endpoint_aliases"
@@ -30,7 +30,7 @@ struct AuthorizationServerMetadata: Decodable {
     /// Where `issuer`'s metadata may be, in the order asked: RFC 8414 §3.1's
     /// `/.well-known/oauth-authorization-server` before the issuer's path, then OpenID Connect
     /// Discovery's `/.well-known/openid-configuration` after it.
-    static func locations(of issuer: URL) -> [URL] {
+    package static func locations(of issuer: URL) -> [URL] {
         guard var parts = URLComponents(url: issuer, resolvingAgainstBaseURL: true) else { return [] }
         let path = parts.path.hasSuffix("/") ? String(parts.path.dropLast()) : parts.path
         parts.query = nil
@@ -43,35 +43,13 @@ struct AuthorizationServerMetadata: Decodable {
         return locations
     }
 
-    /// The metadata of `issuer`, read through `session` from the first of its ``locations(of:)``
-    /// that answers `200`.
-    /// - Throws: ``OAuthError/unusableMetadata(_:_:)`` when neither answers, or the answer is no
-    ///   JSON object of metadata; the session's errors (a rejected certificate among them).
-    static func discover(issuer: URL, through session: SecureSession) async throws -> (metadata: AuthorizationServerMetadata, location: URL) {
-        guard issuer.scheme?.lowercased() == "https" else { throw OAuthError.unusableMetadata(issuer, "the issuer is not an https URL") }
-        var statuses: [String] = []
-        for location in locations(of: issuer) {
-            let request = SecureRequest(url: location, headers: [("Accept", "application/json")]).toAuthorizationServer
-            let response = try await session.send(request)
-            guard response.statusCode == 200 else {
-                statuses.append("\(location.path): HTTP \(response.statusCode)")
-                continue
-            }
-            guard let metadata = try? JSONDecoder().decode(AuthorizationServerMetadata.self, from: response.body) else {
-                throw OAuthError.unusableMetadata(location, "not a JSON object of authorization server metadata")
-            }
-            return (metadata, location)
-        }
-        throw OAuthError.unusableMetadata(issuer, "no metadata found (\(statuses.joined(separator: ", ")))")
-    }
-
     /// The token endpoint for a client authenticating with `authentication`, checked: the
     /// metadata names `issuer` exactly (RFC 8414 §3.3: metadata of another issuer would send
     /// the client's credentials to it), the endpoint is https, the server takes the client's
     /// authentication and, with `proofAlgorithm`, its DPoP algorithm, when it lists them. With
     /// mutual TLS (`tls_client_auth`, or a client certificate for certificate-bound tokens),
     /// the endpoint's mutual-TLS alias when it has one (RFC 8705 §5).
-    func tokenEndpoint(issuer: URL, location: URL, authentication: OAuthClientAuthentication, presentsCertificate: Bool, proofAlgorithm: String?) throws -> URL {
+    package func tokenEndpoint(issuer: URL, location: URL, authentication: OAuthClientAuthentication, presentsCertificate: Bool, proofAlgorithm: String?) throws -> URL {
         guard self.issuer == issuer.absoluteString else {
             throw OAuthError.unusableMetadata(location, "it is the metadata of the issuer '\(self.issuer ?? "none")', not of \(issuer.absoluteString) (RFC 8414 §3.3)")
         }

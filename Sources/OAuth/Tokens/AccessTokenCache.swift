@@ -3,7 +3,7 @@ import Foundation
 /// The access token in use, shared by every request: fetched once when none is fresh, however
 /// many requests ask at the same time (one token request in flight), and forgotten when a
 /// server refuses it.
-actor AccessTokenCache {
+package actor AccessTokenCache {
     private let margin: Duration
     private let fetch: @Sendable () async throws -> AccessToken
     private var current: AccessToken? {
@@ -14,7 +14,7 @@ actor AccessTokenCache {
     private var fetching: Task<AccessToken, any Error>?
 
     /// A cache that gets tokens from `fetch`, and replaces one `margin` before it expires.
-    init(margin: Duration, fetch: @escaping @Sendable () async throws -> AccessToken) {
+    package init(margin: Duration, fetch: @escaping @Sendable () async throws -> AccessToken) {
         self.margin = margin
         self.fetch = fetch
     }
@@ -22,7 +22,7 @@ actor AccessTokenCache {
     /// A token fresh for at least the margin: the current one, or a new one (awaiting the
     /// token request already in flight, if any). A failed token request fails every request
     /// awaiting it; the next one asks again.
-    func token() async throws -> AccessToken {
+    package func token() async throws -> AccessToken {
         if let current, !current.isExpiring(within: margin, at: .now) { return current }
         if let fetching { return try await fetching.value }
         let task = Task { try await fetch() }
@@ -34,7 +34,7 @@ actor AccessTokenCache {
     }
 
     /// Notes that a server accepted `value` (it answered other than `401`).
-    func accepted(_ value: String) {
+    package func accepted(_ value: String) {
         if current?.value == value { currentWasAccepted = true }
     }
 
@@ -44,7 +44,7 @@ actor AccessTokenCache {
     /// forgotten); no when servers never accepted the current one (a new one would be refused
     /// too), so that a client whose tokens are all refused asks for one new token, not for one
     /// per request.
-    func refused(_ value: String) -> Bool {
+    package func refused(_ value: String) -> Bool {
         guard let current, current.value == value else { return true }
         guard currentWasAccepted else { return false }
         self.current = nil

@@ -1,10 +1,10 @@
 import Foundation
 
 /// The compact JWS serialization of the JWTs a client signs (RFC 7515 §7.1, RFC 7519).
-enum JWT {
+package enum JWT {
     /// `header.claims.signature`, each part base64url without padding; the header gets the
     /// key's `alg`.
-    static func signed(header: [String: Any], claims: [String: Any], key: JWSSigningKey) throws -> String {
+    package static func signed(header: [String: Any], claims: [String: Any], key: JWSSigningKey) throws -> String {
         var header = header
         header["alg"] = key.algorithm.rawValue
         let signingInput = try encode(header) + "." + encode(claims)
@@ -16,7 +16,7 @@ enum JWT {
     }
 
     /// Base64url without padding (RFC 7515 §2).
-    static func base64URL(_ data: some DataProtocol) -> String {
+    package static func base64URL(_ data: some DataProtocol) -> String {
         Data(data).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_")
@@ -24,7 +24,7 @@ enum JWT {
     }
 
     /// `text` as a JSON string, quoted and escaped.
-    static func jsonString(_ text: String) -> String {
+    package static func jsonString(_ text: String) -> String {
         // A string is always serializable as a fragment.
         String(decoding: try! JSONSerialization.data(withJSONObject: text, options: [.fragmentsAllowed, .withoutEscapingSlashes]), as: UTF8.self)
     }

@@ -1,32 +1,33 @@
 import Foundation
+import TransportSecurity
 
 /// An access token the token endpoint issued (RFC 6749 §5.1): its value, when it expires, and
 /// when it was obtained. Its description never shows the value.
-struct AccessToken: Sendable, CustomStringConvertible {
+package struct AccessToken: Sendable, CustomStringConvertible {
     /// The token, as sent after `Bearer `.
-    let value: String
+    package let value: String
     /// When it was obtained.
-    let obtained: ContinuousClock.Instant
+    package let obtained: ContinuousClock.Instant
     /// How long the endpoint said it lasts (`expires_in`); `nil`: it did not say, and the token
     /// is used until a server refuses it.
-    let lifetime: Duration?
+    package let lifetime: Duration?
     /// The scopes granted, when the endpoint named them.
-    let scope: String?
+    package let scope: String?
 
     /// Whether the token is over, or will be within `margin`, at `now`.
-    func isExpiring(within margin: Duration, at now: ContinuousClock.Instant) -> Bool {
+    package func isExpiring(within margin: Duration, at now: ContinuousClock.Instant) -> Bool {
         guard let lifetime else { return false }
         return now + margin >= obtained + lifetime
     }
 
-    var description: String {
+    package var description: String {
         "access token (\(lifetime.map { "for \($0)" } ?? "no stated lifetime")\(scope.map { ", scope \($0)" } ?? ""))"
     }
 
     /// The token in the endpoint's JSON answer `body`, of the type `type` (`Bearer`, or `DPoP`
     /// for a token bound to a DPoP key: RFC 9449 §5).
     /// - Throws: ``OAuthError/invalidTokenResponse(_:)`` naming what is wrong.
-    static func parse(_ body: Data, obtained: ContinuousClock.Instant, type expected: String = "Bearer") throws -> AccessToken {
+    package static func parse(_ body: Data, obtained: ContinuousClock.Instant, type expected: String = "Bearer") throws -> AccessToken {
         guard let fields = try? JSONDecoder().decode(TokenFields.self, from: body) else {
             throw OAuthError.invalidTokenResponse("the body is not a JSON object of token fields (\(body.count) bytes)")
         }

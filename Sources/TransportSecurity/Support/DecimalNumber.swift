@@ -1,10 +1,10 @@
 /// A whole number written in ASCII digits, as header fields and event streams write them
 /// (`max-age`, `Max-Age`, `Retry-After`, `Content-Range`, an event stream's `retry`): no sign, no
 /// space, no other character.
-enum DecimalNumber {
+package enum DecimalNumber {
     /// The value of `text`; `nil` when it is empty or holds anything but digits. A number too
     /// long for 64 bits is still a number: the longest there is.
-    static func saturating(_ text: some Collection<UInt8>) -> Int64? {
+    package static func saturating(_ text: some Collection<UInt8>) -> Int64? {
         guard !text.isEmpty else { return nil }
         var value: Int64 = 0
         var overflowed = false

@@ -23,7 +23,7 @@ public struct ClientAssertionKey: Sendable, CustomStringConvertible {
     public let algorithm: Algorithm
     /// The key's identifier at the authorization server (the JWT's `kid`), when given.
     public let keyID: String?
-    let signingKey: JWSSigningKey
+    package let signingKey: JWSSigningKey
 
     /// Reads a PEM private key (`PRIVATE KEY`, `EC PRIVATE KEY` or `RSA PRIVATE KEY`).
     /// - Parameters:

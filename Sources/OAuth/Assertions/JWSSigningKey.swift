@@ -5,9 +5,9 @@ import Foundation
 /// A private key that makes JWS signatures (RFC 7515) for the JWTs a client signs, client
 /// assertions and DPoP proofs: a P-256 key (`ES256`), a P-384 key (`ES384`) or an RSA key of
 /// 2048 bits or more (`PS256`, or `RS256`), with its public key as a JWK (RFC 7517).
-struct JWSSigningKey: Sendable {
+package struct JWSSigningKey: Sendable {
     /// Why a PEM text is no usable key.
-    struct Unusable: Error {
+    package struct Unusable: Error {
         let reason: String
     }
 
@@ -18,7 +18,7 @@ struct JWSSigningKey: Sendable {
     }
 
     /// The algorithm its signatures are made with (the JWS `alg`).
-    let algorithm: ClientAssertionKey.Algorithm
+    package let algorithm: ClientAssertionKey.Algorithm
     private let backing: Backing
 
     /// Reads a PEM private key (`PRIVATE KEY`, `EC PRIVATE KEY` or `RSA PRIVATE KEY`).
@@ -28,7 +28,7 @@ struct JWSSigningKey: Sendable {
     ///   - purpose: What the signatures are for, in the reason of a refusal ("client assertions").
     /// - Throws: ``Unusable`` for what is not such a key, an RSA key shorter than 2048 bits, or
     ///   an EC algorithm asked for an RSA key.
-    init(pemEncoded: String, rsaAlgorithm: ClientAssertionKey.Algorithm, purpose: String) throws(Unusable) {
+    package init(pemEncoded: String, rsaAlgorithm: ClientAssertionKey.Algorithm, purpose: String) throws(Unusable) {
         if let key = try? P256.Signing.PrivateKey(pemRepresentation: pemEncoded) {
             (backing, algorithm) = (.p256(key), .es256)
         } else if let key = try? P384.Signing.PrivateKey(pemRepresentation: pemEncoded) {
@@ -51,7 +51,7 @@ struct JWSSigningKey: Sendable {
     }
 
     /// A new P-256 key (`ES256`), made here and held in memory only.
-    static func generatedP256() -> JWSSigningKey { JWSSigningKey(backing: .p256(P256.Signing.PrivateKey()), algorithm: .es256) }
+    package static func generatedP256() -> JWSSigningKey { JWSSigningKey(backing: .p256(P256.Signing.PrivateKey()), algorithm: .es256) }
 
     private init(backing: Backing, algorithm: ClientAssertionKey.Algorithm) {
         self.backing = backing
@@ -59,7 +59,7 @@ struct JWSSigningKey: Sendable {
     }
 
     /// The JWS signature of `input` (RFC 7518 §3: `R || S` for ECDSA).
-    func sign(_ input: Data) throws -> Data {
+    package func sign(_ input: Data) throws -> Data {
         switch backing {
         case .p256(let key): return try key.signature(for: input).rawRepresentation
         case .p384(let key): return try key.signature(for: input).rawRepresentation
@@ -69,7 +69,7 @@ struct JWSSigningKey: Sendable {
 
     /// The public key as a JWK with its required members only (RFC 7518 §6.2.1, §6.3.1):
     /// `kty`, `crv`, `x`, `y` for EC; `kty`, `n`, `e` for RSA. Never the private parts.
-    var publicJWK: [String: String] {
+    package var publicJWK: [String: String] {
         switch backing {
         case .p256(let key): return Self.ecJWK(curve: "P-256", x963: key.publicKey.x963Representation)
         case .p384(let key): return Self.ecJWK(curve: "P-384", x963: key.publicKey.x963Representation)
@@ -89,7 +89,7 @@ struct JWSSigningKey: Sendable {
 
     /// The JWK SHA-256 thumbprint of `jwk` (RFC 7638 §3): the digest of its required members
     /// as JSON in the order of their names, without white space, in base64url.
-    static func thumbprint(of jwk: [String: String]) -> String {
+    package static func thumbprint(of jwk: [String: String]) -> String {
         let required: [String] = switch jwk["kty"] {
         case "EC": ["crv", "kty", "x", "y"]
         case "RSA": ["e", "kty", "n"]

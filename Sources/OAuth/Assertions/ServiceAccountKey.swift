@@ -13,7 +13,7 @@ public struct ServiceAccountKey: Sendable, CustomStringConvertible {
     /// The key's identifier (`private_key_id`, the JWT's `kid`), when the file has one.
     public var keyID: String? { signingKey.keyID }
     /// The RSA key signing the grants, with RS256 (the algorithm Google takes).
-    let signingKey: ClientAssertionKey
+    package let signingKey: ClientAssertionKey
 
     /// Reads a key file's JSON.
     /// - Parameters:
