@@ -58,6 +58,21 @@ struct GRPCOAuthTests {
         )
     }
 
+    @Test("a call without a token fails with its reason: CANCELLED when the call was cancelled (whatever the token source reported), UNAUTHENTICATED for an OAuth refusal, UNAVAILABLE when the token endpoint was not reached")
+    func noTokenStatuses() async {
+        #expect(OAuthCallCredentials.noToken(because: CancellationError()).code == .cancelled)
+        #expect(OAuthCallCredentials.noToken(because: OAuthError.invalidTokenResponse("no access_token")).code == .unauthenticated)
+        #expect(OAuthCallCredentials.noToken(because: SecureSessionError.connectionFailed("refused")).code == .unavailable)
+        let cancelled = Task {
+            while !Task.isCancelled { await Task.yield() }
+            // A token session reports a cancelled request as its own error.
+            return OAuthCallCredentials.noToken(because: SecureSessionError.cancelled).code
+        }
+        cancelled.cancel()
+        #expect(await cancelled.value == .cancelled)
+        #expect(OAuthCallCredentials.noToken(because: SecureSessionError.cancelled).code == .unavailable, "not cancelled: the source failed")
+    }
+
     @Test("every call carries the token in its authorization metadata, in place of one of its own; ten calls at once wait for one token request; the description shows neither secret nor token")
     func callsCarryTheToken() async throws {
         let setup = try await setUp()
