@@ -27,4 +27,13 @@ public protocol OAuthAuthorizing: Sendable, CustomStringConvertible {
     /// Notes that a server refused `authorization`; whether the token was dropped for it.
     @discardableResult
     func serverRefused(authorization: String) async -> Bool
+
+    /// Whether `error`, thrown while a token was sought, says the request for it was cancelled
+    /// (the source's own cancellation error among them).
+    func isCancellation(_ error: any Error) -> Bool
+}
+
+extension OAuthAuthorizing {
+    /// A `CancellationError`.
+    public func isCancellation(_ error: any Error) -> Bool { error is CancellationError }
 }

@@ -1,8 +1,8 @@
 import Foundation
 import TransportSecurity
 
-/// Why ``OAuthClientCredentials`` could not give a request an access token. Failures to reach
-/// the token endpoint are the token session's ``SecureSessionError``s (a token endpoint whose pin
+/// Why `OAuthClientCredentials` could not give a request an access token. Failures to reach
+/// the token endpoint are the token session's `SecureSessionError`s (a token endpoint whose pin
 /// does not match is `trustRejected`, with its decision).
 public enum OAuthError: Error, Sendable, CustomStringConvertible {
     /// The token endpoint refused to issue a token: its status and the error it named
@@ -30,8 +30,8 @@ public enum OAuthError: Error, Sendable, CustomStringConvertible {
     /// DPoP algorithm not taken).
     case unusableMetadata(URL, String)
     /// A DPoP-bound token was asked for as a bare authorization value
-    /// (``OAuthClientCredentials/authorizationValue()``): it goes only with a proof made for
-    /// its request (``OAuthClientCredentials/authorization(method:url:)``).
+    /// (`OAuthClientCredentials.authorizationValue`): it goes only with a proof made for
+    /// its request (`OAuthClientCredentials.authorization`).
     case proofRequiredPerRequest
 
     /// A sentence saying what went wrong; what the server wrote is escaped.

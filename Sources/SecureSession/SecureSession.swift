@@ -85,12 +85,12 @@ public final class SecureSession: Sendable {
     }
 
     private func sendMeasured(_ request: SecureRequest) async throws -> SecureResponse {
-        let body = BodyCollector(limit: memoryLimit(of: request))
+        let body = BodyCollector(limit: configuration.memoryLimit(of: request))
         let check = configuration.responseSignatures.map(ArrivingResponseCheck.init)
         var request = request
         request.arrivalCheck = check
         // Only a retry needs the held body taken back.
-        let startOver: (@Sendable () -> Bool)? = interceptor(for: request) != nil ? { @Sendable () -> Bool in
+        let startOver: (@Sendable () -> Bool)? = configuration.interceptor(for: request) != nil ? { @Sendable () -> Bool in
             body.reset()
             check?.startOver()
             return true
@@ -180,7 +180,7 @@ public final class SecureSession: Sendable {
         do {
             // A file can take back a failed attempt's body (or keep it to continue); a pipe or
             // device cannot. Only a retry needs it.
-            let startOver: (@Sendable () -> Bool)? = interceptor(for: request) != nil ? { @Sendable () -> Bool in
+            let startOver: (@Sendable () -> Bool)? = configuration.interceptor(for: request) != nil ? { @Sendable () -> Bool in
                 check?.startOver()
                 return file.canStartOver
             } : nil
@@ -233,7 +233,7 @@ public final class SecureSession: Sendable {
         into consume: @escaping @Sendable (Data) async throws -> Void
     ) async throws -> SecureResponse {
         let validation = request.validation ?? configuration.validation
-        let refused = BodyCollector(limit: memoryLimit(of: request))
+        let refused = BodyCollector(limit: configuration.memoryLimit(of: request))
         let verdict = NIOLockedValueBox<Bool?>(nil)
         let headHandedOver = LockedFlag()
         let check = configuration.responseSignatures.map(ArrivingResponseCheck.init)

@@ -20,7 +20,7 @@ import OAuth
 /// a call whose retry policy names `.unauthenticated`, carries a new one; a token no server ever
 /// accepted is kept, so that a client that lost its rights asks for one new token, not one per
 /// call. A call that gets no token fails before anything is sent: `UNAUTHENTICATED` when the
-/// token endpoint refused or answered unusably (the ``OAuthError`` as the `RPCError`'s `cause`),
+/// token endpoint refused or answered unusably (the `OAuthError` as the `RPCError`'s `cause`),
 /// `UNAVAILABLE` when it could not be reached or its certificate was rejected (the
 /// `SecureSessionError` as the cause), `CANCELLED` when the call was.
 ///
@@ -95,7 +95,7 @@ public struct OAuthCallCredentials: ClientInterceptor, CustomStringConvertible {
                 given = OAuthRequestAuthorization(authorization: try await credentials.authorizationValue(), proof: nil)
             }
         } catch {
-            throw Self.noToken(because: error)
+            throw Self.noToken(because: error, from: credentials)
         }
         var request = request
         request.metadata.replaceOrAddString(given.authorization, forKey: "authorization")
@@ -145,12 +145,11 @@ public struct OAuthCallCredentials: ClientInterceptor, CustomStringConvertible {
     private static let transportFailures: Set<RPCError.Code> = [.unavailable, .deadlineExceeded, .cancelled, .unknown, .internalError]
 
     /// The error of a call that got no token because of `error`.
-    static func noToken(because error: any Error) -> RPCError {
+    static func noToken(because error: any Error, from credentials: any OAuthAuthorizing) -> RPCError {
         switch error {
         case let error as RPCError:
             error
-        // The token request ended with the call's task (a session reports it as its own error).
-        case _ where error is CancellationError || Task.isCancelled:
+        case _ where credentials.isCancellation(error):
             RPCError(code: .cancelled, message: "the call was cancelled while its access token was requested", cause: error)
         case let error as OAuthError:
             RPCError(code: .unauthenticated, message: "no access token: \(error)", cause: error)

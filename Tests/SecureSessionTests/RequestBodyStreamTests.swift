@@ -174,9 +174,10 @@ struct RequestBodyStreamTests {
         } throws: { error in
             "\(error)".contains("wrote after its producer returned")
         }
-        var both = SecureRequest(.post, url: server.url("/collect"), body: Data("x".utf8))
-        both.bodyStream = Self.lines(0..<1)
-        await #expect(throws: SecureSessionError.self) { _ = try await session.send(both) }
+        // One kind of body at a time: the stream replaces the bytes.
+        var replaced = SecureRequest(.post, url: server.url("/collect"), body: Data("x".utf8))
+        replaced.bodyStream = Self.lines(0..<1)
+        #expect(replaced.body == nil && replaced.bodyStream != nil)
         await session.shutdown()
         await server.stop()
     }

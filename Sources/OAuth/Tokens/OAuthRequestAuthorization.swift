@@ -1,7 +1,7 @@
-/// What authorizes one request with ``OAuthClientCredentials``' token: the `Authorization`
+/// What authorizes one request with `OAuthClientCredentials`' token: the `Authorization`
 /// value and, for a token bound by DPoP (RFC 9449), the proof made for that request's method and
-/// URL. For requests that are not ``SecureRequest``s, such as gRPC calls' metadata
-/// (``OAuthClientCredentials/authorization(method:url:)``).
+/// URL. For requests that are not `SecureRequest`s, such as gRPC calls' metadata
+/// (`OAuthClientCredentials.authorization`).
 ///
 /// Both values carry the token (the proof its hash): never log them. The description shows
 /// neither.

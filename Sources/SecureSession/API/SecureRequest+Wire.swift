@@ -36,9 +36,6 @@ extension SecureRequest {
             return "the request has several Host header fields, which a server must refuse (RFC 9112 §3.2)"
         }
         if let malformation = idempotencyKeyMalformation() { return malformation }
-        if [body != nil, bodyFile != nil, bodyParts != nil, bodyStream != nil].filter({ $0 }).count > 1 {
-            return "a request has one of a body, a body file, body parts and a body stream, not several"
-        }
         if requestTarget.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) {
             return "the path or query of \(url.redacted.debugDescription) contains white space or control characters"
         }

@@ -11,22 +11,10 @@ public struct SecureRequest: Sendable {
     public var url: URL
     /// Header fields, in order; names compare case-insensitively.
     public var headers: [(name: String, value: String)]
-    /// The body, if any.
-    public var body: Data?
-    /// A file sent as the body, read part by part as it is sent and never held in memory (a
-    /// large upload); its length, measured when the request is sent, is the `Content-Length`.
-    /// Sent again from its start when a retry, a 307/308 redirect or an answered challenge
-    /// needs it. Not with ``body``.
-    public var bodyFile: String?
-    /// A body sent from parts in order (``RequestBodyPart``): bytes in memory and files read
-    /// part by part as they are sent, never held whole (what ``multipart(_:url:form:)`` makes of
-    /// a form with files). Its length, the files measured when the request is sent, is the
-    /// `Content-Length`; every sending reads the files from their start. Not with ``body``,
-    /// ``bodyFile`` or ``bodyStream``.
-    public var bodyParts: [RequestBodyPart]?
-    /// A body written by a producer as it is sent (``RequestBodyStream``): chunked over HTTP/1.1
-    /// when its length is not known. Not with ``body``, ``bodyFile`` or ``bodyParts``.
-    public var bodyStream: RequestBodyStream?
+    /// What the request sends as its body (its content, RFC 9110 §6.4): bytes, a file, parts or
+    /// a stream, one of them; `nil` for none. ``body``, ``bodyFile``, ``bodyParts`` and
+    /// ``bodyStream`` read and set it as each kind.
+    public var content: RequestBody?
     /// How long the whole request may take; `nil` uses the session's. Zero or less fails the
     /// request with ``SecureSessionError/timeout(_:during:)`` before anything is sent.
     public var timeout: Duration?
@@ -98,10 +86,7 @@ public struct SecureRequest: Sendable {
         self.method = method
         self.url = Self.url(url, appending: queryItems)
         self.headers = headers
-        self.body = body
-        self.bodyFile = nil
-        self.bodyParts = nil
-        self.bodyStream = nil
+        self.content = body.map(RequestBody.data)
         self.timeout = nil
         self.validation = nil
         self.maximumResponseBodySize = nil

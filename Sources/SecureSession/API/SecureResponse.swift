@@ -46,7 +46,7 @@ public struct SecureResponse: Sendable {
     /// adaptation (a token, a signature), the redirects followed and the challenges answered;
     /// without the fields the session adds on the wire (`Host`, `Content-Length`, `User-Agent`,
     /// `Connection`, cookies). What a signed response's `;req` components are checked against
-    /// (``HTTPSignatureMessage/init(_:answering:)``).
+    /// (`HTTPSignatureMessage.init`).
     public internal(set) var sentRequest: SecureRequest? = nil
 
     /// The value of the first trailer field named `name`, compared without case in ASCII.

@@ -139,7 +139,7 @@ public struct SecureSessionConfiguration: Sendable {
     /// Stops sending requests for a while to a server that keeps failing (connections refused,
     /// timeouts, 502/503/504 in a row), so that they fail at once with
     /// ``SecureSessionError/circuitOpen(server:failures:lastFailure:retryAfter:)``
-    /// (``CircuitBreaker``); `nil` (the default): every request goes.
+    /// (`CircuitBreaker`); `nil` (the default): every request goes.
     public var circuitBreaker: CircuitBreaker?
     /// Keeps the requests to each server under a rate (and, optionally, a number at once), each
     /// waiting for its turn, and pauses a server's requests when it answers 429 or 503 with

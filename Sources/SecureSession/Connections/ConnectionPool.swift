@@ -53,8 +53,8 @@ final class ConnectionPool: @unchecked Sendable {
     func lease(
         _ key: ConnectionKey,
         deadline: Deadline,
-        connect: @Sendable () async throws -> any PooledConnection
-    ) async throws -> (connection: any PooledConnection, reused: Bool) {
+        connect: @Sendable () async throws -> any HTTPConnection
+    ) async throws -> (connection: any HTTPConnection, reused: Bool) {
         while true {
             switch try grant(key) {
             case .idle(let connection)?:
@@ -62,7 +62,7 @@ final class ConnectionPool: @unchecked Sendable {
             case .shared(let connection)?:
                 return (connection, true)
             case .connect(let probing)?:
-                let connection: any PooledConnection
+                let connection: any HTTPConnection
                 do {
                     connection = try await connect()
                 } catch {
@@ -112,7 +112,7 @@ final class ConnectionPool: @unchecked Sendable {
     /// behind it then share the connection, or take slots of their own for HTTP/1.1.
     /// - Throws: ``SecureSessionError/sessionShutDown`` (the connection is closed) when the
     ///   session was shut down meanwhile.
-    private func admit(_ connection: any PooledConnection, for key: ConnectionKey, endingProbe: Bool) throws {
+    private func admit(_ connection: any HTTPConnection, for key: ConnectionKey, endingProbe: Bool) throws {
         let multiplexed = connection as? HTTP2Connection
         let accepted: Bool = lock.withLock {
             if endingProbe {
@@ -205,7 +205,7 @@ final class ConnectionPool: @unchecked Sendable {
     /// Gives a connection back after a request. An HTTP/2 connection stays shared whatever
     /// became of the request's stream, unless it can take no more requests or was the request's
     /// own.
-    func release(_ connection: any PooledConnection, reusable: Bool) {
+    func release(_ connection: any HTTPConnection, reusable: Bool) {
         guard let connection = connection as? HTTP1Connection else {
             guard let multiplexed = connection as? HTTP2Connection else { return }
             // A connection of one request's own (its challenge handler's) serves nobody else.
@@ -283,7 +283,7 @@ final class ConnectionPool: @unchecked Sendable {
     /// Closes every connection, idle or in use (the requests using them fail), wakes every
     /// waiting request (they fail too) and refuses new leases.
     func shutdown() {
-        let (connections, woken): ([any PooledConnection], [(id: UInt64, continuation: CheckedContinuation<Void, any Error>)]) = lock.withLock {
+        let (connections, woken): ([any HTTPConnection], [(id: UInt64, continuation: CheckedContinuation<Void, any Error>)]) = lock.withLock {
             isShutDown = true
             defer {
                 idle.removeAll()
@@ -291,7 +291,7 @@ final class ConnectionPool: @unchecked Sendable {
                 shared.removeAll()
                 waiters.removeAll()
             }
-            let open: [any PooledConnection] = Array(idle.values.joined()) + Array(inUse.values) + Array(shared.values.joined())
+            let open: [any HTTPConnection] = Array(idle.values.joined()) + Array(inUse.values) + Array(shared.values.joined())
             return (open, Array(waiters.values.joined()))
         }
         for connection in connections { connection.close() }

@@ -50,7 +50,7 @@ enum Connector {
         proxyTLSContext: NIOSSLContext?,
         deadline: Deadline,
         in environment: Environment
-    ) async throws -> any PooledConnection {
+    ) async throws -> any HTTPConnection {
         let configuration = environment.configuration
         let decompression = configuration.decompression
         let waitsToContinue = configuration.expectContinue != nil

@@ -43,7 +43,7 @@ extension SecureSession {
             let key = keyOfTry
             let tlsContext = tlsContextOfTry
             let leasing = clock.now
-            let (connection, reused): (any PooledConnection, Bool)
+            let (connection, reused): (any HTTPConnection, Bool)
             deadline.enter(.waitingForConnection(key))
             do {
                 (connection, reused) = try await pool.lease(key, deadline: deadline) {
@@ -57,7 +57,7 @@ extension SecureSession {
             deadline.enter(.awaitingResponse(key))
             // When the response's first part came (`nil`: nothing of it yet).
             let firstPart = NIOLockedValueBox<ContinuousClock.Instant?>(nil)
-            let held = BodyCollector(limit: memoryLimit(of: request))
+            let held = BodyCollector(limit: configuration.memoryLimit(of: request))
             do {
                 let followsRedirects = request.followsRedirects
                 let sentHead = requestHead(request, key: key, body: body)
@@ -80,8 +80,8 @@ extension SecureSession {
                     tee?.append(buffer)
                     // The body of a redirect that will be followed is not the caller's; a
                     // challenge's body is held until it is known whether the request is resent.
-                    if followsRedirects, Self.isRedirect(head) { return }
-                    if Self.isChallenge(head) { return try held.append(buffer, of: head) }
+                    if followsRedirects, head.isRedirect { return }
+                    if head.isChallenge { return try held.append(buffer, of: head) }
                     try await sink(head, buffer)
                 }
                 pool.release(connection, reusable: response.reusable && !key.isSingleUse)

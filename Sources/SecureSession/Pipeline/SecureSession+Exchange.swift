@@ -87,8 +87,4 @@ extension SecureSession {
         if Task.isCancelled { throw SecureSessionError.cancelled }
         if let ending = deadline.ending { throw ending }
     }
-
-    static func isChallenge(_ head: HTTPResponseHead) -> Bool {
-        head.status == .unauthorized && head.headers.contains(name: "WWW-Authenticate")
-    }
 }

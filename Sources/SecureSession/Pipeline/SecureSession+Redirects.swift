@@ -10,10 +10,6 @@ import TransportSecurity
 import TransportSecurityNIO
 
 extension SecureSession {
-    static func isRedirect(_ head: HTTPResponseHead) -> Bool {
-        [301, 302, 303, 307, 308].contains(head.status.code) && head.headers.contains(name: "Location")
-    }
-
     /// Where a redirect leads: its one `Location`. Several that differ (a server's bug, or a
     /// header injected beside the server's own) leave it to chance which one a client follows,
     /// so they are refused, as browsers refuse them.
@@ -44,10 +40,7 @@ extension SecureSession {
         // do); a HEAD stays a HEAD (RFC 9110 §15.4.4: the retrieval is a GET or a HEAD).
         if (status == 303 && request.method != .head) || ([301, 302].contains(status) && request.method == .post) {
             next.method = .get
-            next.body = nil
-            next.bodyFile = nil
-            next.bodyParts = nil
-            next.bodyStream = nil
+            next.content = nil
             next.headers.removeAll { ["content-type", "content-length", "content-digest"].contains($0.name.lowercased()) }
         }
         let leavesOrigin = ConnectionKey.serverName(of: target) != ConnectionKey.serverName(of: request.url)
@@ -57,7 +50,7 @@ extension SecureSession {
                 reason: "an exchange with the authorization server (a token request, its metadata) follows no redirect to another origin, which would be handed the client's credentials"
             )
         }
-        if leavesOrigin, request.bodyCarriesCredentials, next.body != nil || next.bodyFile != nil || next.bodyParts != nil || next.bodyStream != nil {
+        if leavesOrigin, request.bodyCarriesCredentials, next.hasBody {
             throw SecureSessionError.redirectRefused(
                 status: status, from: request.url, to: target,
                 reason: "the request's body carries credentials, and following would send it to another origin"

@@ -12,16 +12,6 @@ import TransportSecurityNIO
 extension SecureSession {
     // The request loop: one request to its answer, through challenges and redirects.
 
-    /// The interceptor of `request`: its own, else the session's; `nil` when it is sent once.
-    func interceptor(for request: SecureRequest) -> (any RequestInterceptor)? {
-        request.interceptor ?? configuration.interceptor
-    }
-
-    /// The most of a response to `request` that may be held in memory.
-    func memoryLimit(of request: SecureRequest) -> Int {
-        request.maximumResponseBodySize ?? configuration.maximumResponseBodySize
-    }
-
     /// One attempt of a request; when the connection cannot be made and the request waits for
     /// connectivity, waits for the host to become reachable and tries once more. A connection
     /// that could not be made is thrown as ``ConnectionNotEstablished``, for the retry loop to
@@ -76,7 +66,7 @@ extension SecureSession {
                 if let fresh = exchanged.fieldsFromServer {
                     current.whenAnswerVerified(self.noting(fresh, from: current.url, over: exchanged.trustDecision))
                 }
-                if Self.isChallenge(head) {
+                if head.isChallenge {
                     // A challenge is answered (credentials sent) only when it verifies.
                     try current.arrivalCheck?.verifyHead(head)
                     // A handler may take its time: the deadline bounds it.
@@ -96,7 +86,7 @@ extension SecureSession {
                     // Nobody answered: the 401 and its body reach the caller.
                     if !heldBody.isEmpty { try await sink(head, ByteBuffer(bytes: heldBody)) }
                 }
-                if current.followsRedirects, Self.isRedirect(head), let location = try Self.location(of: head) {
+                if current.followsRedirects, head.isRedirect, let location = try Self.location(of: head) {
                     guard redirects.count < self.configuration.maximumRedirects else {
                         throw SecureSessionError.tooManyRedirects(self.configuration.maximumRedirects)
                     }

@@ -16,7 +16,7 @@ extension SecureSession {
         startingOver: (@Sendable () -> Bool)? = nil,
         sink: @escaping ResponseBodySink
     ) async throws -> SecureResponse {
-        guard let interceptor = interceptor(for: request) else {
+        guard let interceptor = configuration.interceptor(for: request) else {
             do {
                 return try await performWaitingForConnectivity(prepare?(request) ?? request, sink: sink)
             } catch let failure as ConnectionNotEstablished {

@@ -22,7 +22,7 @@ enum HandshakeFailure {
         }
         if let decision = decisions.last, !decision.isTrusted {
             let space = ProtectionSpace(host: key.host, port: key.port, isSecure: true, realm: nil, method: .serverTrust)
-            switch decision.decider.final {
+            switch decision.decider {
             case .challengeHandler(.cancelAuthenticationChallenge): throw SecureSessionError.challengeCancelled(space)
             case .challengeHandler(.rejectProtectionSpace): throw SecureSessionError.protectionSpaceRejected(space)
             default: throw SecureSessionError.trustRejected(decision)

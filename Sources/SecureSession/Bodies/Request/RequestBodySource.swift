@@ -61,10 +61,14 @@ struct RequestBodySource: Sendable {
     /// go in `Content-Length`).
     /// - Throws: ``SecureSessionError/unreadableUpload(_:)`` for a file that cannot be read.
     static func of(_ request: SecureRequest) throws -> RequestBodySource? {
-        if let path = request.bodyFile {
+        switch request.content {
+        case nil:
+            return nil
+        case .data(let data):
+            return RequestBodySource(content: .bytes(ByteBuffer(bytes: data)), progress: request.uploadProgress)
+        case .file(let path):
             return RequestBodySource(content: .parts([try measured(path, forbidden: nil)]), progress: request.uploadProgress)
-        }
-        if let parts = request.bodyParts {
+        case .parts(let parts):
             let measuredParts = try parts.map { part throws -> MeasuredPart in
                 switch part.source {
                 case .data(let data): .bytes(ByteBuffer(bytes: data))
@@ -72,9 +76,9 @@ struct RequestBodySource: Sendable {
                 }
             }
             return RequestBodySource(content: .parts(measuredParts), progress: request.uploadProgress)
+        case .stream(let stream):
+            return RequestBodySource(content: .stream(stream), progress: request.uploadProgress)
         }
-        if let stream = request.bodyStream { return RequestBodySource(content: .stream(stream), progress: request.uploadProgress) }
-        return request.body.map { RequestBodySource(content: .bytes(ByteBuffer(bytes: $0)), progress: request.uploadProgress) }
     }
 
     /// The file at `path`, measured.

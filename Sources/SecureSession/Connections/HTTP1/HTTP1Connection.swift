@@ -14,7 +14,7 @@ import TransportSecurityNIO
 /// A holder task owns the channel through `NIOAsyncChannel.executeThenClose` and keeps it open
 /// until the connection closes; the request that has leased the connection (the pool leases it
 /// to one request at a time) writes to it and reads its response itself, with no task between.
-final class HTTP1Connection: PooledConnection, Sendable {
+final class HTTP1Connection: HTTPConnection, Sendable {
     let key: ConnectionKey
     /// The decision that trusted the server (TLS connections).
     let trustDecision: TrustDecision?

@@ -15,7 +15,7 @@ import TransportSecurity
 /// (its stream refused, or above the last stream the `GOAWAY` says was processed) fails with
 /// ``RequestNotProcessed``, which the session sends again (without counting the try when the
 /// server ended the connection gracefully after serving it: nginx does after `keepalive_requests`).
-final class HTTP2Connection: PooledConnection, Sendable {
+final class HTTP2Connection: HTTPConnection, Sendable {
     let key: ConnectionKey
     let trustDecision: TrustDecision?
     let establishment: ConnectionEstablishment

@@ -135,7 +135,7 @@ extension SecureSession {
         // A redirect followed from a host whose answers must be signed was verified over its head
         // only: a body of its, never checked, is not kept (it would answer a request that does
         // not follow redirects).
-        let unchecked = request.followsRedirects && Self.isRedirect(exchanged.head) && tee.body?.isEmpty == false
+        let unchecked = request.followsRedirects && exchanged.head.isRedirect && tee.body?.isEmpty == false
             && request.arrivalCheck?.requires(request.url) == true
         if !unchecked, let body = tee.body, let varied = Self.variedFields(ifStorable: exchanged.head, for: request) {
             var head = exchanged.head
@@ -246,7 +246,7 @@ extension SecureSession {
         sink: @escaping ResponseBodySink
     ) async throws -> Exchange {
         let head = stored.servedHead(at: Date())
-        if !stored.body.isEmpty, !(request.followsRedirects && Self.isRedirect(head)) {
+        if !stored.body.isEmpty, !(request.followsRedirects && head.isRedirect) {
             try await sink(head, ByteBuffer(bytes: stored.body))
         }
         return Exchange(
@@ -268,7 +268,7 @@ extension SecureSession {
     /// `Expires`, `public`) or a status cacheable by default; else `nil`.
     static func variedFields(ifStorable head: HTTPResponseHead, for request: SecureRequest) -> [String: String?]? {
         let code = Int(head.status.code)
-        guard code >= 200, code != 206, code != 304, !isChallenge(head) else { return nil }
+        guard code >= 200, code != 206, code != 304, !head.isChallenge else { return nil }
         let control = CacheControl(fields: head.headers["Cache-Control"])
         guard !control.has("no-store"), let names = CacheKey.variedNames(of: head.headers["Vary"]) else { return nil }
         let statesFreshness = control.has("max-age") || control.has("public") || head.headers.contains(name: "Expires")

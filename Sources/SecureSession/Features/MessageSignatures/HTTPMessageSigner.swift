@@ -15,8 +15,8 @@ import OAuth
 /// ```
 ///
 /// A covered field the request lacks fails the request before anything is sent
-/// (``HTTPSignatureError/componentNotInMessage(_:reason:)``), as does a streamed body when the
-/// body is to be covered (``HTTPSignatureError/bodyNotAvailable(_:)``). On a redirect to
+/// (`HTTPSignatureError.componentNotInMessage`), as does a streamed body when the
+/// body is to be covered (`HTTPSignatureError.bodyNotAvailable`). On a redirect to
 /// another origin the signature fields are dropped with the other credentials.
 public struct HTTPMessageSigner: RequestInterceptor {
     /// The key.
@@ -84,7 +84,7 @@ public struct HTTPMessageSigner: RequestInterceptor {
 
     /// Signs `message` as it is, covering ``components`` (no field added): for a server signing
     /// its responses, or a caller adding the fields itself.
-    /// - Throws: ``HTTPSignatureError`` for a component the message lacks or cannot give.
+    /// - Throws: `HTTPSignatureError` for a component the message lacks or cannot give.
     public func signature(for message: HTTPSignatureMessage) throws(HTTPSignatureError) -> HTTPMessageSignature {
         try signature(for: message, covering: components)
     }
@@ -117,12 +117,12 @@ public struct HTTPMessageSigner: RequestInterceptor {
     /// `request` with its `Content-Digest` (when it has a body to cover), a `Content-Length`
     /// when that is covered and not given, and the signature's members appended to
     /// `Signature-Input` and `Signature`.
-    /// - Throws: ``HTTPSignatureError`` for a component the request lacks, a streamed body to
+    /// - Throws: `HTTPSignatureError` for a component the request lacks, a streamed body to
     ///   cover, or a label the request's fields already use.
     public func signed(_ request: SecureRequest) throws(HTTPSignatureError) -> SecureRequest {
         var request = request
         var covered = components
-        let hasBody = request.body != nil || request.bodyFile != nil || request.bodyParts != nil || request.bodyStream != nil
+        let hasBody = request.hasBody
         let digestCovered = covered.contains(.field("content-digest"))
         if digestCovered || (coversBody && hasBody) {
             if request.header("Content-Digest") == nil {

@@ -4,7 +4,7 @@ import OAuth
 extension AuthorizationServerMetadata {
     /// The metadata of `issuer`, read through `session` from the first of its ``locations(of:)``
     /// that answers `200`.
-    /// - Throws: ``OAuthError/unusableMetadata(_:_:)`` when neither answers, or the answer is no
+    /// - Throws: `OAuthError.unusableMetadata` when neither answers, or the answer is no
     ///   JSON object of metadata; the session's errors (a rejected certificate among them).
     static func discover(issuer: URL, through session: SecureSession) async throws -> (metadata: AuthorizationServerMetadata, location: URL) {
         guard issuer.scheme?.lowercased() == "https" else { throw OAuthError.unusableMetadata(issuer, "the issuer is not an https URL") }

@@ -9,7 +9,7 @@ import TransportSecurity
 /// request however many requests wait) and replaces when a server that accepted it refuses it
 /// with a `401` (the request is sent again once with the new one).
 /// The way a server-side client calls a bank's, a payment gateway's or a partner's API (Open
-/// Banking's mutual-TLS-bound tokens included: ``OAuthClientAuthentication/mutualTLS``; or
+/// Banking's mutual-TLS-bound tokens included: `OAuthClientAuthentication.mutualTLS`; or
 /// tokens bound to a key by DPoP, RFC 9449: ``proofOfPossession``).
 ///
 /// ```swift
@@ -25,7 +25,7 @@ import TransportSecurity
 /// The token endpoint is reached through `tokenSession`, with that session's own trust policy,
 /// pins and client identity (a session whose interceptor is this one would ask itself for a
 /// token). Requests to other hosts pass unchanged: the token goes only where it is meant to, and
-/// only over https (``OAuthError/cleartextRequest(_:)``); the session never carries it on a
+/// only over https (`OAuthError.cleartextRequest`); the session never carries it on a
 /// redirect to another origin. Neither the secret nor a token is ever logged or shown in a
 /// description.
 public struct OAuthClientCredentials: RequestInterceptor, OAuthAuthorizing, CustomStringConvertible {
@@ -49,7 +49,7 @@ public struct OAuthClientCredentials: RequestInterceptor, OAuthAuthorizing, Cust
     /// - Parameters:
     ///   - tokenURL: The token endpoint (https only).
     ///   - clientID: The client's identifier.
-    ///   - authentication: How the client proves itself (``OAuthClientAuthentication``).
+    ///   - authentication: How the client proves itself (`OAuthClientAuthentication`).
     ///   - scopes: The scopes to ask for.
     ///   - parameters: More form fields of the token request (`audience`, RFC 8707's `resource`).
     ///   - hosts: The hosts whose requests get the token, as host patterns (`api.example.com`,
@@ -57,8 +57,8 @@ public struct OAuthClientCredentials: RequestInterceptor, OAuthAuthorizing, Cust
     ///   - tokenSession: The session the token requests go through.
     ///   - refreshMargin: How long before its stated expiry a token is replaced (30 s by default).
     ///   - proofOfPossession: A key to bind the tokens to by DPoP (RFC 9449;
-    ///     ``DPoPKey/generated()`` for one of this process's own); `nil` for bearer tokens.
-    /// - Throws: ``OAuthError/insecureTokenEndpoint(_:)`` for a token URL that is not https, a
+    ///     `DPoPKey.generated` for one of this process's own); `nil` for bearer tokens.
+    /// - Throws: `OAuthError.insecureTokenEndpoint` for a token URL that is not https, a
     ///   `HostPatternError` for a host pattern that is none.
     public init(
         tokenURL: URL,
@@ -106,7 +106,7 @@ public struct OAuthClientCredentials: RequestInterceptor, OAuthAuthorizing, Cust
     ///   - tokenSession: The session the metadata and token requests go through.
     ///   - refreshMargin: How long before its stated expiry a token is replaced.
     ///   - proofOfPossession: A key to bind the tokens to by DPoP; `nil` for bearer tokens.
-    /// - Throws: ``OAuthError/unusableMetadata(_:_:)`` naming what is wrong with the metadata;
+    /// - Throws: `OAuthError.unusableMetadata` naming what is wrong with the metadata;
     ///   the token session's errors reading it; a `HostPatternError`.
     public init(
         issuer: URL,
@@ -132,7 +132,7 @@ public struct OAuthClientCredentials: RequestInterceptor, OAuthAuthorizing, Cust
     }
 
     /// The interceptor for a service account (Google Cloud's): tokens by the JWT bearer grant
-    /// (``OAuthClientAuthentication/jwtBearerGrant(_:subject:)``) from the key's token endpoint,
+    /// (`OAuthClientAuthentication.jwtBearerGrant`) from the key's token endpoint,
     /// the account its client.
     /// - Parameters:
     ///   - serviceAccount: The account's key.
@@ -166,8 +166,8 @@ public struct OAuthClientCredentials: RequestInterceptor, OAuthAuthorizing, Cust
     /// own), when it goes to one of ``hosts``; else as it is. With ``proofOfPossession``, the
     /// token is a `DPoP` one and the request also carries its proof in the `DPoP` field, made
     /// for its method and URL (with the server's latest nonce).
-    /// - Throws: ``OAuthError/cleartextRequest(_:)`` for such a request over http; the token
-    ///   request's failure (``OAuthError``, or the token session's ``SecureSessionError``).
+    /// - Throws: `OAuthError.cleartextRequest` for such a request over http; the token
+    ///   request's failure (`OAuthError`, or the token session's ``SecureSessionError``).
     public func adapt(_ request: SecureRequest, attempt: RequestAttempt) async throws -> SecureRequest {
         guard covers(request.url) else { return request }
         let given = try await authorization(method: request.method.rawValue, url: request.url)
@@ -187,8 +187,8 @@ public struct OAuthClientCredentials: RequestInterceptor, OAuthAuthorizing, Cust
     /// wait). Tell the outcome to ``serverAccepted(authorization:)`` or
     /// ``serverRefused(authorization:)``. Unlike ``adapt(_:attempt:)``, any host is served: the
     /// caller chooses where the token goes.
-    /// - Throws: ``OAuthError/cleartextRequest(_:)`` for a URL that is not https; the token
-    ///   request's failure (``OAuthError``, or the token session's ``SecureSessionError``).
+    /// - Throws: `OAuthError.cleartextRequest` for a URL that is not https; the token
+    ///   request's failure (`OAuthError`, or the token session's ``SecureSessionError``).
     public func authorization(method: String, url: URL) async throws -> OAuthRequestAuthorization {
         guard url.scheme?.lowercased() == "https" else { throw OAuthError.cleartextRequest(url) }
         let token = try await tokens.token().value
@@ -235,10 +235,10 @@ public struct OAuthClientCredentials: RequestInterceptor, OAuthAuthorizing, Cust
     /// `authorization` metadata; tell the outcome to ``serverAccepted(authorization:)`` or
     /// ``serverRefused(authorization:)``.
     /// The value carries the token: like the token itself, never log it.
-    /// - Throws: ``OAuthError/proofRequiredPerRequest`` with ``proofOfPossession`` (a DPoP
+    /// - Throws: `OAuthError.proofRequiredPerRequest` with ``proofOfPossession`` (a DPoP
     ///   token goes only with a proof for its request: ``authorization(method:url:)``); the
     ///   token request's failure
-    ///   (``OAuthError``, or the token session's ``SecureSessionError``).
+    ///   (`OAuthError`, or the token session's ``SecureSessionError``).
     public func authorizationValue() async throws -> String {
         guard proofOfPossession == nil else { throw OAuthError.proofRequiredPerRequest }
         return Self.bearerPrefix + (try await tokens.token()).value
@@ -249,6 +249,12 @@ public struct OAuthClientCredentials: RequestInterceptor, OAuthAuthorizing, Cust
     public func serverAccepted(authorization: String) async {
         guard let token = Self.token(in: authorization) else { return }
         await tokens.accepted(token)
+    }
+
+    /// Whether `error` says the token request was cancelled: a `CancellationError`, or the
+    /// token session's ``SecureSessionError/cancelled``.
+    public func isCancellation(_ error: any Error) -> Bool {
+        error is CancellationError || error.sessionFailureCode == .cancelled
     }
 
     /// Notes that a server refused a request that carried `authorization` (HTTP `401`, gRPC

@@ -29,7 +29,7 @@ public final class SessionIssuerFetcher: IssuerCertificateFetching {
     /// The most bytes of answers kept (4 MiB by default).
     public let maximumKeptBytes: Int
     private let clock: @Sendable () -> Date
-    private let kept: KeptAnswers
+    private let kept: FetchedAnswerCache
 
     /// A fetcher over `session`; each fetch ends after `timeout`; `clock` decides when kept
     /// answers expire (the system's by default); at most `maximumKeptBytes` of answers are kept.
@@ -43,7 +43,7 @@ public final class SessionIssuerFetcher: IssuerCertificateFetching {
         self.timeout = timeout
         self.clock = clock
         self.maximumKeptBytes = max(0, maximumKeptBytes)
-        kept = KeptAnswers(maximumBytes: self.maximumKeptBytes)
+        kept = FetchedAnswerCache(maximumBytes: self.maximumKeptBytes)
     }
 
     /// How many requests went to the network.

@@ -24,7 +24,7 @@ public final class SessionRevocationFetcher: RevocationFetching {
     /// not kept.
     public let maximumKeptBytes: Int
     private let clock: @Sendable () -> Date
-    private let cache: KeptAnswers
+    private let cache: FetchedAnswerCache
 
     /// A fetcher over `session`; each fetch ends after `timeout` (3 s by default); `clock`
     /// decides when kept answers expire (the system's by default); at most `maximumKeptBytes`
@@ -39,7 +39,7 @@ public final class SessionRevocationFetcher: RevocationFetching {
         self.timeout = timeout
         self.clock = clock
         self.maximumKeptBytes = max(0, maximumKeptBytes)
-        cache = KeptAnswers(maximumBytes: self.maximumKeptBytes)
+        cache = FetchedAnswerCache(maximumBytes: self.maximumKeptBytes)
     }
 
     /// How many requests went to the network.

@@ -104,7 +104,7 @@ public final class PinFailureReporter: @unchecked Sendable {
             let evaluation = decision.lastEvaluation
             let chain = (evaluation?.isTrusted == true ? evaluation?.path : evaluation?.presentedChain) ?? []
             submit(PinFailureReport(set: set, hostname: host, port: port, chain: chain, date: Date()), to: set.reportURLs)
-        } else if !decision.isTrusted, decision.decider.final != .transportRules,
+        } else if !decision.isTrusted, decision.decider != .transportRules,
             let evaluation = decision.lastEvaluation, !evaluation.isTrusted, set.isActive(at: evaluation.evaluationTime)
         {
             let report = PinFailureReport(set: set, hostname: host, port: port, chain: evaluation.presentedChain, date: Date(), result: .chainNotTrusted)

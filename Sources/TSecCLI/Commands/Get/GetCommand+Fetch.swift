@@ -83,7 +83,7 @@ extension GetCommand {
                 if let mismatch = decision.pinMismatch { complain(mismatch.description, to: terminal) }
                 if !fetchIntermediates, let hint = Self.fetchingHint(for: decision) { complain(hint, to: terminal) }
                 transfer.trustRejected = true
-                transfer.exitStatus = decision.decider.final == .transportRules ? ExitStatus.refusedByTransportRules : ExitStatus.rejected
+                transfer.exitStatus = decision.decider == .transportRules ? ExitStatus.refusedByTransportRules : ExitStatus.rejected
             case .refusedByTransportRules:
                 transfer.exitStatus = ExitStatus.refusedByTransportRules
             case .responseSignatureRejected, .redirectRefused:

@@ -2,7 +2,7 @@ import Foundation
 
 /// Answers fetched from the network (OCSP responses, CRLs, issuer certificates), each kept until
 /// a time, at most `maximumBytes` of them; and how many fetches went out.
-final class KeptAnswers: @unchecked Sendable {
+final class FetchedAnswerCache: @unchecked Sendable {
     private let lock = NSLock()
     private var entries: [String: (bytes: [UInt8], until: Date)] = [:]
     private var keptBytes = 0

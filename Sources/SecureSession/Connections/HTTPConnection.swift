@@ -5,24 +5,10 @@ import TransportSecurity
 /// Receives each part of a response body, with the response's head.
 typealias ResponseBodySink = @Sendable (HTTPResponseHead, ByteBuffer) async throws -> Void
 
-/// A response read by ``PooledConnection/execute(head:replayable:body:mayWaitToContinue:closer:sink:)``: its head, its
-/// trailer fields, and whether the connection can take another request.
-struct ExchangedResponse: Sendable {
-    let head: HTTPResponseHead
-    let trailers: HTTPHeaders?
-    let reusable: Bool
-
-    init(_ read: ReadResponse, reusable: Bool) {
-        head = read.head
-        trailers = read.trailers
-        self.reusable = reusable
-    }
-}
-
 /// A connection of the session's pool: HTTP/1.1, leased to one request at a time
 /// (``HTTP1Connection``), or HTTP/2, shared by concurrent requests, each on a stream of its own
 /// (``HTTP2Connection``).
-protocol PooledConnection: ClosableConnection {
+protocol HTTPConnection: ClosableConnection {
     /// The scheme, host, port, identity and policy it was made for.
     var key: ConnectionKey { get }
     /// The decision that trusted the server (TLS connections).
@@ -41,7 +27,3 @@ protocol PooledConnection: ClosableConnection {
     func execute(head: HTTPRequestHead, replayable: Bool, body: RequestBodySource?, mayWaitToContinue: Bool, closer: ConnectionCloser, sink: @escaping ResponseBodySink)
         async throws -> ExchangedResponse
 }
-
-/// A server answered `417 Expectation Failed` to a request that waited for `100 Continue`: the
-/// request goes again without the expectation, on a new connection (RFC 9110 §10.1.1).
-struct ExpectationRefused: Error {}

@@ -2,6 +2,16 @@ import NIOHTTP1
 import TransportSecurity
 
 extension HTTPResponseHead {
+    /// A challenge the session may answer: `401` with a `WWW-Authenticate` field.
+    var isChallenge: Bool {
+        status == .unauthorized && headers.contains(name: "WWW-Authenticate")
+    }
+
+    /// A redirect the session may follow: `301`, `302`, `303`, `307` or `308` with a `Location`.
+    var isRedirect: Bool {
+        [301, 302, 303, 307, 308].contains(status.code) && headers.contains(name: "Location")
+    }
+
     /// An interim answer (`100 Continue`, `103 Early Hints`) that a final one follows. A status
     /// under 100 is not: RFC 9110 §15 has a client treat a status outside 100...599 as a server
     /// error, so it is a final answer (one the default validation refuses).
