@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "HTTPMessageSignatures", targets: ["HTTPMessageSignatures"]),
         .library(name: "CircuitBreaking", targets: ["CircuitBreaking"]),
         .library(name: "OAuth", targets: ["OAuth"]),
+        .library(name: "RateLimiting", targets: ["RateLimiting"]),
         .library(name: "SecureSessionOpenAPI", targets: ["SecureSessionOpenAPI"]),
         .library(name: "TransportSecurityGRPC", targets: ["TransportSecurityGRPC"]),
         .library(name: "Reachability", targets: ["Reachability"]),
@@ -92,10 +93,16 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
+        // Request rates and concurrency per server: state and waits bounded by the caller, no I/O.
+        .target(
+            name: "RateLimiting",
+            dependencies: ["TransportSecurity"]
+        ),
         .target(
             name: "SecureSession",
             dependencies: [
                 "OAuth",
+                "RateLimiting",
                 "TransportSecurity",
                 "TransportSecurityNIO",
                 "HTTPMessageSignatures",
@@ -171,6 +178,7 @@ let package = Package(
         .target(
             name: "TSecCLI",
             dependencies: [
+                "RateLimiting",
                 "OAuth",
                 "CircuitBreaking",
                 "HTTPMessageSignatures",
@@ -258,6 +266,7 @@ let package = Package(
         .testTarget(
             name: "SecureSessionTests",
             dependencies: [
+                "RateLimiting",
                 "OAuth",
                 "CircuitBreaking",
                 "HTTPMessageSignatures",
@@ -297,6 +306,7 @@ let package = Package(
         .testTarget(
             name: "DocumentationExamplesTests",
             dependencies: [
+                "RateLimiting",
                 "OAuth",
                 "CircuitBreaking",
                 "HTTPMessageSignatures",

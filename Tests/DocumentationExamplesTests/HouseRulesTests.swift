@@ -45,6 +45,7 @@ struct HouseRulesTests {
             "TransportSecurityNIO/": ["import SecureSession", "import TransportSecurityGRPC", "import SecureSessionOpenAPI"],
             "OAuth/": ["import SecureSession", "import TransportSecurityNIO", "import NIOCore", "import NIOPosix"],
             "TransportSecurityGRPC/": ["import SecureSession"],
+            "RateLimiting/": ["import NIO", "import SecureSession", "import TransportSecurityNIO", "import Logging"],
             "CircuitBreaking/": ["import NIO", "import SecureSession", "import TransportSecurityNIO", "import Logging"],
             "HTTPMessageSignatures/": ["import NIO", "import SecureSession", "import TransportSecurityNIO"],
             "SecureSession/": ["import TransportSecurityGRPC", "import SecureSessionOpenAPI", "import TSecCLI"],

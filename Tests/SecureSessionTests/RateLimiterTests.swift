@@ -1,6 +1,7 @@
 import CircuitBreaking
 import Foundation
 import PKIBuilder
+import RateLimiting
 import SecureSession
 import TestServers
 import Testing

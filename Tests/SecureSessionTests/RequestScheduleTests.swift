@@ -1,4 +1,5 @@
 import Foundation
+@testable import RateLimiting
 import Testing
 
 @testable import SecureSession

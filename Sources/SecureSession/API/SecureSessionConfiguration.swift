@@ -2,6 +2,7 @@ import CircuitBreaking
 import CoreMetrics
 import Foundation
 import Logging
+import RateLimiting
 import TransportSecurity
 import TransportSecurityNIO
 
@@ -143,7 +144,7 @@ public struct SecureSessionConfiguration: Sendable {
     public var circuitBreaker: CircuitBreaker?
     /// Keeps the requests to each server under a rate (and, optionally, a number at once), each
     /// waiting for its turn, and pauses a server's requests when it answers 429 or 503 with
-    /// `Retry-After` (``RequestRateLimiter``); `nil` (the default): requests go as they come.
+    /// `Retry-After` (`RequestRateLimiter`); `nil` (the default): requests go as they come.
     public var rateLimiter: RequestRateLimiter?
 
     /// Creates a configuration.

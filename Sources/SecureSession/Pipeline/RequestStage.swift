@@ -5,10 +5,10 @@ enum RequestStage: Sendable {
     /// Waiting for a connection to the server: the per-host limit is reached, or another
     /// request is making the connection this one will share.
     case waitingForConnection(ConnectionKey)
-    /// Waiting for its turn under the session's rate limit (``RequestRateLimiter``).
+    /// Waiting for its turn under the session's rate limit (`RequestRateLimiter`).
     case waitingForTurn(ConnectionKey)
     /// Waiting for one of the `maximum` requests under way to the server to end (the rate
-    /// limiter's ``RequestRateLimiter/maximumConcurrentRequests``).
+    /// limiter's `RequestRateLimiter.maximumConcurrentRequests`).
     case waitingForSlot(ConnectionKey, maximum: Int)
     /// Making the TCP connection (to the server, or to its proxy).
     case connecting(to: String)

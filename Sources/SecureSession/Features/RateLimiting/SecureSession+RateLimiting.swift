@@ -1,4 +1,5 @@
 import Foundation
+import RateLimiting
 
 extension SecureSession {
     /// Runs `exchange` with `key`'s server once its turn under `limiter` comes; a turn that would
@@ -51,4 +52,9 @@ extension SecureSession {
         }
         return exchanged
     }
+}
+
+extension Deadline: WaitBound {
+    /// ``ending``, for the rate limiter's waits.
+    package var endingReason: (any Error)? { ending }
 }

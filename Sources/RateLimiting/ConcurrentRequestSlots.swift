@@ -2,7 +2,7 @@ import Foundation
 
 /// At most `maximum` requests under way to each server: a request beyond waits, in the order
 /// requests came, for one under way to end. The ``RequestRateLimiter``'s concurrency limit.
-final class ConcurrentRequestSlots: @unchecked Sendable {
+package final class ConcurrentRequestSlots: @unchecked Sendable {
     /// One request waiting for a slot (its state guarded by the slots' lock).
     private final class Claim: @unchecked Sendable {
         enum State {
@@ -25,18 +25,18 @@ final class ConcurrentRequestSlots: @unchecked Sendable {
         var queue: [Claim] = []
     }
 
-    let maximum: Int
+    package let maximum: Int
     private let lock = NSLock()
     private var servers: [String: Server] = [:]
 
-    init(maximum: Int) {
+    package init(maximum: Int) {
         self.maximum = max(maximum, 1)
     }
 
     /// Takes one of `server`'s slots, waiting for one when all are in use; `deadline` ending
     /// (timeout or cancellation) ends the wait, throwing its reason. A slot taken must be given
     /// back (``giveBack(_:)``).
-    func take(_ server: String, deadline: Deadline) async throws {
+    package func take(_ server: String, deadline: some WaitBound) async throws {
         let claim = Claim()
         let isImmediate = lock.withLock {
             var slots = servers[server] ?? Server()
@@ -66,12 +66,12 @@ final class ConcurrentRequestSlots: @unchecked Sendable {
             // Handed a slot just as the wait ended: it goes to the next.
             abandon(claim, of: server)
             if lock.withLock({ if case .granted = claim.state { true } else { false } }) { giveBack(server) }
-            throw deadline.ending ?? error
+            throw deadline.endingReason ?? error
         }
     }
 
     /// Gives back one of `server`'s slots: to the first claim waiting, else free.
-    func giveBack(_ server: String) {
+    package func giveBack(_ server: String) {
         lock.withLock {
             guard var slots = servers[server] else { return }
             if slots.queue.isEmpty {
@@ -104,7 +104,7 @@ final class ConcurrentRequestSlots: @unchecked Sendable {
     }
 
     /// How many requests to `server` are under way and waiting (for tests and status).
-    func count(_ server: String) -> (inUse: Int, waiting: Int) {
+    package func count(_ server: String) -> (inUse: Int, waiting: Int) {
         lock.withLock { (servers[server]?.inUse ?? 0, servers[server]?.queue.count ?? 0) }
     }
 }

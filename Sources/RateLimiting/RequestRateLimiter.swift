@@ -4,7 +4,7 @@ import TransportSecurity
 /// Keeps the requests to each server under a rate (``RequestRate``: a partner API's "100
 /// requests per second") and, optionally, under a number at once ("at most 10 concurrent
 /// requests"), so that its 429s are not provoked: a request beyond waits for its turn, in the
-/// order requests came, before it is sent. Set it as ``SecureSessionConfiguration/rateLimiter``;
+/// order requests came, before it is sent. Set it as `SecureSessionConfiguration.rateLimiter`;
 /// one limiter may serve several sessions (and processes sharing a quota should each take their
 /// share).
 ///
@@ -12,7 +12,7 @@ import TransportSecurity
 /// held to it (every one when empty). Every exchange with the network takes a turn: each
 /// redirect, answered challenge and retry its own; answers from the response cache take none.
 /// A request whose turn would come after its time limit is not sent and fails at once with
-/// ``SecureSessionError/rateLimited(server:wait:timeLeft:)``, rather than waiting to time out;
+/// `SecureSessionError.rateLimited`, rather than waiting to time out;
 /// a cancelled request gives its turn back. With ``maximumConcurrentRequests``, a request
 /// beyond that many under way to its server (over HTTP/1.1 and HTTP/2 alike, whatever their
 /// connections) waits, in order, for one to end, within its time limit.
@@ -70,7 +70,7 @@ public final class RequestRateLimiter: @unchecked Sendable {
     /// How long a request to `url`'s server made now would wait for its turn (zero: it would go
     /// at once); nothing is reserved.
     public func currentWait(for url: URL) -> Duration {
-        let server = ConnectionKey.serverName(of: url)
+        let server = ServerName.of(url)
         let now = ContinuousClock.now
         return lock.withLock {
             var schedule = schedules[server] ?? RequestSchedule(at: now)
@@ -82,13 +82,13 @@ public final class RequestRateLimiter: @unchecked Sendable {
     /// ``maximumConcurrentRequests`` (both 0 without the limit).
     public func concurrency(for url: URL) -> (underWay: Int, waiting: Int) {
         guard let slots else { return (0, 0) }
-        let (inUse, waiting) = slots.count(ConnectionKey.serverName(of: url))
+        let (inUse, waiting) = slots.count(ServerName.of(url))
         return (inUse, waiting)
     }
 
     /// Reserves the turn of a request to `server` made now, unless it would wait longer than
     /// `patience`; answers the wait.
-    func reserve(_ server: String, patience: Duration) -> (wait: Duration, reserved: Bool) {
+    package func reserve(_ server: String, patience: Duration) -> (wait: Duration, reserved: Bool) {
         let now = ContinuousClock.now
         return lock.withLock {
             var schedule = schedules[server] ?? RequestSchedule(at: now)
@@ -100,7 +100,7 @@ public final class RequestRateLimiter: @unchecked Sendable {
     }
 
     /// Gives back a turn reserved for `server` and not used.
-    func giveBack(_ server: String) {
+    package func giveBack(_ server: String) {
         let now = ContinuousClock.now
         lock.withLock {
             guard var schedule = schedules[server] else { return }
@@ -110,7 +110,7 @@ public final class RequestRateLimiter: @unchecked Sendable {
     }
 
     /// Holds `server`'s requests for `duration` (at most ``maximumPause``) from now.
-    func pause(_ server: String, for duration: Duration) {
+    package func pause(_ server: String, for duration: Duration) {
         let now = ContinuousClock.now
         lock.withLock {
             var schedule = schedules[server] ?? RequestSchedule(at: now)
@@ -121,14 +121,14 @@ public final class RequestRateLimiter: @unchecked Sendable {
 
     /// Takes one of `server`'s slots under ``maximumConcurrentRequests`` (at once without the
     /// limit), waiting within `deadline`; answers whether one was taken (to give back).
-    func takeSlot(_ server: String, deadline: Deadline) async throws -> Bool {
+    package func takeSlot(_ server: String, deadline: some WaitBound) async throws -> Bool {
         guard let slots else { return false }
         try await slots.take(server, deadline: deadline)
         return true
     }
 
     /// Gives back a slot taken.
-    func giveBackSlot(_ server: String) {
+    package func giveBackSlot(_ server: String) {
         slots?.giveBack(server)
     }
 

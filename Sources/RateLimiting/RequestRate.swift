@@ -17,7 +17,7 @@ public struct RequestRate: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// How far ahead of its turn a request may go: the time the rest of the burst takes.
-    var burstTolerance: Duration { interval * (burst - 1) }
+    package var burstTolerance: Duration { interval * (burst - 1) }
 
     /// `one request every 0.01 s, up to 100 at once`.
     public var description: String {
