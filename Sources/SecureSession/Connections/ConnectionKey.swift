@@ -105,13 +105,7 @@ struct ConnectionKey: Sendable, Hashable, CustomStringConvertible {
 
     /// The server, as the session names it in errors, logs, metrics, circuits and rate limits:
     /// `https://host:port`.
-    var description: String { Self.serverName(isSecure: isSecure, host: host, port: port) }
-
-    /// `https://host:port`: how a server is named (``ServerName``).
-    static func serverName(isSecure: Bool, host: String, port: Int) -> String { ServerName.of(isSecure: isSecure, host: host, port: port) }
-
-    /// The name of `url`'s server (``ServerName``).
-    static func serverName(of url: URL) -> String { ServerName.of(url) }
+    var description: String { ServerName.of(isSecure: isSecure, host: host, port: port) }
 
     /// The identity the key's connections offer when no challenge handler chooses one (with a
     /// handler, what is presented is the handler's answer).

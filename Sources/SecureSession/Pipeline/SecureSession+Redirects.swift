@@ -43,7 +43,7 @@ extension SecureSession {
             next.content = nil
             next.headers.removeAll { ["content-type", "content-length", "content-digest"].contains($0.name.lowercased()) }
         }
-        let leavesOrigin = ConnectionKey.serverName(of: target) != ConnectionKey.serverName(of: request.url)
+        let leavesOrigin = ServerName.of(target) != ServerName.of(request.url)
         if leavesOrigin, !request.followsRedirectsToOtherOrigins {
             throw SecureSessionError.redirectRefused(
                 status: status, from: request.url, to: target,

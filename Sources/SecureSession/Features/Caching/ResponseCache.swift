@@ -134,11 +134,8 @@ public final class ResponseCache: Sendable {
     /// `scheme://host:port/path?query` of `url`, the host normalized as connections name it:
     /// what a response is kept for. `nil` for a URL without an http(s) scheme or a host.
     static func resource(of url: URL) -> String? {
-        origin(of: url).map { $0 + SecureRequest(url: url).requestTarget }
+        ServerName.origin(of: url).map { $0 + SecureRequest(url: url).requestTarget }
     }
-
-    /// `scheme://host:port` of `url`, as in ``resource(of:)``.
-    static func origin(of url: URL) -> String? { ServerName.origin(of: url) }
 
     /// Whether a request with `fields` has the values a response was varied on.
     private static func matches(_ varied: [String: String?], _ fields: [(name: String, value: String)]) -> Bool {

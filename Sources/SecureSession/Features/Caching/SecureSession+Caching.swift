@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOHTTP1
+import TransportSecurity
 
 /// What the session's cache does for one exchange.
 enum CacheStep {
@@ -286,10 +287,10 @@ extension SecureSession {
             let resource = ResponseCache.resource(of: request.url)
         else { return }
         cache.invalidate(resource: resource)
-        let origin = ResponseCache.origin(of: request.url)
+        let origin = ServerName.origin(of: request.url)
         for name in ["Location", "Content-Location"] {
             guard let value = head.headers.first(name: name), let named = URL(string: value, relativeTo: request.url)?.absoluteURL,
-                ResponseCache.origin(of: named) == origin, let other = ResponseCache.resource(of: named)
+                ServerName.origin(of: named) == origin, let other = ResponseCache.resource(of: named)
             else { continue }
             cache.invalidate(resource: other)
         }
