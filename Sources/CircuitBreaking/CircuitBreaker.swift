@@ -4,7 +4,7 @@ import TransportSecurity
 /// Stops sending requests to a server that keeps failing, for a while, so that callers fail at
 /// once instead of each waiting for a connection or a timeout, and a struggling server (a
 /// partner API, a payment gateway) is not sent more than it can answer. Set it as
-/// `SecureSessionConfiguration/circuitBreaker`; one breaker may serve several sessions.
+/// `SecureSessionConfiguration.features.circuitBreaker`; one breaker may serve several sessions.
 ///
 /// Each server (scheme, host and port) has its own circuit, as Envoy's outlier detection and
 /// Polly's circuit breaker keep one per upstream. Closed, requests go, and the failures in a row

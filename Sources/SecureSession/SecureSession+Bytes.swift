@@ -9,7 +9,7 @@ extension SecureSession {
     ///
     /// The status and content type are validated from the head, as ``stream(_:head:into:)``
     /// does: an unacceptable response throws here, with its body (bounded as in memory). The
-    /// body is never held whole and not bounded by ``SecureSessionConfiguration/maximumResponseBodySize``;
+    /// body is never held whole and not bounded by ``SecureSessionConfiguration/Responses/maximumBodySize``;
     /// the request's timeout covers the reading. Cancelling the task that waits here or reads
     /// the body, or dropping the body unread, ends the request.
     public func bytes(for request: SecureRequest) async throws -> (ResponseHead, ResponseBody) {

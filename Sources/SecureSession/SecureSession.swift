@@ -14,9 +14,9 @@ import TransportSecurityNIO
 ///
 /// ```swift
 /// let pins = try CertificateLoader.certificates(atPath: "pins/issuing-ca.pem")
-/// let session = SecureSession(configuration: .init(
+/// let session = SecureSession(configuration: .init(tls: .init(
 ///     trustEvaluator: SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: pins)
-/// ))
+/// )))
 /// let user: User = try await session.get(URL(string: "https://api.example.com/me")!).decode(User.self)
 /// await session.shutdown()
 /// ```
@@ -65,18 +65,18 @@ public final class SecureSession: Sendable {
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) {
         self.configuration = configuration
-        self.sessionHandler = configuration.challengeHandler.map(HandlerIdentity.init)
-        let reportsPinFailures = configuration.transportRules?.pinSets.contains { !$0.reportURLs.isEmpty } ?? false
-        self.reporter = configuration.pinFailureReporter ?? (reportsPinFailures ? PinFailureReporter(logger: configuration.logger) : nil)
+        self.sessionHandler = configuration.features.challengeHandler.map(HandlerIdentity.init)
+        let reportsPinFailures = configuration.tls.transportRules?.pinSets.contains { !$0.reportURLs.isEmpty } ?? false
+        self.reporter = configuration.tls.pinFailureReporter ?? (reportsPinFailures ? PinFailureReporter(logger: configuration.logger) : nil)
         self.group = eventLoopGroup
         self.instrumentation = SessionInstrumentation(metrics: configuration.metricsFactory)
         self.pool = ConnectionPool(
-            maximumPerKey: configuration.maximumConnectionsPerHost,
-            idleTimeout: configuration.idleConnectionTimeout,
-            multiplexes: configuration.httpVersions == .automatic
+            maximumPerKey: configuration.connections.maximumPerHost,
+            idleTimeout: configuration.connections.idleTimeout,
+            multiplexes: configuration.connections.httpVersions == .automatic
         )
         // One TLS context per kind of transport rule (one in all without rules).
-        self.tlsContexts = TLSContextCache(httpVersions: configuration.httpVersions, versions: TLSVersionBounds(configuration))
+        self.tlsContexts = TLSContextCache(httpVersions: configuration.connections.httpVersions, versions: TLSVersionBounds(configuration))
     }
 
     /// Sends `request` and returns the whole response, validated.
@@ -86,7 +86,7 @@ public final class SecureSession: Sendable {
 
     private func sendMeasured(_ request: SecureRequest) async throws -> SecureResponse {
         let body = BodyCollector(limit: configuration.memoryLimit(of: request))
-        let check = configuration.responseSignatures.map(ArrivingResponseCheck.init)
+        let check = configuration.responses.signatures.map(ArrivingResponseCheck.init)
         var request = request
         request.arrivalCheck = check
         // Only a retry needs the held body taken back.
@@ -102,7 +102,7 @@ public final class SecureSession: Sendable {
         response = response.with(body: body.data)
         // The whole answer, before any of it is the caller's and before its status is judged.
         try check?.finish(response)
-        if let violation = (request.validation ?? configuration.validation).violation(in: response) { throw violation }
+        if let violation = (request.validation ?? configuration.responses.validation).violation(in: response) { throw violation }
         return response
     }
 
@@ -123,7 +123,7 @@ public final class SecureSession: Sendable {
     /// with the whole body; a `416` saying the body is as long as the file leaves it as it is,
     /// and the response (status 416) is returned without being validated. A download that
     /// fails then leaves what arrived of the body in place, for the next call to continue. It
-    /// needs ``SecureSessionConfiguration/decompression`` disabled and a request without a
+    /// needs ``SecureSessionConfiguration/Responses/decompression`` disabled and a request without a
     /// `Range` of its own (else ``SecureSessionError/invalidRequest(_:)``). A `206` that does not
     /// start where the file ends fails the download (``SecureSessionError/invalidResponse(_:)``).
     ///
@@ -148,15 +148,15 @@ public final class SecureSession: Sendable {
         progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> SecureResponse {
         var request = request
-        let check = configuration.responseSignatures.map(ArrivingResponseCheck.init)
+        let check = configuration.responses.signatures.map(ArrivingResponseCheck.init)
         request.arrivalCheck = check
-        if let requirement = configuration.responseSignatures, continuingPartialFile, requirement.applies(to: request.url) {
+        if let requirement = configuration.responses.signatures, continuingPartialFile, requirement.applies(to: request.url) {
             throw SecureSessionError.invalidRequest(
-                "the responses of \(request.url.host(percentEncoded: false) ?? "the host") must carry a verified signature (responseSignatures), and the bytes of a partial file came with no answer to verify: download the whole body"
+                "the responses of \(request.url.host(percentEncoded: false) ?? "the host") must carry a verified signature (responses.signatures), and the bytes of a partial file came with no answer to verify: download the whole body"
             )
         }
         if continuingPartialFile {
-            guard configuration.decompression == .disabled else {
+            guard configuration.responses.decompression == .disabled else {
                 throw SecureSessionError.invalidRequest("a partial file cannot be continued when the session decompresses bodies: ranges count the compressed bytes")
             }
             guard request.header("Range") == nil else {
@@ -165,7 +165,7 @@ public final class SecureSession: Sendable {
         }
         let file = try DownloadFile(destination: path, appending: continuingPartialFile)
         if check != nil, file.isDevice {
-            throw SecureSessionError.invalidRequest("a download to a device or pipe is written as it arrives, before its signature could be verified (responseSignatures): download to a file")
+            throw SecureSessionError.invalidRequest("a download to a device or pipe is written as it arrives, before its signature could be verified (responses.signatures): download to a file")
         }
         // Under a signature requirement, a body is never spliced from two answers: each is
         // verified whole.
@@ -173,7 +173,7 @@ public final class SecureSession: Sendable {
             file: file,
             request: request,
             continuing: continuingPartialFile,
-            decompression: configuration.decompression,
+            decompression: configuration.responses.decompression,
             resumes: check == nil,
             logger: configuration.logger
         )
@@ -192,7 +192,7 @@ public final class SecureSession: Sendable {
             try resumption.settle(response)
             // Before the file is put in place, and before its status is judged.
             try check?.finish(response)
-            if !resumption.fileWasComplete, let violation = (request.validation ?? configuration.validation).violation(in: response) {
+            if !resumption.fileWasComplete, let violation = (request.validation ?? configuration.responses.validation).violation(in: response) {
                 throw violation
             }
             try file.commit()
@@ -232,11 +232,11 @@ public final class SecureSession: Sendable {
         head onHead: @escaping @Sendable (ResponseHead) async throws -> Void,
         into consume: @escaping @Sendable (Data) async throws -> Void
     ) async throws -> SecureResponse {
-        let validation = request.validation ?? configuration.validation
+        let validation = request.validation ?? configuration.responses.validation
         let refused = BodyCollector(limit: configuration.memoryLimit(of: request))
         let verdict = NIOLockedValueBox<Bool?>(nil)
         let headHandedOver = LockedFlag()
-        let check = configuration.responseSignatures.map(ArrivingResponseCheck.init)
+        let check = configuration.responses.signatures.map(ArrivingResponseCheck.init)
         var request = request
         request.arrivalCheck = check
         let response: SecureResponse
@@ -312,7 +312,7 @@ public final class SecureSession: Sendable {
     func reachabilityTarget(for url: URL) throws -> ReachabilityTarget {
         let host = try Self.host(of: url).text
         let port = url.port ?? (url.scheme?.lowercased() == "http" ? 80 : 443)
-        return .host(configuration.addressOverrides.address(host: host, port: port) ?? host)
+        return .host(configuration.connections.addressOverrides.address(host: host, port: port) ?? host)
     }
 
     /// What the connection pool holds now, per server: idle and busy HTTP/1.1 connections, HTTP/2

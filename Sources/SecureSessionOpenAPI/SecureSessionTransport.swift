@@ -8,10 +8,10 @@ import SecureSession
 /// evaluator and pins, client identity, transport rules, proxies, retries and metrics.
 ///
 /// ```swift
-/// let session = SecureSession(configuration: .init(
+/// let session = SecureSession(configuration: .init(tls: .init(
 ///     trustEvaluator: PublicKeysTrustEvaluator(pins: [try SPKIPin("sha256/…")]),
 ///     clientIdentity: try ClientIdentity(pkcs12File: "client.p12", passphrase: passphrase)
-/// ))
+/// )))
 /// let client = Client(serverURL: try Servers.server1(), transport: SecureSessionTransport(session: session))
 /// ```
 ///
@@ -24,7 +24,7 @@ import SecureSession
 public struct SecureSessionTransport: ClientTransport {
     /// The session requests go through.
     public let session: SecureSession
-    /// Each request's timeout; `nil`: the session's ``SecureSessionConfiguration/requestTimeout``.
+    /// Each request's timeout; `nil`: the session's ``SecureSessionConfiguration/Timeouts/request``.
     public var timeout: Duration?
 
     /// A transport through `session`.

@@ -78,7 +78,7 @@ func requestBodyPartExample(uploadURL: URL) async throws {
 func cookieJarExample(credentials: Credentials) async throws {
     // example begin
     let jar = CookieJar()
-    let session = SecureSession(configuration: .init(cookieJar: jar))
+    let session = SecureSession(configuration: .init(features: .init(cookieJar: jar)))
     _ = try await session.send(.json(.post, url: URL(string: "https://api.example.com/login")!, body: credentials))
     let me = try await session.get(URL(string: "https://api.example.com/me")!)  // sends the session cookie
     // example end
@@ -119,7 +119,7 @@ func httpMessageSignerExample(pem: String) async throws {
     // example begin
     let key = try HTTPSignatureKey(id: "client-2026", pemEncoded: pem)
     var configuration = SecureSessionConfiguration()
-    configuration.interceptor = HTTPMessageSigner(key: key, covering: [.method, .targetURI, .field("content-type")])
+    configuration.features.interceptor = HTTPMessageSigner(key: key, covering: [.method, .targetURI, .field("content-type")])
     // example end
     _ = configuration
 }
@@ -154,7 +154,7 @@ func httpSignatureReplayGuardExample(keys: [HTTPSignatureVerificationKey]) async
 /// Sources/SecureSession/Features/MessageSignatures/ResponseSignatureRequirement.swift
 func responseSignatureRequirementExample(configuration: inout SecureSessionConfiguration, bankKeys: Data) async throws {
     // example begin
-    configuration.responseSignatures = ResponseSignatureRequirement(
+    configuration.responses.signatures = ResponseSignatureRequirement(
         verifier: HTTPMessageSignatureVerifier(
             keys: try HTTPSignatureVerificationKey.keys(jwkSet: bankKeys),
             requiredComponents: [.status, .field("content-digest")]
@@ -167,9 +167,9 @@ func responseSignatureRequirementExample(configuration: inout SecureSessionConfi
 /// Sources/SecureSession/Features/OAuth/OAuthClientCredentials.swift
 func oauthClientCredentialsExample(idpPolicy: SecurityPolicy, apiPolicy: SecurityPolicy, identity: ClientIdentity) async throws {
     // example begin
-    let tokens = SecureSession(configuration: .init(trustEvaluator: idpPolicy, clientIdentity: identity))
-    var configuration = SecureSessionConfiguration(trustEvaluator: apiPolicy, clientIdentity: identity)
-    configuration.interceptor = try OAuthClientCredentials(
+    let tokens = SecureSession(configuration: .init(tls: .init(trustEvaluator: idpPolicy, clientIdentity: identity)))
+    var configuration = SecureSessionConfiguration(tls: .init(trustEvaluator: apiPolicy, clientIdentity: identity))
+    configuration.features.interceptor = try OAuthClientCredentials(
         tokenURL: URL(string: "https://auth.bank.example/oauth2/token")!,
         clientID: "partner-42", authentication: .mutualTLS, scopes: ["payments"],
         hosts: ["api.bank.example"], tokenSession: tokens)
@@ -185,7 +185,7 @@ func pinSetUpdaterExample(builtInKey: String, builtInSets: [DomainPinSet], store
                                   builtIn: builtInSets, store: PinUpdateStore(path: storePath))
     _ = try? registry.loadStored()
     var configuration = SecureSessionConfiguration()
-    configuration.pinSetRegistry = registry
+    configuration.tls.pinSetRegistry = registry
     let session = SecureSession(configuration: configuration)
     let updater = PinSetUpdater(registry: registry, session: session,
                                 documentURL: URL(string: "https://pins.example.com/pins.json")!)
@@ -197,14 +197,14 @@ func pinSetUpdaterExample(builtInKey: String, builtInSets: [DomainPinSet], store
 /// Sources/SecureSession/Features/Retrying/ChainedInterceptor.swift
 func chainedInterceptorExample(configuration: inout SecureSessionConfiguration, store: TokenStore) async throws {
     // example begin
-    configuration.interceptor = ChainedInterceptor([BearerToken(tokens: store), RetryPolicy()])
+    configuration.features.interceptor = ChainedInterceptor([BearerToken(tokens: store), RetryPolicy()])
     // example end
 }
 
 /// Sources/SecureSession/Features/Retrying/IdempotencyKeys.swift
 func idempotencyKeysExample(configuration: inout SecureSessionConfiguration) async throws {
     // example begin
-    configuration.interceptor = ChainedInterceptor([IdempotencyKeys(), RetryPolicy()])
+    configuration.features.interceptor = ChainedInterceptor([IdempotencyKeys(), RetryPolicy()])
     // POST https://api.psp.example/payments
     // Idempotency-Key: "1b4e28ba-2fa1-4d2b-a8c4-6f0e7e5a1c3d"   (the same on every retry)
     // example end
@@ -249,13 +249,25 @@ func bytesExample(session: SecureSession, eventsURL: URL, handle: (String) -> Vo
     _ = head
 }
 
+/// Sources/SecureSession/API/Configuration/SecureSessionConfiguration.swift
+func secureSessionConfigurationExample(pins: [DERCertificate]) {
+    // example begin
+    var configuration = SecureSessionConfiguration(
+        tls: .init(trustEvaluator: SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: pins)),
+        timeouts: .init(connect: .seconds(5), request: .seconds(30))
+    )
+    configuration.features.cookieJar = CookieJar()
+    // example end
+    _ = configuration
+}
+
 /// Sources/SecureSession/SecureSession.swift
 func secureSessionExample() async throws {
     // example begin
     let pins = try CertificateLoader.certificates(atPath: "pins/issuing-ca.pem")
-    let session = SecureSession(configuration: .init(
+    let session = SecureSession(configuration: .init(tls: .init(
         trustEvaluator: SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: pins)
-    ))
+    )))
     let user: User = try await session.get(URL(string: "https://api.example.com/me")!).decode(User.self)
     await session.shutdown()
     // example end
@@ -277,7 +289,7 @@ func sessionIssuerFetcherExample() async throws {
     // example begin
     let fetcher = SessionIssuerFetcher(session: SecureSession())   // a session of its own
     let configuration = SecureSessionConfiguration(
-        trustEvaluator: IntermediateFetchingEvaluator(SecurityPolicy.default, fetcher: fetcher))
+        tls: .init(trustEvaluator: IntermediateFetchingEvaluator(SecurityPolicy.default, fetcher: fetcher)))
     // example end
     _ = configuration
 }
@@ -317,12 +329,12 @@ func clientCertificateEvaluatorExample(meshCA: DERCertificate) async throws {
 /// Sources/TransportSecurity/Evaluators/ServerIdentityEvaluator.swift
 func serverIdentityEvaluatorExample(meshBundle: [DERCertificate]) async throws {
     // example begin
-    let session = SecureSession(configuration: SecureSessionConfiguration(
+    let session = SecureSession(configuration: SecureSessionConfiguration(tls: .init(
         trustEvaluator: ServerIdentityEvaluator(
             anchors: meshBundle,
             allowedNames: [try PeerNamePattern("spiffe://payments.example/ns/ledger/sa/api")]
         )
-    ))
+    )))
     // example end
     _ = session
 }

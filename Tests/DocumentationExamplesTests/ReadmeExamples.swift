@@ -35,10 +35,10 @@ func aSecurityPolicy() async throws {
 
 func theSession(policy: SecurityPolicy, identity: ClientIdentity, item: Item, reportURL: URL) async throws {
     // example begin
-    let session = SecureSession(configuration: SecureSessionConfiguration(
+    let session = SecureSession(configuration: SecureSessionConfiguration(tls: .init(
         trustEvaluator: policy,                 // a SecurityPolicy, evaluator or ServerTrustManager
         clientIdentity: identity                // optional: mutual TLS (section 3)
-    ))
+    )))
     let me: User = try await session.get(URL(string: "https://api.example.com/me")!).decode(User.self)
     let created = try await session.json(.post, URL(string: "https://api.example.com/items")!, body: item, as: Item.self)
     _ = try await session.download(SecureRequest(url: reportURL), to: "/tmp/report.pdf")
@@ -49,8 +49,8 @@ func theSession(policy: SecurityPolicy, identity: ClientIdentity, item: Item, re
 
 func cachingResponses(policy: SecurityPolicy, ratesURL: URL) async throws {
     // example begin
-    var configuration = SecureSessionConfiguration(trustEvaluator: policy)
-    configuration.responseCache = ResponseCache(capacity: 32 << 20)   // shareable between sessions
+    var configuration = SecureSessionConfiguration(tls: .init(trustEvaluator: policy))
+    configuration.responses.cache = ResponseCache(capacity: 32 << 20)   // shareable between sessions
     let session = SecureSession(configuration: configuration)
 
     let rates = try await session.get(ratesURL)           // from the server, kept
@@ -63,9 +63,9 @@ func cachingResponses(policy: SecurityPolicy, ratesURL: URL) async throws {
 
 func oauthClientCredentials(idpPolicy: SecurityPolicy, apiPolicy: SecurityPolicy, identity: ClientIdentity) async throws {
     // example begin
-    let tokens = SecureSession(configuration: .init(trustEvaluator: idpPolicy, clientIdentity: identity))
-    var configuration = SecureSessionConfiguration(trustEvaluator: apiPolicy, clientIdentity: identity)
-    configuration.interceptor = try OAuthClientCredentials(
+    let tokens = SecureSession(configuration: .init(tls: .init(trustEvaluator: idpPolicy, clientIdentity: identity)))
+    var configuration = SecureSessionConfiguration(tls: .init(trustEvaluator: apiPolicy, clientIdentity: identity))
+    configuration.features.interceptor = try OAuthClientCredentials(
         tokenURL: URL(string: "https://auth.bank.example/oauth2/token")!,
         clientID: "partner-42", authentication: .mutualTLS,      // or .privateKeyJWT(key), .clientSecretBasic(secret:), …
         scopes: ["payments"], hosts: ["api.bank.example"], tokenSession: tokens)
@@ -79,7 +79,7 @@ func signingRequests() async throws {
     // example begin
     let key = try HTTPSignatureKey(id: "client-2026", pemEncoded: String(contentsOfFile: "signing-key.pem", encoding: .utf8))
     var configuration = SecureSessionConfiguration()
-    configuration.interceptor = HTTPMessageSigner(key: key, covering: [.method, .targetURI, .field("content-type")])
+    configuration.features.interceptor = HTTPMessageSigner(key: key, covering: [.method, .targetURI, .field("content-type")])
     // Or with OAuth: ChainedInterceptor([credentials, signer]) signs the token too.
     // example end
     _ = configuration
@@ -88,7 +88,7 @@ func signingRequests() async throws {
 func verifyingResponseSignatures(bankKeys: Data) async throws {
     var configuration = SecureSessionConfiguration()
     // example begin
-    configuration.responseSignatures = ResponseSignatureRequirement(
+    configuration.responses.signatures = ResponseSignatureRequirement(
         verifier: HTTPMessageSignatureVerifier(keys: try HTTPSignatureVerificationKey.keys(jwkSet: bankKeys), requiredComponents: [.status]),
         hosts: [try HostPattern("api.bank.example")]      // empty: every host
     )
@@ -98,10 +98,10 @@ func verifyingResponseSignatures(bankKeys: Data) async throws {
 
 func openAPIClients(passphrase: String) async throws {
     // example begin
-    let session = SecureSession(configuration: .init(
+    let session = SecureSession(configuration: .init(tls: .init(
         trustEvaluator: PublicKeysTrustEvaluator(pins: [try SPKIPin("sha256/…")]),
         clientIdentity: try ClientIdentity(pkcs12File: "client.p12", passphrase: passphrase)
-    ))
+    )))
     let client = Client(serverURL: try Servers.server1(), transport: SecureSessionTransport(session: session))
     // example end
     _ = client
@@ -127,15 +127,15 @@ func aClientIdentity(policy: SecurityPolicy, passphrase: String) async throws {
     // or: ClientIdentity(pkcs12: bytes, passphrase:), ClientIdentity(pkcs12Base64: text, passphrase:),
     //     ClientIdentity(certificateFile: "client.pem", privateKeyFile: "client.key", passphrase: nil)
 
-    let session = SecureSession(configuration: SecureSessionConfiguration(trustEvaluator: policy, clientIdentity: identity))
+    let session = SecureSession(configuration: SecureSessionConfiguration(tls: .init(trustEvaluator: policy, clientIdentity: identity)))
     // example end
     _ = session
 }
 
 func aClientIdentityRenewedOnDisk(policy: SecurityPolicy, passphrase: String) async throws {
     // example begin
-    var configuration = SecureSessionConfiguration(trustEvaluator: policy)
-    configuration.clientIdentityFile = try ClientIdentityFile(pkcs12File: "/etc/partner/client.p12", passphrase: passphrase)
+    var configuration = SecureSessionConfiguration(tls: .init(trustEvaluator: policy))
+    configuration.tls.clientIdentityFile = try ClientIdentityFile(pkcs12File: "/etc/partner/client.p12", passphrase: passphrase)
     // or: ClientIdentityFile(certificateFile: "/var/run/secrets/tls/tls.crt", privateKeyFile: "/var/run/secrets/tls/tls.key")
     //     ClientIdentityFile(pkcs12File: "/var/run/secrets/partner/client.p12", passphraseFile: "/var/run/secrets/partner/passphrase")
     // example end
@@ -259,7 +259,7 @@ func transportRules(policy: SecurityPolicy) async throws {
     // a.b.example.com (from exception example.com, includes subdomains): HTTPS only, TLS ≥ 1.2,
     // forward secrecy required, keys RSA ≥ 2048 / EC ≥ 256, signatures SHA-256 or better
 
-    let session = SecureSession(configuration: SecureSessionConfiguration(trustEvaluator: policy, transportRules: rules))
+    let session = SecureSession(configuration: SecureSessionConfiguration(tls: .init(trustEvaluator: policy, transportRules: rules)))
     // example end
     _ = session
 }
@@ -282,7 +282,7 @@ func signedPinUpdates(builtInPublicKeyPEM: String, builtInPinSets: [DomainPinSet
                                   store: PinUpdateStore(path: applicationSupport + "/pins.signed"))
     _ = try? registry.loadStored()                          // the last accepted document, verified again
     var configuration = SecureSessionConfiguration()
-    configuration.pinSetRegistry = registry                 // every new connection obeys the sets in force
+    configuration.tls.pinSetRegistry = registry                 // every new connection obeys the sets in force
     let session = SecureSession(configuration: configuration)
     let updates = PinSetUpdater(registry: registry, session: session,
                                 documentURL: URL(string: "https://pins.example.com/pins.json")!).start()
@@ -296,7 +296,7 @@ func certificateTransparency() async throws {
     let logs = try CTLogList(json: Data(contentsOf: URL(fileURLWithPath: "log_list.json")))  // Chrome's or Apple's list, v3
     let evaluator = CertificateTransparencyEvaluator(SecurityPolicy.default, policy: CertificateTransparencyPolicy(logList: logs))
     // or only where NSRequiresCertificateTransparency asks:
-    configuration.certificateTransparencyLogs = logs
+    configuration.tls.certificateTransparencyLogs = logs
     // example end
     _ = (evaluator, configuration)
 }

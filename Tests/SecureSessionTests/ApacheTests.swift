@@ -32,7 +32,7 @@ struct ApacheTests {
     func clientCertificateForOneLocation(http2: Bool) async throws {
         let server = try ApacheServer(chain: lab.loopbackChain(), clientCA: clientCA, http2: http2)
         defer { server.stop() }
-        let session = lab.session { $0.clientIdentity = alice }
+        let session = lab.session { $0.tls.clientIdentity = alice }
         let open = try await session.post(server.url("/open"), body: Data("hello".utf8))
         #expect(open.statusCode == 200)
         #expect(open.header("X-Client") == "")
@@ -88,8 +88,8 @@ struct ApacheTests {
         defer { server.stop() }
         let asked = RecordingHandler { _ in .useCredential(.clientIdentity(alice)) }
         let session = lab.session {
-            $0.challengeHandler = asked.handler
-            $0.idleConnectionTimeout = .milliseconds(200)
+            $0.features.challengeHandler = asked.handler
+            $0.connections.idleTimeout = .milliseconds(200)
         }
         let order = try await session.post(server.url("/secure/orders"), body: Self.order)
         #expect(order.statusCode == 200)
@@ -117,7 +117,7 @@ struct ApacheTests {
         let server = try ApacheServer(chain: lab.loopbackChain(), clientCA: clientCA, http2: true)
         defer { server.stop() }
         let asked = RecordingHandler { _ in .useCredential(.clientIdentity(alice)) }
-        let session = lab.session { $0.challengeHandler = asked.handler }
+        let session = lab.session { $0.features.challengeHandler = asked.handler }
         let answers = await withTaskGroup(of: String.self) { group in
             for n in 0..<12 {
                 group.addTask {
@@ -141,7 +141,7 @@ struct ApacheTests {
         let server = try ApacheServer(chain: lab.loopbackChain(), clientCA: clientCA, http2: false)
         defer { server.stop() }
         let asked = RecordingHandler { _ in disposition }
-        let session = lab.session { $0.challengeHandler = asked.handler }
+        let session = lab.session { $0.features.challengeHandler = asked.handler }
         do {
             _ = try await session.post(server.url("/secure/orders"), body: Self.order)
             Issue.record("Apache took the request without a client certificate")
@@ -196,7 +196,7 @@ struct ApacheTests {
     func tls13LocationNeedsTLS12() async throws {
         let server = try ApacheServer(chain: lab.loopbackChain(), clientCA: clientCA, http2: false, tls13: true)
         defer { server.stop() }
-        let newest = lab.session { $0.clientIdentity = alice }
+        let newest = lab.session { $0.tls.clientIdentity = alice }
         await #expect {
             _ = try await newest.post(server.url("/secure/orders"), body: Self.order)
         } throws: { error in
@@ -205,8 +205,8 @@ struct ApacheTests {
         }
         await newest.shutdown()
         let capped = lab.session {
-            $0.clientIdentity = alice
-            $0.maximumTLSVersion = .tls12
+            $0.tls.clientIdentity = alice
+            $0.tls.maximumTLSVersion = .tls12
         }
         let order = try await capped.post(server.url("/secure/orders"), body: Self.order)
         #expect(order.statusCode == 200)

@@ -43,12 +43,13 @@ struct ChallengeTests {
 
     func session(handler: ChallengeHandler? = nil, store: CredentialStore = CredentialStore()) -> SecureSession {
         SecureSession(configuration: SecureSessionConfiguration(
-            systemStore: TrustStore(lab.systemRoots.map(\.der)),
-            evaluationTime: lab.pki.now,
-            decisionCache: nil,
-            validation: .none,
-            challengeHandler: handler,
-            credentialStore: store
+            tls: .init(
+                systemStore: TrustStore(lab.systemRoots.map(\.der)),
+                evaluationTime: lab.pki.now,
+                decisionCache: nil
+            ),
+            responses: .init(validation: .none),
+            features: .init(challengeHandler: handler, credentialStore: store)
         ))
     }
 

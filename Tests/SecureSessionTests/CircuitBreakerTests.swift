@@ -27,7 +27,7 @@ struct CircuitBreakerTests {
         let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: http2)
         let breaker = Self.breaker()
         let metrics = TestMetrics()
-        let session = lab.session { $0.circuitBreaker = breaker; $0.metricsFactory = metrics }
+        let session = lab.session { $0.features.circuitBreaker = breaker; $0.metricsFactory = metrics }
         let url = server.url("/flaky?key=o&failures=2")
         for _ in 0..<2 {
             await #expect(throws: SecureSessionError.self) { _ = try await session.get(url) }
@@ -82,7 +82,7 @@ struct CircuitBreakerTests {
         await closed.stop()
         let breaker = Self.breaker(failures: 2, open: .seconds(30))
         // The impostor's root is in the lab's system store: the pin on the lab's root refuses it.
-        let session = lab.session(SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: [lab.root.der])) { $0.circuitBreaker = breaker }
+        let session = lab.session(SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: [lab.root.der])) { $0.features.circuitBreaker = breaker }
         let refusedURL = URL(string: "http://127.0.0.1:\(closedPort)/hello")!
         for _ in 0..<2 {
             let error = await Result { try await session.get(refusedURL) }.error
@@ -142,7 +142,7 @@ struct CircuitBreakerTests {
     func clientSideWaits() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
         let breaker = Self.breaker(failures: 1, open: .seconds(30))
-        let session = lab.session { $0.circuitBreaker = breaker; $0.maximumConnectionsPerHost = 1; $0.httpVersions = .http1Only }
+        let session = lab.session { $0.features.circuitBreaker = breaker; $0.connections.maximumPerHost = 1; $0.connections.httpVersions = .http1Only }
         let holding = Task { try await session.get(server.url("/never")) }
         while server.tally.count("/never") == 0 { try await Task.sleep(for: .milliseconds(10)) }
         var waiting = SecureRequest(url: server.url("/hello"))
@@ -165,7 +165,7 @@ struct CircuitBreakerTests {
     func oneTrialAtATime() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
         let breaker = Self.breaker(failures: 1, open: .milliseconds(300))
-        let session = lab.session { $0.circuitBreaker = breaker }
+        let session = lab.session { $0.features.circuitBreaker = breaker }
         await #expect(throws: SecureSessionError.self) { _ = try await session.get(server.url("/flaky?key=t&failures=1&status=502")) }
         try await Task.sleep(for: .milliseconds(400))
         var trial = SecureRequest(url: server.url("/delay/3000"))
@@ -194,15 +194,15 @@ struct CircuitBreakerTests {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
         let breaker = Self.breaker(failures: 2, open: .seconds(30))
         let retrying = lab.session {
-            $0.circuitBreaker = breaker
-            $0.interceptor = RetryPolicy(maximumRetries: 5, initialDelay: .milliseconds(10), jitter: 0)
+            $0.features.circuitBreaker = breaker
+            $0.features.interceptor = RetryPolicy(maximumRetries: 5, initialDelay: .milliseconds(10), jitter: 0)
         }
         let error = await Result { try await retrying.get(server.url("/flaky?key=r&failures=9")) }.error
         #expect(error.flatMap(Self.circuitOpen)?.failures == 2, "\(String(describing: error))")
         #expect(server.tally.count("r") == 2, "two attempts reached the server, the third was refused by the circuit and not retried")
         await retrying.shutdown()
 
-        let cached = lab.session { $0.circuitBreaker = Self.breaker(failures: 1, open: .seconds(30)); $0.responseCache = ResponseCache() }
+        let cached = lab.session { $0.features.circuitBreaker = Self.breaker(failures: 1, open: .seconds(30)); $0.responses.cache = ResponseCache() }
         let url = server.url("/cached?key=s&cc=max-age=60,stale-if-error=100&age=100&fail-after=1")
         #expect(try await cached.get(url).source == .network)
         #expect(try await cached.get(url).source == .staleAfterFailure(reason: "HTTP 503 Service Unavailable"))

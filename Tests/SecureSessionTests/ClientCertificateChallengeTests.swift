@@ -25,13 +25,15 @@ struct ClientCertificateChallengeTests {
 
     func session(handler: ChallengeHandler?, identity: ClientIdentity? = nil) -> SecureSession {
         SecureSession(configuration: SecureSessionConfiguration(
-            clientIdentity: identity,
-            systemStore: TrustStore(lab.systemRoots.map(\.der)),
-            evaluationTime: lab.pki.now,
-            decisionCache: nil,
-            requestTimeout: .seconds(5),
-            validation: .none,
-            challengeHandler: handler
+            tls: .init(
+                clientIdentity: identity,
+                systemStore: TrustStore(lab.systemRoots.map(\.der)),
+                evaluationTime: lab.pki.now,
+                decisionCache: nil
+            ),
+            timeouts: .init(request: .seconds(5)),
+            responses: .init(validation: .none),
+            features: .init(challengeHandler: handler)
         ))
     }
 
@@ -61,8 +63,8 @@ struct ClientCertificateChallengeTests {
         let identity = try ClientIdentity(certificateChainPEM: retired.pemString, privateKeyPEM: retired.privateKeyPEM)
         let server = try await mutualTLSServer()
         let session = lab.session {
-            $0.clientIdentity = identity
-            $0.maximumTLSVersion = version
+            $0.tls.clientIdentity = identity
+            $0.tls.maximumTLSVersion = version
         }
         let expiry = retired.certificate.notValidAfter.formatted(.iso8601)
         await #expect {

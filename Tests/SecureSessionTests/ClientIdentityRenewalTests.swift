@@ -26,8 +26,8 @@ struct ClientIdentityRenewalTests {
 
     func session(identityFile: ClientIdentityFile?, identity: ClientIdentity? = nil) -> SecureSession {
         lab.session {
-            $0.clientIdentity = identity
-            $0.clientIdentityFile = identityFile
+            $0.tls.clientIdentity = identity
+            $0.tls.clientIdentityFile = identityFile
         }
     }
 

@@ -30,7 +30,7 @@ struct ConnectionReleaseTests {
     func http1() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
         defer { Task { await server.stop() } }
-        let session = lab.session { $0.maximumResponseBodySize = 64 * 1024 }
+        let session = lab.session { $0.responses.maximumBodySize = 64 * 1024 }
 
         _ = try await session.get(server.url("/hello"))
         try await expectOpenConnections(1, on: server, after: "a response (the connection is kept for the next request)")
@@ -80,7 +80,7 @@ struct ConnectionReleaseTests {
     func http2() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)
         defer { Task { await server.stop() } }
-        let session = lab.session { $0.maximumResponseBodySize = 64 * 1024 }
+        let session = lab.session { $0.responses.maximumBodySize = 64 * 1024 }
 
         _ = try await session.get(server.url("/hello"))
         _ = await failure { _ = try await session.send(request(server.url("/never"), timeout: .milliseconds(300))) }

@@ -160,7 +160,7 @@ struct CookieJarTests {
     func session() async throws {
         let server = try await HTTPTestServer(chain: nil)
         let jar = CookieJar()
-        let session = SecureSession(configuration: SecureSessionConfiguration(decisionCache: nil, requestTimeout: .seconds(10), cookieJar: jar))
+        let session = SecureSession(configuration: SecureSessionConfiguration(tls: .init(decisionCache: nil), timeouts: .init(request: .seconds(10)), features: .init(cookieJar: jar)))
         _ = try await session.get(server.url("/set-cookie"), headers: [("X-Set-Cookie", "sid=abc; Path=/"), ("X-Set-Cookie", "lang=en")])
         #expect(jar.cookies.map(\.name) == ["sid", "lang"])
         var seen = try await session.get(server.url("/headers"), headers: [("Cookie", "mine=1")]).decode([String: String].self)
@@ -172,7 +172,7 @@ struct CookieJarTests {
         seen = try await session.get(server.url("/headers", host: "localhost")).decode([String: String].self)
         #expect(seen["cookie"] == nil)
         // A session without a jar keeps nothing.
-        let plain = SecureSession(configuration: SecureSessionConfiguration(decisionCache: nil, requestTimeout: .seconds(10)))
+        let plain = SecureSession(configuration: SecureSessionConfiguration(tls: .init(decisionCache: nil), timeouts: .init(request: .seconds(10))))
         _ = try await plain.get(server.url("/set-cookie"), headers: [("X-Set-Cookie", "sid=abc")])
         #expect(try await plain.get(server.url("/headers")).decode([String: String].self)["cookie"] == nil)
         await session.shutdown()
@@ -185,7 +185,7 @@ struct CookieJarTests {
         let lab = try TrustLab()
         let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)
         let jar = CookieJar()
-        let session = lab.session { $0.cookieJar = jar }
+        let session = lab.session { $0.features.cookieJar = jar }
         let set = try await session.get(server.url("/set-cookie"), headers: [("X-Set-Cookie", "sid=abc; Secure"), ("X-Set-Cookie", "lang=en")])
         #expect(set.httpVersion == "HTTP/2")
         #expect(jar.cookies.map(\.name) == ["sid", "lang"])

@@ -98,7 +98,7 @@ struct DPoPTests {
             hosts: ["127.0.0.1"], tokenSession: lab.session(), proofOfPossession: .generated()
         )
         #expect("\(credentials)".hasSuffix(", DPoP ES256)"))
-        let session = lab.session { $0.interceptor = credentials }
+        let session = lab.session { $0.features.interceptor = credentials }
         do {
             _ = try await session.get(server.url("/oauth/api"))
             Issue.record("a bearer token was used")

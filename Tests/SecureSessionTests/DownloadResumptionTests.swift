@@ -22,7 +22,7 @@ struct DownloadResumptionTests {
 
     func session(retrying: Bool = true, configure: (inout SecureSessionConfiguration) -> Void = { _ in }) -> SecureSession {
         lab.session { configuration in
-            if retrying { configuration.interceptor = RetryPolicy(maximumRetries: 4, initialDelay: .milliseconds(10), jitter: 0) }
+            if retrying { configuration.features.interceptor = RetryPolicy(maximumRetries: 4, initialDelay: .milliseconds(10), jitter: 0) }
             configure(&configuration)
         }
     }
@@ -124,7 +124,7 @@ struct DownloadResumptionTests {
         }
         #expect(contents("kept") == [1, 2, 3])
         #expect(names == ["kept"])
-        let decompressing = self.session { $0.decompression = .enabled() }
+        let decompressing = self.session { $0.responses.decompression = .enabled() }
         let whole = try await decompressing.download(SecureRequest(url: Self.ranged(server, "size=5000&etag=e&cuts=1&cut=1000")), to: directory + "/whole")
         #expect(whole.statusCode == 200)
         #expect(contents("whole") == HTTPTestServer.rangedBody(size: 5000))
@@ -215,7 +215,7 @@ struct DownloadResumptionTests {
     @Test("continuing is refused with decompression or with a Range of the request's own; a Range of its own is downloaded as it is")
     func continuingRefused() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
-        let decompressing = session(retrying: false) { $0.decompression = .enabled() }
+        let decompressing = session(retrying: false) { $0.responses.decompression = .enabled() }
         await #expect {
             _ = try await decompressing.download(SecureRequest(url: Self.ranged(server, "")), to: directory + "/x", continuingPartialFile: true)
         } throws: { error in

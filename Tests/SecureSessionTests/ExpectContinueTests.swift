@@ -23,8 +23,8 @@ struct ExpectContinueTests {
         for waits in [true, false] {
             let server = try await HTTPTestServer(chain: lab.loopbackChain())
             let session = lab.session { configuration in
-                configuration.expectContinue = waits ? .curl : nil
-                configuration.credentialStore.set(
+                configuration.connections.expectContinue = waits ? .curl : nil
+                configuration.features.credentialStore.set(
                     .user("alice", password: "wonderland"),
                     for: ProtectionSpace(host: "127.0.0.1", port: server.port, isSecure: true, realm: nil, method: .httpBasic)
                 )
@@ -46,8 +46,8 @@ struct ExpectContinueTests {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
         // A long timeout that a 100 cuts short, and a short one a silent server waits out (the
         // bounds leave room for a loaded machine).
-        let session = lab.session { $0.expectContinue = ExpectContinue(minimumBodySize: 1 << 20, timeout: .seconds(10)) }
-        let impatient = lab.session { $0.expectContinue = ExpectContinue(minimumBodySize: 1 << 20, timeout: .milliseconds(300)) }
+        let session = lab.session { $0.connections.expectContinue = ExpectContinue(minimumBodySize: 1 << 20, timeout: .seconds(10)) }
+        let impatient = lab.session { $0.connections.expectContinue = ExpectContinue(minimumBodySize: 1 << 20, timeout: .milliseconds(300)) }
         let clock = ContinuousClock()
         var started = clock.now
         _ = try await session.send(Self.upload(to: server.url("/collect")))

@@ -20,10 +20,12 @@ struct ExternalKeySessionTests {
     func get(_ path: String, presenting identity: ClientIdentity, http2: Bool = false) async throws -> SecureResponse {
         let server = try await HTTPTestServer(chain: lab.lab.loopbackChain(), clientVerifier: .clients(of: lab.clientCA, at: lab.lab.pki.now), http2: http2)
         let session = SecureSession(configuration: SecureSessionConfiguration(
-            clientIdentity: identity,
-            systemStore: TrustStore(lab.lab.systemRoots.map(\.der)),
-            evaluationTime: lab.lab.pki.now,
-            requestTimeout: .seconds(10)
+            tls: .init(
+                clientIdentity: identity,
+                systemStore: TrustStore(lab.lab.systemRoots.map(\.der)),
+                evaluationTime: lab.lab.pki.now
+            ),
+            timeouts: .init(request: .seconds(10))
         ))
         let outcome = await Result { try await session.get(server.url(path)) }
         await session.shutdown()

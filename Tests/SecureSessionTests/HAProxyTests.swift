@@ -16,7 +16,7 @@ struct HAProxyTests {
     func earlyAnswersToUploads(versions: HTTPVersionPolicy) async throws {
         let server = try HAProxyServer(chain: lab.loopbackChain())
         defer { server.stop() }
-        let session = lab.session { $0.httpVersions = versions }
+        let session = lab.session { $0.connections.httpVersions = versions }
         // Larger than HAProxy's initial window (64 KiB): it cannot have read the body when it answers.
         let body = Data(repeating: 7, count: 100_000)
         let failures = await withTaskGroup(of: String?.self) { group in

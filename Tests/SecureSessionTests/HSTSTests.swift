@@ -81,8 +81,8 @@ struct HSTSTests {
 
     private func session(store: HSTSStore?, port: Int, configure: (inout SecureSessionConfiguration) -> Void = { _ in }) -> SecureSession {
         lab.session { configuration in
-            configuration.hsts = store
-            configuration.addressOverrides = ["hsts.example.test", "www.hsts.example.test"].map { AddressOverride(host: $0, port: port, address: "127.0.0.1") }
+            configuration.features.hsts = store
+            configuration.connections.addressOverrides = ["hsts.example.test", "www.hsts.example.test"].map { AddressOverride(host: $0, port: port, address: "127.0.0.1") }
             configure(&configuration)
         }
     }
@@ -141,7 +141,7 @@ struct HSTSTests {
 
         // An impostor accepted under allowInvalidCertificates says max-age=0: ignored.
         let lax = self.session(store: store, port: impostor.port) { configuration in
-            configuration.trustEvaluator = AnyServerTrustEvaluator(SecurityPolicy(pinningMode: .none, allowInvalidCertificates: true, validatesDomainName: false))
+            configuration.tls.trustEvaluator = AnyServerTrustEvaluator(SecurityPolicy(pinningMode: .none, allowInvalidCertificates: true, validatesDomainName: false))
         }
         defer { Task { await lax.shutdown() } }
         let accepted = try await lax.get(Self.stsURL(impostor, "max-age=0"))

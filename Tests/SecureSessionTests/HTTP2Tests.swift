@@ -82,7 +82,7 @@ struct HTTP2Tests {
     @Test("concurrent requests share one HTTP/2 connection, whatever the per-host limit: a burst waits for the first connection's protocol", arguments: [1, 6])
     func multiplexing(limit: Int) async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)
-        let session = session { $0.maximumConnectionsPerHost = limit }
+        let session = session { $0.connections.maximumPerHost = limit }
         let connections = try await withThrowingTaskGroup(of: String.self) { group in
             for _ in 0..<24 { group.addTask { try await session.get(server.url("/connection")).text } }
             return try await group.reduce(into: Set<String>()) { $0.insert($1) }
@@ -158,7 +158,7 @@ struct HTTP2Tests {
     func goAwayLeftOpen() async throws {
         let server = try PythonTLSServer(fixture: "correct-http2", chain: lab.loopbackChain())
         defer { server.stop() }
-        let session = session { $0.idleConnectionTimeout = .seconds(60) }
+        let session = session { $0.connections.idleTimeout = .seconds(60) }
         let answered = try await session.get(server.url("/goaway-after-answer"))
         #expect(answered.text == "going away")
         var open = ""
@@ -237,7 +237,7 @@ struct HTTP2Tests {
             response.headers.filter { $0.name.lowercased().hasPrefix("x-large-") }.map(\.value.count).reduce(0, +)
         }
         for versions in [HTTPVersionPolicy.automatic, .http1Only] {
-            let session = session { $0.httpVersions = versions }
+            let session = session { $0.connections.httpVersions = versions }
             let large = try await session.get(server.url("/large-head?bytes=20000"))
             #expect(large.httpVersion == (versions == .automatic ? "HTTP/2" : "HTTP/1.1"))
             #expect(largeFields(large) == 20_000)
@@ -249,7 +249,7 @@ struct HTTP2Tests {
         // comes from the independent server.
         let refused = [(independent.url("/large-head?bytes=100000"), HTTPVersionPolicy.automatic), (server.url("/large-head?bytes=100000"), .http1Only)]
         for (url, versions) in refused {
-            let session = self.session { $0.httpVersions = versions }
+            let session = self.session { $0.connections.httpVersions = versions }
             do {
                 _ = try await session.get(url)
                 Issue.record("a response head of 100 KB was taken")
@@ -268,7 +268,7 @@ struct HTTP2Tests {
     @Test("a body over the in-memory limit resets its stream only; downloads stream to a file")
     func bodies() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)
-        let session = session { $0.maximumResponseBodySize = 1 << 20 }
+        let session = session { $0.responses.maximumBodySize = 1 << 20 }
         await #expect {
             _ = try await session.get(server.url("/endless"))
         } throws: { error in
@@ -292,7 +292,7 @@ struct HTTP2Tests {
         let alice = Credential.user("alice", password: "wonderland")
         store.set(alice, for: ProtectionSpace(host: "127.0.0.1", port: server.port, isSecure: true, realm: "lab", method: .httpBasic))
         store.set(alice, for: ProtectionSpace(host: "127.0.0.1", port: server.port, isSecure: true, realm: nil, method: .httpDigest))
-        let session = session { $0.credentialStore = store }
+        let session = session { $0.features.credentialStore = store }
         #expect(try await session.get(server.url("/basic")).text == "welcome alice")
         #expect(try await session.get(server.url("/digest?algorithm=SHA-256")).text == "welcome alice (digest)")
         let redirected = try await session.get(server.url("/redirect?to=/hello"))
@@ -301,7 +301,7 @@ struct HTTP2Tests {
         #expect(server.connections.total == 1)
         await session.shutdown()
 
-        let http1 = self.session { $0.httpVersions = .http1Only }
+        let http1 = self.session { $0.connections.httpVersions = .http1Only }
         let response = try await http1.get(server.url("/hello"))
         #expect(response.httpVersion == "HTTP/1.1")
         #expect(response.text == "hello")
@@ -312,7 +312,7 @@ struct HTTP2Tests {
     @Test("after the server's GOAWAY the connection takes no new request; an idle connection closes after the idle timeout")
     func goAwayAndIdleTimeout() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)
-        let session = session { $0.idleConnectionTimeout = .milliseconds(300) }
+        let session = session { $0.connections.idleTimeout = .milliseconds(300) }
         #expect(try await session.get(server.url("/goaway")).text == "going away")
         // A POST is never sent twice: it must go to a new connection the first time.
         let next = try await session.send(SecureRequest(.post, url: server.url("/connection"), body: Data("once".utf8))).text
@@ -328,7 +328,7 @@ struct HTTP2Tests {
     @Test("a hundred requests cancelled at once on one connection: the answers already on their way are ignored and the connection serves the next request (swift-nio-http2 remembers 32 reset streams unless told more)")
     func manyCancelledStreams() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)
-        let session = session { $0.requestTimeout = .seconds(5) }
+        let session = session { $0.timeouts.request = .seconds(5) }
         #expect(try await session.get(server.url("/hello")).text == "hello")
         for _ in 0..<2 {
             await withTaskGroup(of: Void.self) { group in
@@ -350,7 +350,7 @@ struct HTTP2Tests {
     @Test("a connection error of the client's own (a server's frame on a stream never opened) takes the connection out of the pool at once: its request fails without waiting for its deadline, the next gets a new connection")
     func connectionErrorClosesTheConnection() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)
-        let session = session { $0.requestTimeout = .seconds(5) }
+        let session = session { $0.timeouts.request = .seconds(5) }
         #expect(try await session.get(server.url("/hello")).text == "hello")
         let clock = ContinuousClock()
         let started = clock.now
@@ -377,7 +377,7 @@ struct HTTP2Tests {
     @Test("a request the server did not process is sent again, a POST too: after a GOAWAY naming an earlier last stream on a new connection, after a REFUSED_STREAM on the same; a server refusing every time (a GOAWAY naming stream 0 on every connection, or REFUSED_STREAM) fails it after three tries, saying why", arguments: ["goaway", "refusal"])
     func unprocessedRequests(by: String) async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)
-        let poster = session { $0.requestTimeout = .seconds(5) }
+        let poster = session { $0.timeouts.request = .seconds(5) }
         let response = try await poster.send(SecureRequest(.post, url: server.url("/unprocessed?by=\(by)"), body: Data("order".utf8)))
         #expect(response.text == "processed on connection \(by == "goaway" ? 2 : 1)")
         #expect(response.httpVersion == "HTTP/2")
@@ -386,7 +386,7 @@ struct HTTP2Tests {
         // A graceful GOAWAY that names no processed stream is no sign of a server rotating its
         // connections: those tries count too.
         let refusing = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)
-        let another = session { $0.requestTimeout = .seconds(5) }
+        let another = session { $0.timeouts.request = .seconds(5) }
         do {
             _ = try await another.get(refusing.url("/unprocessed?by=\(by)&always=1"))
             Issue.record("a refused request got an answer")
@@ -405,7 +405,7 @@ struct HTTP2Tests {
     @Test("after a GOAWAY with an error code (which swift-nio-http2 servers send naming stream 0 whatever they processed) only an idempotent request or one with an idempotency key goes again; a POST fails saying why")
     func unprocessedAfterAnErrorGoAway() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)
-        let session = session { $0.requestTimeout = .seconds(5) }
+        let session = session { $0.timeouts.request = .seconds(5) }
         do {
             _ = try await session.send(SecureRequest(.post, url: server.url("/unprocessed?by=goaway&code=11"), body: Data("order".utf8)))
             Issue.record("a POST was sent again after a GOAWAY with an error code")
@@ -420,7 +420,7 @@ struct HTTP2Tests {
         await server.stop()
         // A POST with a key may go again: its server processes it once.
         let another = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)
-        let poster = self.session { $0.requestTimeout = .seconds(5) }
+        let poster = self.session { $0.timeouts.request = .seconds(5) }
         var keyed = SecureRequest(.post, url: another.url("/unprocessed?by=goaway&code=11"), body: Data("order".utf8))
         try keyed.setIdempotencyKey("order-1")
         #expect(try await poster.send(keyed).text == "processed on connection 2")
@@ -432,8 +432,8 @@ struct HTTP2Tests {
     func silentServer() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)
         let session = session {
-            $0.requestTimeout = .seconds(1)
-            $0.connectTimeout = .seconds(1)
+            $0.timeouts.request = .seconds(1)
+            $0.timeouts.connect = .seconds(1)
         }
         #expect(try await session.get(server.url("/hello")).text == "hello")
         await #expect(throws: SecureSessionError.self) { _ = try await session.get(server.url("/blackhole")) }
@@ -461,7 +461,7 @@ struct HTTP2Tests {
     @Test("a request cancelled on a sound connection sends a PING that is answered: the connection goes on")
     func answeredProbe() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)
-        let session = session { $0.connectTimeout = .seconds(1) }
+        let session = session { $0.timeouts.connect = .seconds(1) }
         #expect(try await session.get(server.url("/hello")).text == "hello")
         let request = Task { try await session.get(server.url("/never")) }
         try await Task.sleep(for: .milliseconds(100))
@@ -495,7 +495,7 @@ struct HTTP2Tests {
     func brokenResponses(path: String, kind: String, reason: String) async throws {
         let server = try PythonTLSServer(fixture: "hostile-http2", chain: lab.loopbackChain())
         defer { server.stop() }
-        let session = session { $0.requestTimeout = .seconds(10) }
+        let session = session { $0.timeouts.request = .seconds(10) }
         #expect(try await session.get(server.url("/")).text == "hello")
         do {
             let response = try await session.get(server.url(path))
@@ -535,7 +535,7 @@ struct HTTP2Tests {
     @Test("shutdown ends the HTTP/2 requests in flight at once")
     func shutdown() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)
-        let session = session { $0.requestTimeout = .seconds(30) }
+        let session = session { $0.timeouts.request = .seconds(30) }
         try await expectShutdownEndsRequests(to: server.url("/never"), on: session) { server.http2StreamCount >= 3 }
         await server.stop()
     }

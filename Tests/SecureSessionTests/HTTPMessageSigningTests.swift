@@ -333,7 +333,7 @@ struct HTTPMessageSigningTests {
         let clientKey = HTTPSignatureKey.generated(id: "client-2026")
         let serverKey = HTTPSignatureKey.generated(id: "server-2026", algorithm: .ecdsaP256SHA256)
         server.signatures.verifier = HTTPMessageSignatureVerifier(keys: [clientKey.verificationKey], requiredComponents: [.method, .targetURI, .field("content-digest")])
-        let session = lab.session { $0.interceptor = HTTPMessageSigner(key: clientKey) }
+        let session = lab.session { $0.features.interceptor = HTTPMessageSigner(key: clientKey) }
 
         var post = SecureRequest(.post, url: server.url("/signed?account=42"), headers: [("Content-Type", "application/json")], body: Data("{}".utf8))
         post.validation = ResponseValidation.none
@@ -382,7 +382,7 @@ struct HTTPMessageSigningTests {
     func redirects() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
         let key = HTTPSignatureKey.generated(id: "client")
-        let session = lab.session { $0.interceptor = HTTPMessageSigner(key: key, covering: [.method]) }
+        let session = lab.session { $0.features.interceptor = HTTPMessageSigner(key: key, covering: [.method]) }
         let kept = try await session.get(server.url("/redirect?to=/headers"))
         #expect(kept.text.contains("\"signature-input\""), "\(kept.text)")
         let dropped = try await session.get(server.url("/redirect?to=" + server.url("/headers", host: "localhost").absoluteString))

@@ -29,7 +29,7 @@ struct HostNormalizationTests {
             {"NSAllowsLocalNetworking": false, "NSExceptionDomains": {"127.0.0.1": {"NSExceptionAllowsInsecureHTTPLoads": true}}}
             """#.utf8))
         #expect(issues.isEmpty)
-        let session = lab.session { $0.transportRules = rules }
+        let session = lab.session { $0.tls.transportRules = rules }
         for host in ["2130706433", "127.1", "0x7f.0.0.1"] {
             let response = try await session.get(URL(string: "https://\(host):\(server.port)/headers")!)
             #expect(response.statusCode == 200, "\(host)")
@@ -50,7 +50,7 @@ struct HostNormalizationTests {
         let (rules, _) = try TransportSecurityConfiguration.load(from: Data(#"""
             {"NSAllowsLocalNetworking": false, "NSExceptionDomains": {"example.test": {"NSIncludesSubdomains": true, "NSExceptionAllowsInsecureHTTPLoads": true}}}
             """#.utf8))
-        let session = lab.session { $0.transportRules = rules }
+        let session = lab.session { $0.tls.transportRules = rules }
         for encoded in ["localhost%00.example.test", "localhost%0A.example.test", "local%20host.example.test", "localhost%2F.example.test"] {
             let request = SecureRequest(url: URL(string: "http://\(encoded):\(cleartext.port)/hello")!, headers: [("Host", "localhost")])
             await #expect("\(encoded)") {

@@ -146,7 +146,7 @@ struct IdempotencyKeyTests {
     func lostAnswers() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
         defer { Task { await server.stop() } }
-        let session = lab.session { $0.interceptor = ChainedInterceptor([IdempotencyKeys(), Self.quick]) }
+        let session = lab.session { $0.features.interceptor = ChainedInterceptor([IdempotencyKeys(), Self.quick]) }
         defer { Task { await session.shutdown() } }
 
         let response = try await session.post(server.url("/payments?lose=2"), body: Data("order-1".utf8))
@@ -168,7 +168,7 @@ struct IdempotencyKeyTests {
         // alive fails it before any answer.)
         var ignoring = Self.quick
         ignoring.retriesRequestsWithIdempotencyKeys = false
-        let fresh = lab.session { $0.interceptor = ChainedInterceptor([IdempotencyKeys(), ignoring]) }
+        let fresh = lab.session { $0.features.interceptor = ChainedInterceptor([IdempotencyKeys(), ignoring]) }
         defer { Task { await fresh.shutdown() } }
         await #expect(throws: SecureSessionError.self) {
             try await fresh.post(server.url("/payments?lose=1"), body: Data("order-3".utf8))
@@ -181,7 +181,7 @@ struct IdempotencyKeyTests {
     func conflicts() async throws {
         let server = try await HTTPTestServer(chain: nil)
         defer { Task { await server.stop() } }
-        let session = lab.session { $0.interceptor = ChainedInterceptor([IdempotencyKeys(), Self.quick]) }
+        let session = lab.session { $0.features.interceptor = ChainedInterceptor([IdempotencyKeys(), Self.quick]) }
         defer { Task { await session.shutdown() } }
 
         let busy = try await session.post(server.url("/payments?busy=2"), body: Data("order-1".utf8))

@@ -36,7 +36,7 @@ struct IssuerFetchingSessionTests {
         }
         await plain.shutdown()
 
-        let fetching = SecureSession(configuration: SecureSessionConfiguration(decisionCache: nil, requestTimeout: .seconds(5)))
+        let fetching = SecureSession(configuration: SecureSessionConfiguration(tls: .init(decisionCache: nil), timeouts: .init(request: .seconds(5))))
         let fetcher = SessionIssuerFetcher(session: fetching, clock: { [lab] in lab.pki.now })
         for _ in 0..<2 {
             let session = lab.session(IntermediateFetchingEvaluator(SecurityPolicy.default, fetcher: fetcher))

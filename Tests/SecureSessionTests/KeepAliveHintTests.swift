@@ -61,7 +61,7 @@ struct KeepAliveHintTests {
     @Test("timeout=2: the idle connection is closed after a second, well before the session's own limit (60 s); the next request makes a new one")
     func shorterIdleLimit() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
-        let session = lab.session { $0.httpVersions = .http1Only }
+        let session = lab.session { $0.connections.httpVersions = .http1Only }
         _ = try await session.get(Self.keepAliveURL(server, "timeout=2, max=100"))
         #expect(session.poolStatus().first?.idle == 1, "kept for reuse")
         let again = try await session.get(Self.keepAliveURL(server, "timeout=2, max=99"))
@@ -77,7 +77,7 @@ struct KeepAliveHintTests {
     @Test("without a hint the session's own limit holds: the connection is still reused after 1.5 s")
     func noHintKeepsSessionLimit() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
-        let session = lab.session { $0.httpVersions = .http1Only }
+        let session = lab.session { $0.connections.httpVersions = .http1Only }
         _ = try await session.get(server.url("/hello"))
         try await Task.sleep(for: .milliseconds(1_500))
         #expect(try await session.get(server.url("/hello")).timing.reusedConnection)
@@ -89,8 +89,8 @@ struct KeepAliveHintTests {
     func sessionLimitShorter() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
         let session = lab.session {
-            $0.httpVersions = .http1Only
-            $0.idleConnectionTimeout = .milliseconds(200)
+            $0.connections.httpVersions = .http1Only
+            $0.connections.idleTimeout = .milliseconds(200)
         }
         _ = try await session.get(Self.keepAliveURL(server, "timeout=30"))
         try await Task.sleep(for: .milliseconds(600))
@@ -102,7 +102,7 @@ struct KeepAliveHintTests {
     @Test("timeout=1 leaves no time to reuse the connection: it is closed after its response")
     func noTimeToReuse() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
-        let session = lab.session { $0.httpVersions = .http1Only }
+        let session = lab.session { $0.connections.httpVersions = .http1Only }
         let response = try await session.get(Self.keepAliveURL(server, "timeout=1"))
         #expect(response.text == "with a field")
         #expect(session.poolStatus().first?.idle ?? 0 == 0)
@@ -114,7 +114,7 @@ struct KeepAliveHintTests {
     @Test("a connection kept under a long hint and then told a short one expires by the short one, though its timer was armed for the long one")
     func hintShortenedWhileIdleTimerArmed() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
-        let session = lab.session { $0.httpVersions = .http1Only }
+        let session = lab.session { $0.connections.httpVersions = .http1Only }
         _ = try await session.get(Self.keepAliveURL(server, "timeout=30"))
         let shortened = try await session.get(Self.keepAliveURL(server, "timeout=2"))
         #expect(shortened.timing.reusedConnection)

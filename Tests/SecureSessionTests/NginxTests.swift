@@ -16,7 +16,7 @@ struct NginxTests {
     func connectionsEndedAfterSoManyRequests(versions: HTTPVersionPolicy) async throws {
         let server = try NginxServer(chain: lab.loopbackChain(), requestsPerConnection: 2)
         defer { server.stop() }
-        let session = lab.session { $0.httpVersions = versions }
+        let session = lab.session { $0.connections.httpVersions = versions }
         let count = 60
         let answers = await withTaskGroup(of: (Int, Result<SecureResponse, any Error>).self) { group in
             for n in 0..<count {

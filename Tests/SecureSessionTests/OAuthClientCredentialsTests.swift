@@ -27,7 +27,7 @@ struct OAuthClientCredentialsTests {
             tokenURL: server.url("/oauth/token" + tokenQuery), clientID: "partner", authentication: authentication, scopes: scopes,
             hosts: ["127.0.0.1"], tokenSession: tokenSession ?? lab.lab.session(), refreshMargin: refreshMargin
         )
-        return lab.lab.session { $0.interceptor = interceptor }
+        return lab.lab.session { $0.features.interceptor = interceptor }
     }
 
     @Test("client_secret_basic: one token for many requests, twenty at once included; the form and the Basic field as RFC 6749 writes them; the token goes to its hosts only")
@@ -73,13 +73,13 @@ struct OAuthClientCredentialsTests {
         let server = try await HTTPTestServer(chain: lab.lab.loopbackChain(), clientVerifier: .clients(of: lab.clientCA, at: lab.lab.pki.now))
         let partner = try lab.lab.pki.issue(.client("partner"), by: lab.clientCA)
         let identity = try ClientIdentity(certificateChainPEM: partner.pemString, privateKeyPEM: partner.privateKeyPEM)
-        let tokenSession = lab.lab.session { $0.clientIdentity = identity }
+        let tokenSession = lab.lab.session { $0.tls.clientIdentity = identity }
         let interceptor = try OAuthClientCredentials(
             tokenURL: server.url("/oauth/token"), clientID: "partner", authentication: .mutualTLS, hosts: ["127.0.0.1"], tokenSession: tokenSession
         )
         let session = lab.lab.session {
-            $0.interceptor = interceptor
-            $0.clientIdentity = identity
+            $0.features.interceptor = interceptor
+            $0.tls.clientIdentity = identity
         }
         #expect(try await session.get(server.url("/oauth/api")).text == "hello with token-1")
         #expect(OAuthServer.formFields(try #require(server.oauth.tokenRequests.first).body) == ["grant_type": "client_credentials", "client_id": "partner"])
@@ -87,11 +87,11 @@ struct OAuthClientCredentialsTests {
         let alice = try ClientIdentity(certificateChainPEM: lab.alice.pemString, privateKeyPEM: lab.alice.privateKeyPEM)
         let wrong = try OAuthClientCredentials(
             tokenURL: server.url("/oauth/token"), clientID: "partner", authentication: .mutualTLS, hosts: ["127.0.0.1"],
-            tokenSession: lab.lab.session { $0.clientIdentity = alice }
+            tokenSession: lab.lab.session { $0.tls.clientIdentity = alice }
         )
         let refused = lab.lab.session {
-            $0.interceptor = wrong
-            $0.clientIdentity = alice
+            $0.features.interceptor = wrong
+            $0.tls.clientIdentity = alice
         }
         do {
             _ = try await refused.get(server.url("/oauth/api"))
@@ -131,7 +131,7 @@ struct OAuthClientCredentialsTests {
         }
         let tenant = try await discover(origin + "/tenant")
         #expect(tenant.tokenURL.absoluteString == origin + "/oauth/token")
-        let api = lab.lab.session { $0.interceptor = tenant }
+        let api = lab.lab.session { $0.features.interceptor = tenant }
         #expect(try await api.get(server.url("/oauth/api")).text == "hello with token-1")
         #expect(server.oauth.tokenRequestQueries.last?["via"] == nil)
         #expect(try await discover(origin).tokenURL.absoluteString == origin + "/oauth/token")
@@ -155,11 +155,11 @@ struct OAuthClientCredentialsTests {
         let partner = try lab.lab.pki.issue(.client("partner"), by: lab.clientCA)
         let identity = try ClientIdentity(certificateChainPEM: partner.pemString, privateKeyPEM: partner.privateKeyPEM)
         let mutualOrigin = "https://127.0.0.1:\(mutual.port)"
-        let bound = try await discover(mutualOrigin + "/tenant", .mutualTLS, through: lab.lab.session { $0.clientIdentity = identity })
+        let bound = try await discover(mutualOrigin + "/tenant", .mutualTLS, through: lab.lab.session { $0.tls.clientIdentity = identity })
         #expect(bound.tokenURL.absoluteString == mutualOrigin + "/oauth/token?via=mtls")
         let boundAPI = lab.lab.session {
-            $0.interceptor = bound
-            $0.clientIdentity = identity
+            $0.features.interceptor = bound
+            $0.tls.clientIdentity = identity
         }
         #expect(try await boundAPI.get(mutual.url("/oauth/api")).text == "hello with token-1")
         #expect(mutual.oauth.tokenRequestQueries.last?["via"] == "mtls")
@@ -251,7 +251,7 @@ struct OAuthClientCredentialsTests {
         #expect(decision.pinMismatch != nil)
         #expect(server.oauth.issuedCount == 0)
 
-        let interceptor = try api(server, .clientSecretPost(secret: "s3cret")).configuration.interceptor
+        let interceptor = try api(server, .clientSecretPost(secret: "s3cret")).configuration.features.interceptor
         #expect(!"\(String(describing: interceptor))".contains("s3cret"))
         #expect("\(OAuthClientAuthentication.clientSecretBasic(secret: "s3cret"))" == "client_secret_basic")
         await server.stop()
@@ -276,7 +276,7 @@ struct OAuthLibInteropTests {
             tokenURL: server.url("/token"), clientID: "partner", authentication: authentication, scopes: scopes, hosts: ["127.0.0.1"],
             tokenSession: tokenSession, proofOfPossession: proof
         )
-        return lab.session { $0.interceptor = interceptor }
+        return lab.session { $0.features.interceptor = interceptor }
     }
 
     @Test("client_secret_basic (a secret with ':', '+', '/' and '&', form-encoded before Basic) and client_secret_post obtain tokens oauthlib accepts; a revoked token is replaced; a wrong secret is oauthlib's invalid_client; a scope it does not know its invalid_scope")
@@ -408,7 +408,7 @@ struct OAuthLibInteropTests {
         #expect("\(key)" == "ServiceAccountKey(\(account), kid k-1)")
         let scopes = ["https://www.googleapis.com/auth/cloud-platform", "read"]
         let credentials = try OAuthClientCredentials(serviceAccount: key, scopes: scopes, subject: "admin@example.com", hosts: ["127.0.0.1"], tokenSession: tokenSession)
-        let session = lab.session { $0.interceptor = credentials }
+        let session = lab.session { $0.features.interceptor = credentials }
         #expect(try await session.get(server.url("/api")).text == "hello")
         let grant = try #require(try JSONSerialization.jsonObject(with: try await tokenSession.get(server.url("/last-grant")).body) as? [String: Any])
         #expect(grant["iss"] as? String == account && grant["aud"] as? String == server.url("/token").absoluteString)
@@ -418,7 +418,7 @@ struct OAuthLibInteropTests {
         #expect(try await session.get(server.url("/api")).attempts == 2)
 
         let stranger = lab.session {
-            $0.interceptor = try? OAuthClientCredentials(
+            $0.features.interceptor = try? OAuthClientCredentials(
                 serviceAccount: keyFile(_RSA.Signing.PrivateKey(keySize: .bits2048).pkcs8PEMRepresentation), scopes: scopes, hosts: ["127.0.0.1"],
                 tokenSession: tokenSession
             )
@@ -461,7 +461,7 @@ struct OAuthLibInteropTests {
                 let interceptor = try OAuthClientCredentials(
                     tokenURL: tokenURL, clientID: "partner", authentication: authentication, hosts: ["127.0.0.1"], tokenSession: tokenSession
                 )
-                let api = lab.session { $0.interceptor = interceptor }
+                let api = lab.session { $0.features.interceptor = interceptor }
                 await #expect { try await api.get(server.url("/api")) } throws: { error in
                     guard case .redirectRefused(status, tokenURL, stolen, let reason)? = error.sessionFailureReason else { return false }
                     return reason.contains("authorization server") && "\(error)".hasPrefix("refused the \(status) redirect from \(tokenURL.absoluteString) to \(stolen.absoluteString)")
@@ -477,7 +477,7 @@ struct OAuthLibInteropTests {
             tokenURL: moved(307, to: "/token"), clientID: "partner", authentication: .clientSecretPost(secret: "s3cret:+/&"), hosts: ["127.0.0.1"],
             tokenSession: tokenSession
         )
-        let api = lab.session { $0.interceptor = interceptor }
+        let api = lab.session { $0.features.interceptor = interceptor }
         #expect(try await api.get(server.url("/api")).text == "hello")
         await api.shutdown()
         await tokenSession.shutdown()

@@ -44,7 +44,7 @@ struct ObservedIdleLimitsTests {
     @Test("after the server closed idle connections at 1.5 s twice, the session's later connections wait at most 0.5 s in the pool (60 s otherwise); the session's own expiry teaches nothing")
     func learnsFromIdleClose() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain(), idleTimeout: .milliseconds(1_500))
-        let session = lab.session { $0.httpVersions = .http1Only }
+        let session = lab.session { $0.connections.httpVersions = .http1Only }
         _ = try await session.get(server.url("/hello"))
         try await Task.sleep(for: .milliseconds(2_000))
         #expect(server.connections.total == 1)
@@ -66,7 +66,7 @@ struct ObservedIdleLimitsTests {
     @Test("a server seen closing idle connections after a second, twice: its connections wait in the pool a few milliseconds at most; POSTs sent as its limit runs out all succeed, none on a kept connection")
     func noReuseForShortLimits() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain(), idleTimeout: .milliseconds(1_000))
-        let session = lab.session { $0.httpVersions = .http1Only }
+        let session = lab.session { $0.connections.httpVersions = .http1Only }
         for _ in 0..<2 {
             _ = try await session.get(server.url("/hello"))
             try await Task.sleep(for: .milliseconds(1_300))

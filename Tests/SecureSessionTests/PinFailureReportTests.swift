@@ -31,14 +31,18 @@ struct PinFailureReportTests {
         trustEvaluator: any ServerTrustEvaluating = SecurityPolicy.default
     ) -> SecureSession {
         SecureSession(configuration: SecureSessionConfiguration(
-            trustEvaluator: trustEvaluator,
-            systemStore: TrustStore(lab.systemRoots.map(\.der)),
-            evaluationTime: lab.pki.now,
-            decisionCache: nil,
-            validation: .none,
-            addressOverrides: [AddressOverride(host: lab.host, port: port, address: "127.0.0.1")],
-            transportRules: rules,
-            pinFailureReporter: reporter
+            tls: .init(
+                trustEvaluator: trustEvaluator,
+                systemStore: TrustStore(lab.systemRoots.map(\.der)),
+                evaluationTime: lab.pki.now,
+                decisionCache: nil,
+                transportRules: rules,
+                pinFailureReporter: reporter
+            ),
+            connections: .init(
+                addressOverrides: [AddressOverride(host: lab.host, port: port, address: "127.0.0.1")]
+            ),
+            responses: .init(validation: .none)
         ))
     }
 

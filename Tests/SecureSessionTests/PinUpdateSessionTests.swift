@@ -31,8 +31,8 @@ struct PinUpdateSessionTests {
 
     func session(port: Int, registry: PinSetRegistry?) -> SecureSession {
         lab.session { configuration in
-            configuration.addressOverrides = [AddressOverride(host: Self.host, port: port, address: "127.0.0.1")]
-            configuration.pinSetRegistry = registry
+            configuration.connections.addressOverrides = [AddressOverride(host: Self.host, port: port, address: "127.0.0.1")]
+            configuration.tls.pinSetRegistry = registry
         }
     }
 
@@ -42,7 +42,12 @@ struct PinUpdateSessionTests {
         defer { Task { await server.stop() } }
         let registry = PinSetRegistry(publicKey: try signer.publicKey, clock: { [lab] in lab.pki.now })
         let fetcher = SecureSession(configuration: SecureSessionConfiguration(
-            systemStore: TrustStore(lab.systemRoots.map(\.der), origin: "lab system store"), evaluationTime: lab.pki.now, decisionCache: nil))
+            tls: .init(
+                systemStore: TrustStore(lab.systemRoots.map(\.der), origin: "lab system store"),
+                evaluationTime: lab.pki.now,
+                decisionCache: nil
+            )
+        ))
         let updater = PinSetUpdater(registry: registry, session: fetcher, documentURL: server.url("/files/pins.json"))
         #expect(updater.signatureURL == server.url("/files/pins.json.sig"))
 
@@ -91,7 +96,12 @@ struct PinUpdateSessionTests {
         defer { Task { await server.stop() } }
         let registry = PinSetRegistry(publicKey: try signer.publicKey, clock: { [lab] in lab.pki.now })
         let fetcher = SecureSession(configuration: SecureSessionConfiguration(
-            systemStore: TrustStore(lab.systemRoots.map(\.der), origin: "lab system store"), evaluationTime: lab.pki.now, decisionCache: nil))
+            tls: .init(
+                systemStore: TrustStore(lab.systemRoots.map(\.der), origin: "lab system store"),
+                evaluationTime: lab.pki.now,
+                decisionCache: nil
+            )
+        ))
         var schedule = PinSetUpdater.Schedule()
         schedule.interval = .milliseconds(50)
         schedule.initialBackoff = .milliseconds(20)

@@ -13,7 +13,7 @@ struct PoolStatusTests {
     @Test("HTTP/1.1: connections in use and requests waiting at the per-host limit, then idle; HTTP/2: one shared connection; nothing after shutdown")
     func status() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
-        let session = lab.session { $0.maximumConnectionsPerHost = 2 }
+        let session = lab.session { $0.connections.maximumPerHost = 2 }
         #expect(session.poolStatus().isEmpty)
         let slow = (0..<3).map { _ in Task { try await session.get(server.url("/delay/1500")) } }
         let name = "https://127.0.0.1:\(server.port)"
@@ -41,7 +41,7 @@ struct PoolStatusTests {
     func ipv6ServerName() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
         let session = lab.session(InsecureDisabledTrustEvaluator()) {
-            $0.addressOverrides = [AddressOverride(host: "::1", port: server.port, address: "127.0.0.1")]
+            $0.connections.addressOverrides = [AddressOverride(host: "::1", port: server.port, address: "127.0.0.1")]
         }
         #expect(try await session.get(URL(string: "https://[::1]:\(server.port)/hello")!).text == "hello")
         #expect(session.poolStatus().map(\.server) == ["https://[::1]:\(server.port)"])
@@ -83,8 +83,8 @@ struct PoolMemoryTests {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
         let hosts = (0..<300).map { "host\($0).pool.test" }
         let session = lab.session(InsecureDisabledTrustEvaluator()) {
-            $0.addressOverrides = hosts.map { AddressOverride(host: $0, port: server.port, address: "127.0.0.1") }
-            $0.idleConnectionTimeout = .milliseconds(20)
+            $0.connections.addressOverrides = hosts.map { AddressOverride(host: $0, port: server.port, address: "127.0.0.1") }
+            $0.connections.idleTimeout = .milliseconds(20)
         }
         for host in hosts {
             #expect(try await session.get(URL(string: "https://\(host):\(server.port)/hello")!).text == "hello")

@@ -10,7 +10,7 @@ struct ProxyTests {
     let lab = try! TrustLab()
 
     func session(through proxy: HTTPProxy, _ evaluator: any ServerTrustEvaluating = SecurityPolicy.default) -> SecureSession {
-        lab.session(evaluator) { $0.proxies = HTTPProxySettings(https: proxy, http: proxy) }
+        lab.session(evaluator) { $0.connections.proxies = HTTPProxySettings(https: proxy, http: proxy) }
     }
 
     /// Expects a GET of `url` on `session` to fail at the proxy `proxy` (`host:port`): the
@@ -70,7 +70,7 @@ struct ProxyTests {
         defer { proxy.stop() }
         let server = try await HTTPTestServer(chain: nil)
         let jar = CookieJar()
-        let direct = lab.session { $0.cookieJar = jar }
+        let direct = lab.session { $0.features.cookieJar = jar }
         let url = { (path: String) in server.url(path, host: "localhost") }
         func set(_ cookie: String, with session: SecureSession) async throws {
             _ = try await session.send(SecureRequest(url: url("/set-cookie"), headers: [("X-Set-Cookie", cookie)]))
@@ -81,14 +81,14 @@ struct ProxyTests {
 
         var settings = HTTPProxySettings(http: HTTPProxy(host: "127.0.0.1", port: proxy.port))
         settings.bypassesLoopback = false
-        let proxied = lab.session { $0.cookieJar = jar; $0.proxies = settings }
+        let proxied = lab.session { $0.features.cookieJar = jar; $0.connections.proxies = settings }
         try await set("proxied=1; Secure", with: proxied)
         #expect(!jar.cookies.map(\.name).contains("proxied"), "through a proxy: no Secure cookie is set")
         let headers = try await proxied.get(url("/headers")).decode([String: String].self)
         #expect(headers["via"]?.contains("tinyproxy") == true)
         #expect(headers["cookie"] == nil, "nor sent: \(headers)")
         // An address override to a loopback address still reaches loopback.
-        let overridden = lab.session { $0.cookieJar = jar; $0.addressOverrides = [AddressOverride(host: "localhost", port: server.port, address: "127.0.0.1")] }
+        let overridden = lab.session { $0.features.cookieJar = jar; $0.connections.addressOverrides = [AddressOverride(host: "localhost", port: server.port, address: "127.0.0.1")] }
         #expect(try await overridden.get(url("/headers")).decode([String: String].self)["cookie"] == "direct=1")
         for session in [direct, proxied, overridden] { await session.shutdown() }
         await server.stop()
@@ -380,8 +380,8 @@ struct ProxyTests {
         var proxies = settings
         proxies.http = HTTPProxy(host: "127.0.0.1", port: 1)
         let session = lab.session { configuration in
-            configuration.proxies = proxies
-            configuration.addressOverrides = ["internal.example", "api.corp.example", "other.example", "192.0.2.7"].map {
+            configuration.connections.proxies = proxies
+            configuration.connections.addressOverrides = ["internal.example", "api.corp.example", "other.example", "192.0.2.7"].map {
                 AddressOverride(host: $0, port: server.port, address: "127.0.0.1")
             }
         }
@@ -391,7 +391,7 @@ struct ProxyTests {
         await expectThroughProxy("127.0.0.1:1", URL(string: "http://proxied.example:\(server.port)/hello")!, on: session)
         var strict = proxies
         strict.bypassesLoopback = false
-        let everyHost = lab.session { $0.proxies = strict }
+        let everyHost = lab.session { $0.connections.proxies = strict }
         await expectThroughProxy("127.0.0.1:1", URL(string: "http://127.0.0.1:\(server.port)/hello")!, on: everyHost)
         await session.shutdown()
         await everyHost.shutdown()
@@ -405,8 +405,8 @@ struct ProxyTests {
         settings.bypassesLoopback = false
         let hosts = ["10.1.2.3", "11.1.2.3", "192.0.2.7", "92.0.2.7", "db.internal", "[fd00::1]", "[fe00::1]"]
         let session = lab.session { configuration in
-            configuration.proxies = settings
-            configuration.addressOverrides = hosts.map {
+            configuration.connections.proxies = settings
+            configuration.connections.addressOverrides = hosts.map {
                 AddressOverride(host: $0.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port: server.port, address: "127.0.0.1")
             }
         }
@@ -420,9 +420,9 @@ struct ProxyTests {
         var loopbackRange = settings
         loopbackRange.bypass = ["127.0.0.0/8"]
         let overridden = lab.session { configuration in
-            configuration.proxies = loopbackRange
+            configuration.connections.proxies = loopbackRange
             // Written with capitals and a trailing dot: the override still applies to db.internal.
-            configuration.addressOverrides = [AddressOverride(host: "DB.Internal.", port: server.port, address: "127.0.0.1")]
+            configuration.connections.addressOverrides = [AddressOverride(host: "DB.Internal.", port: server.port, address: "127.0.0.1")]
         }
         #expect(try await overridden.get(URL(string: "http://db.internal:\(server.port)/hello")!).text == "hello")
         await overridden.shutdown()

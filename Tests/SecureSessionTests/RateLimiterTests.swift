@@ -15,7 +15,7 @@ struct RateLimiterTests {
     func spaced(http2: Bool) async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: http2)
         let limiter = RequestRateLimiter(rate: RequestRate(requests: 5, per: .seconds(1), burst: 2))
-        let session = lab.session { $0.rateLimiter = limiter }
+        let session = lab.session { $0.features.rateLimiter = limiter }
         let clock = ContinuousClock()
         let started = clock.now
         let finished = try await withThrowingTaskGroup(of: Duration.self) { group in
@@ -42,7 +42,7 @@ struct RateLimiterTests {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
         let limiter = RequestRateLimiter(rate: RequestRate(requests: 1, per: .seconds(10), burst: 1))
         let breaker = CircuitBreaker(policy: CircuitBreakerPolicy(failureThreshold: 1))
-        let session = lab.session { $0.rateLimiter = limiter; $0.circuitBreaker = breaker }
+        let session = lab.session { $0.features.rateLimiter = limiter; $0.features.circuitBreaker = breaker }
         let url = server.url("/flaky?key=i&failures=0")
         #expect(try await session.get(url).statusCode == 200)
         var impatient = SecureRequest(url: url)
@@ -89,7 +89,7 @@ struct RateLimiterTests {
             (429, "1", RequestRateLimiter(rate: fast)),
             (503, "3600", RequestRateLimiter(rate: fast, maximumPause: .seconds(2))),
         ] {
-            let session = lab.session { $0.rateLimiter = limiter }
+            let session = lab.session { $0.features.rateLimiter = limiter }
             let key = "p\(status)"
             var request = SecureRequest(url: server.url("/flaky?key=\(key)&failures=1&status=\(status)&retry-after=\(asked)"))
             request.validation = ResponseValidation.none
@@ -103,7 +103,7 @@ struct RateLimiterTests {
         }
 
         let deaf = RequestRateLimiter(rate: fast, pausesWhenAsked: false)
-        let session = lab.session { $0.rateLimiter = deaf }
+        let session = lab.session { $0.features.rateLimiter = deaf }
         var request = SecureRequest(url: server.url("/flaky?key=d&failures=1&status=429&retry-after=60"))
         request.validation = ResponseValidation.none
         #expect(try await session.send(request).statusCode == 429)
@@ -112,7 +112,7 @@ struct RateLimiterTests {
 
         let elsewhere = RequestRateLimiter(rate: RequestRate(requests: 1, per: .seconds(60)), hosts: [try HostPattern("api.partner.example")])
         #expect(!elsewhere.applies(to: "127.0.0.1") && elsewhere.applies(to: "API.partner.example"))
-        let unlimited = lab.session { $0.rateLimiter = elsewhere }
+        let unlimited = lab.session { $0.features.rateLimiter = elsewhere }
         let clock = ContinuousClock()
         let started = clock.now
         for _ in 0..<3 { _ = try await unlimited.get(server.url("/hello")) }
@@ -128,7 +128,7 @@ struct RateLimiterTests {
         let limiter = RequestRateLimiter(rate: nil, maximumConcurrentRequests: 2)
         #expect(limiter.maximumConcurrentRequests == 2 && limiter.rate == nil)
         let breaker = CircuitBreaker(policy: CircuitBreakerPolicy(failureThreshold: 1))
-        let session = lab.session { $0.rateLimiter = limiter; $0.circuitBreaker = breaker }
+        let session = lab.session { $0.features.rateLimiter = limiter; $0.features.circuitBreaker = breaker }
         let clock = ContinuousClock()
         let started = clock.now
         let url = server.url("/delay/400")

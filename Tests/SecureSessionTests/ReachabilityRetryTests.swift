@@ -12,7 +12,7 @@ struct ReachabilityRetryTests {
         #expect(session.reachability(of: URL(string: "http://127.0.0.1:1/")!).interface?.kind == .loopback)
         #expect(session.reachability(of: URL(string: "https://name.that.does.not.resolve.invalid/")!) == .notReachable)
         var configuration = SecureSessionConfiguration()
-        configuration.addressOverrides = [AddressOverride(host: "name.that.does.not.resolve.invalid", port: 443, address: "127.0.0.1")]
+        configuration.connections.addressOverrides = [AddressOverride(host: "name.that.does.not.resolve.invalid", port: 443, address: "127.0.0.1")]
         let overridden = SecureSession(configuration: configuration)
         #expect(overridden.reachability(of: URL(string: "https://name.that.does.not.resolve.invalid/")!).interface?.kind == .loopback)
     }

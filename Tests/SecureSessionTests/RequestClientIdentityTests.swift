@@ -25,7 +25,7 @@ struct RequestClientIdentityTests {
     @Test("each request presents its own identity, or the session's; connections are pooled per identity and never shared across them", arguments: [false, true])
     func perRequest(http2: Bool) async throws {
         let server = try await HTTPTestServer(chain: lab.lab.loopbackChain(), clientVerifier: .clients(of: lab.clientCA, at: lab.lab.pki.now), http2: http2)
-        let session = lab.lab.session { $0.clientIdentity = try? identity(lab.alice) }
+        let session = lab.lab.session { $0.tls.clientIdentity = try? identity(lab.alice) }
         let url = server.url("/client-certificate")
         let bob = try identity(lab.bob)
         var answers: [String] = []

@@ -15,7 +15,7 @@ struct RequestHeadObserverTests {
     func observedSession(_ configure: @escaping (inout SecureSessionConfiguration) -> Void = { _ in }) -> (SecureSession, NIOLockedValueBox<[SentRequestHead]>) {
         let heads = NIOLockedValueBox<[SentRequestHead]>([])
         let session = lab.session {
-            $0.requestHeadObserver = { head in heads.withLockedValue { $0.append(head) } }
+            $0.features.requestHeadObserver = { head in heads.withLockedValue { $0.append(head) } }
             configure(&$0)
         }
         return (session, heads)
@@ -25,7 +25,7 @@ struct RequestHeadObserverTests {
     func observed(http2: Bool) async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: http2)
         let (session, heads) = observedSession {
-            $0.credentialStore.set(.user("alice", password: "wonderland"), for: ProtectionSpace(host: "127.0.0.1", port: server.port, isSecure: true, realm: "lab", method: .httpBasic))
+            $0.features.credentialStore.set(.user("alice", password: "wonderland"), for: ProtectionSpace(host: "127.0.0.1", port: server.port, isSecure: true, realm: "lab", method: .httpBasic))
         }
         _ = try await session.get(server.url("/redirect?to=/basic"), headers: [("X-Trace", "t-1")])
         let seen = heads.withLockedValue { $0 }
@@ -58,7 +58,7 @@ struct RequestHeadObserverTests {
     @Test("a large body's Expect: 100-continue is in the head as sent over HTTP/1.1, not over HTTP/2", arguments: [false, true])
     func expectation(http2: Bool) async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: http2)
-        let (session, heads) = observedSession { $0.expectContinue = ExpectContinue(minimumBodySize: 1024) }
+        let (session, heads) = observedSession { $0.connections.expectContinue = ExpectContinue(minimumBodySize: 1024) }
         _ = try await session.post(server.url("/echo"), body: Data(count: 4096))
         let fields = try #require(heads.withLockedValue { $0.first }).headers
         #expect(fields.contains { $0.name == "Expect" && $0.value == "100-continue" } == !http2)

@@ -98,8 +98,8 @@ struct ResponseBodyTests {
     func endingTheReading() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
         let session = lab.session {
-            $0.maximumConnectionsPerHost = 1
-            $0.requestTimeout = .seconds(30)
+            $0.connections.maximumPerHost = 1
+            $0.timeouts.request = .seconds(30)
         }
         let reading = Task {
             let (_, body) = try await session.bytes(for: SecureRequest(url: server.url("/endless")))

@@ -13,7 +13,7 @@ struct ResponseCacheTests {
     let lab = try! TrustLab()
 
     func session(_ cache: ResponseCache, _ evaluator: any ServerTrustEvaluating = SecurityPolicy.default) -> SecureSession {
-        lab.session(evaluator) { $0.responseCache = cache }
+        lab.session(evaluator) { $0.responses.cache = cache }
     }
 
     func request(_ url: URL, policy: RequestCachePolicy = .useProtocolCachePolicy, headers: [(name: String, value: String)] = []) -> SecureRequest {
@@ -80,7 +80,7 @@ struct ResponseCacheTests {
         #expect(second.header("Content-Length") == "11", "the kept body's length, not the 304's")
         #expect(server.tally.count("k") == 2)
         let metrics = TestMetrics()
-        let counted = lab.session { $0.responseCache = ResponseCache(); $0.metricsFactory = metrics }
+        let counted = lab.session { $0.responses.cache = ResponseCache(); $0.metricsFactory = metrics }
         for _ in 0..<3 { _ = try await counted.get(url) }
         _ = try await counted.get(server.url("/cached?key=fresh&cc=max-age=60"))
         _ = try await counted.get(server.url("/cached?key=fresh&cc=max-age=60"))
@@ -128,7 +128,7 @@ struct ResponseCacheTests {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
         let cache = ResponseCache()
         let jar = CookieJar()
-        let session = lab.session { $0.responseCache = cache; $0.cookieJar = jar }
+        let session = lab.session { $0.responses.cache = cache; $0.features.cookieJar = jar }
         for (key, query, expected) in [
             ("revalidated", "cc=no-cache&etag=1", ResponseSource.revalidated),
             ("stale", "cc=max-age=60,stale-if-error=100&age=100&fail-after=1&fail=503", .staleAfterFailure(reason: "HTTP 503 Service Unavailable")),
@@ -150,7 +150,7 @@ struct ResponseCacheTests {
     func staleIfError() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
         let metrics = TestMetrics()
-        let session = lab.session { $0.responseCache = ResponseCache(); $0.metricsFactory = metrics }
+        let session = lab.session { $0.responses.cache = ResponseCache(); $0.metricsFactory = metrics }
         let window = "cc=max-age=60,stale-if-error=100&age=100"
         let url = server.url("/cached?key=e&\(window)&fail-after=1")
         #expect(try await session.get(url).source == .network)
@@ -204,7 +204,7 @@ struct ResponseCacheTests {
     func staleWhileRevalidate() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
         let metrics = TestMetrics()
-        let session = lab.session { $0.responseCache = ResponseCache(); $0.metricsFactory = metrics }
+        let session = lab.session { $0.responses.cache = ResponseCache(); $0.metricsFactory = metrics }
         let validated = server.url("/cached?key=v&cc=max-age=0,stale-while-revalidate=60&etag=1")
         #expect(try await session.get(validated).source == .network)
         let second = try await session.get(validated)
@@ -388,7 +388,7 @@ struct ResponseCacheTests {
         let alice = Credential.user("alice", password: "wonderland")
         store.set(alice, for: ProtectionSpace(host: "127.0.0.1", port: server.port, isSecure: true, realm: "lab", method: .httpBasic))
         store.set(alice, for: ProtectionSpace(host: "127.0.0.1", port: server.port, isSecure: true, realm: nil, method: .httpDigest))
-        let session = lab.session { $0.responseCache = ResponseCache(); $0.credentialStore = store }
+        let session = lab.session { $0.responses.cache = ResponseCache(); $0.features.credentialStore = store }
         let basic = server.url("/basic?cc=max-age=60")
         #expect(try await session.get(basic).text == "welcome alice")
         #expect(server.tally.count("/basic") == 2)
@@ -455,7 +455,7 @@ struct ResponseCacheNginxTests {
     func nginx() async throws {
         let server = try NginxServer(chain: lab.loopbackChain(), requestsPerConnection: 100)
         defer { server.stop() }
-        let session = lab.session { $0.responseCache = ResponseCache() }
+        let session = lab.session { $0.responses.cache = ResponseCache() }
         try server.serve("old.json", contents: #"{"rate":1.08}"#, modified: Date() - 1_000)
         // Dated a minute ahead: no heuristic freshness at all, whatever the seconds of nginx's
         // `Date` and `Last-Modified` (a file modified just now would be fresh for a tenth of the

@@ -8,7 +8,7 @@ import Testing
 import TransportSecurity
 
 /// A session that accepts some hosts' responses only signed
-/// (``SecureSessionConfiguration/responseSignatures``): against the test server's `/signed`,
+/// (``SecureSessionConfiguration/Responses/signatures``): against the test server's `/signed`,
 /// which signs its answers with the key the test gives it, and a scripted server for answers
 /// changed after they were signed.
 @Suite("Responses accepted only signed")
@@ -36,8 +36,8 @@ struct ResponseSignatureTests {
     ) -> SecureSession {
         let verifier = HTTPMessageSignatureVerifier(keys: keys ?? [serverKey.verificationKey], requiredComponents: requiredComponents)
         return lab.session {
-            $0.interceptor = HTTPMessageSigner(key: clientKey)
-            $0.responseSignatures = ResponseSignatureRequirement(verifier: verifier, hosts: hosts, requiresBodyCoverage: requiresBodyCoverage)
+            $0.features.interceptor = HTTPMessageSigner(key: clientKey)
+            $0.responses.signatures = ResponseSignatureRequirement(verifier: verifier, hosts: hosts, requiresBodyCoverage: requiresBodyCoverage)
         }
     }
 
@@ -125,7 +125,7 @@ struct ResponseSignatureTests {
             answer(body: "{\"amount\":\"10.00\"}", contentType: "text/plain"),
         ])
         let session = lab.session {
-            $0.responseSignatures = ResponseSignatureRequirement(verifier: HTTPMessageSignatureVerifier(keys: [serverKey.verificationKey], requiredComponents: [.status]))
+            $0.responses.signatures = ResponseSignatureRequirement(verifier: HTTPMessageSignatureVerifier(keys: [serverKey.verificationKey], requiredComponents: [.status]))
         }
         defer { Task { await session.shutdown() } }
         #expect(try await session.get(server.url).text == "{\"amount\":\"10.00\"}")
@@ -194,7 +194,7 @@ struct ResponseSignatureTests {
         let server = try await ScriptedResponseServer(responses: [answer])
         defer { Task { await server.stop() } }
         let session = lab.session {
-            $0.responseSignatures = ResponseSignatureRequirement(verifier: HTTPMessageSignatureVerifier(keys: [serverKey.verificationKey], requiredComponents: [.status]))
+            $0.responses.signatures = ResponseSignatureRequirement(verifier: HTTPMessageSignatureVerifier(keys: [serverKey.verificationKey], requiredComponents: [.status]))
         }
         defer { Task { await session.shutdown() } }
         func mismatch(_ error: any Error) -> Bool {
@@ -235,9 +235,9 @@ struct ResponseSignatureTests {
         let askedFor = #"sig1=("@status" "content-digest");keyid="server-2026";alg="ed25519";created;tag="bank""#
         #expect(ResponseSignatureRequirement(verifier: verifier).acceptSignatureField == askedFor)
         let session = lab.session {
-            $0.interceptor = HTTPMessageSigner(key: clientKey)
-            $0.responseSignatures = ResponseSignatureRequirement(verifier: verifier, hosts: [try! HostPattern("127.0.0.1")])
-            $0.requestHeadObserver = { head in heads.withLockedValue { $0.append(head) } }
+            $0.features.interceptor = HTTPMessageSigner(key: clientKey)
+            $0.responses.signatures = ResponseSignatureRequirement(verifier: verifier, hosts: [try! HostPattern("127.0.0.1")])
+            $0.features.requestHeadObserver = { head in heads.withLockedValue { $0.append(head) } }
         }
         defer { Task { await session.shutdown() } }
         func asked() -> [String] {
@@ -256,9 +256,9 @@ struct ResponseSignatureTests {
         _ = try await session.send(unnamed)
         #expect(asked().isEmpty)
         let silent = lab.session {
-            $0.interceptor = HTTPMessageSigner(key: clientKey)
-            $0.responseSignatures = ResponseSignatureRequirement(verifier: verifier, asksForSignatures: false)
-            $0.requestHeadObserver = { head in heads.withLockedValue { $0.append(head) } }
+            $0.features.interceptor = HTTPMessageSigner(key: clientKey)
+            $0.responses.signatures = ResponseSignatureRequirement(verifier: verifier, asksForSignatures: false)
+            $0.features.requestHeadObserver = { head in heads.withLockedValue { $0.append(head) } }
         }
         defer { Task { await silent.shutdown() } }
         _ = try await silent.send(SecureRequest(.put, url: server.url("/signed"), body: Data("order".utf8)))

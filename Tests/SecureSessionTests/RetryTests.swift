@@ -39,7 +39,7 @@ struct RetryTests {
     static let quick = RetryPolicy(maximumRetries: 3, initialDelay: .milliseconds(10), jitter: 0)
 
     private func session(_ interceptor: (any RequestInterceptor)?) -> SecureSession {
-        lab.session { $0.interceptor = interceptor }
+        lab.session { $0.features.interceptor = interceptor }
     }
 
     private static func flaky(_ server: HTTPTestServer, _ query: String) -> (url: URL, key: String) {
@@ -283,9 +283,9 @@ struct RetryTests {
         defer { Task { await server.stop() } }
         let refreshing = Refreshing(tokenURL: server.url("/hello"))
         let session = lab.session {
-            $0.interceptor = refreshing
-            $0.maximumConnectionsPerHost = 1
-            $0.requestTimeout = .seconds(5)
+            $0.features.interceptor = refreshing
+            $0.connections.maximumPerHost = 1
+            $0.timeouts.request = .seconds(5)
         }
         refreshing.lock.withLock { refreshing.session = session }
         defer { Task { await session.shutdown() } }

@@ -17,7 +17,7 @@ struct RevocationTests {
     /// A cleartext server for `/ocsp` and `/files/…`, and a fetcher going through a session of its own.
     func responder(fetchTimeout: Duration = .seconds(3)) async throws -> (HTTPTestServer, SessionRevocationFetcher) {
         let server = try await HTTPTestServer(chain: nil)
-        let session = SecureSession(configuration: SecureSessionConfiguration(decisionCache: nil, connectTimeout: .seconds(5), requestTimeout: .seconds(5)))
+        let session = SecureSession(configuration: SecureSessionConfiguration(tls: .init(decisionCache: nil), timeouts: .init(connect: .seconds(5), request: .seconds(5))))
         return (server, SessionRevocationFetcher(session: session, timeout: fetchTimeout, clock: { [lab] in lab.pki.now }))
     }
 
@@ -224,7 +224,7 @@ struct RevocationTests {
         #expect(texts.allSatisfy { $0.utf8.count == size })
         for (index, text) in texts.enumerated() { server.files["list\(index).crl"] = text }
         let url = { (index: Int) in server.url("/files/list\(index).crl").absoluteString }
-        let session = SecureSession(configuration: SecureSessionConfiguration(decisionCache: nil, connectTimeout: .seconds(5), requestTimeout: .seconds(5)))
+        let session = SecureSession(configuration: SecureSessionConfiguration(tls: .init(decisionCache: nil), timeouts: .init(connect: .seconds(5), request: .seconds(5))))
         defer { Task { await session.shutdown() } }
         let fetcher = SessionRevocationFetcher(session: session, clock: { clock.value }, maximumKeptBytes: 3 * size)
         for index in 0..<3 { _ = try await fetcher.crl(at: url(index), networkAllowed: true) }
@@ -423,7 +423,7 @@ struct RevocationTests {
         let evaluator = RevocationEvaluator(SecurityPolicy.default, policy: RevocationPolicy(options: [.ocsp, .leafOnly], failureMode: .soft), fetcher: fetcher)
         // A new session each time, sharing the cache: every request is a new handshake.
         func status() async throws -> Int {
-            let session = lab.session(evaluator) { $0.decisionCache = cache }
+            let session = lab.session(evaluator) { $0.tls.decisionCache = cache }
             defer { Task { await session.shutdown() } }
             return try await session.get(server.url("/hello")).statusCode
         }

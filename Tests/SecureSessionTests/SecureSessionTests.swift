@@ -51,7 +51,7 @@ struct SecureSessionTests {
     func timing() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
         defer { Task { await server.stop() } }
-        let session = session { $0.maximumConnectionsPerHost = 1 }
+        let session = session { $0.connections.maximumPerHost = 1 }
         defer { Task { await session.shutdown() } }
         let first = try await session.get(server.url("/hello"))
         #expect(first.timing.reusedConnection == false)
@@ -332,7 +332,7 @@ struct SecureSessionTests {
     func redirectRules() async throws {
         let secure = try await HTTPTestServer(chain: lab.loopbackChain())
         let cleartext = try await HTTPTestServer(chain: nil)
-        let session = session { $0.maximumRedirects = 3 }
+        let session = session { $0.responses.maximumRedirects = 3 }
         let downgrade = secure.url("/redirect?to=\(cleartext.url("/hello").absoluteString.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)")
         await #expect {
             _ = try await session.get(downgrade)
@@ -398,9 +398,9 @@ struct SecureSessionTests {
     func extremeTimeLimits(http2: Bool) async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: http2)
         let unlimited = session {
-            $0.connectTimeout = .seconds(Int64.max)
-            $0.requestTimeout = .seconds(Int64.max)
-            $0.idleConnectionTimeout = .seconds(Int64.max)
+            $0.timeouts.connect = .seconds(Int64.max)
+            $0.timeouts.request = .seconds(Int64.max)
+            $0.connections.idleTimeout = .seconds(Int64.max)
         }
         #expect(try await unlimited.get(server.url("/hello")).text == "hello")
         #expect(try await unlimited.get(server.url("/hello")).text == "hello")
@@ -416,7 +416,7 @@ struct SecureSessionTests {
             }
         }
         await unlimited.shutdown()
-        let impatient = session { $0.connectTimeout = .seconds(-1) }
+        let impatient = session { $0.timeouts.connect = .seconds(-1) }
         await #expect {
             _ = try await impatient.get(server.url("/hello"))
         } throws: { error in
@@ -430,7 +430,7 @@ struct SecureSessionTests {
     @Test("a timeout says what the request was doing: waiting for a pooled connection, waiting for the response, reading the body (with the bytes received)")
     func timeoutStages() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
-        let session = session { $0.maximumConnectionsPerHost = 1 }
+        let session = session { $0.connections.maximumPerHost = 1 }
         let key = "https://127.0.0.1:\(server.port)"
         func stage(of path: String) async -> String? {
             var request = SecureRequest(url: server.url(path))
@@ -462,7 +462,7 @@ struct SecureSessionTests {
     func connectTimeout() async throws {
         let silent = try SilentListener()
         defer { silent.stop() }
-        let session = session { $0.connectTimeout = .milliseconds(300) }
+        let session = session { $0.timeouts.connect = .milliseconds(300) }
         let clock = ContinuousClock()
         let started = clock.now
         await #expect {
@@ -481,8 +481,8 @@ struct SecureSessionTests {
         // Accepts TCP connections and never says a word.
         let mute = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
         let session = session {
-            $0.connectTimeout = .milliseconds(300)
-            $0.requestTimeout = .seconds(30)
+            $0.timeouts.connect = .milliseconds(300)
+            $0.timeouts.request = .seconds(30)
         }
         let clock = ContinuousClock()
         let started = clock.now
@@ -609,7 +609,7 @@ struct SecureSessionTests {
         let expected = String(repeating: "hello, compressed world\n", count: 100)
         for http2 in [false, true] {
             let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: http2)
-            let session = session { $0.decompression = .enabled() }
+            let session = session { $0.responses.decompression = .enabled() }
             let response = try await session.get(server.url("/gzipped"))
             #expect(response.text == expected)
             #expect(response.header("X-Accept-Encoding") == "deflate, gzip")
@@ -626,7 +626,7 @@ struct SecureSessionTests {
                 guard case .invalidResponse(let detail)? = error.sessionFailureReason else { return false }
                 return detail.contains("the compressed body is malformed (zlib error ")
             }
-            let strict = self.session { $0.decompression = .enabled(maximumRatio: 10) }
+            let strict = self.session { $0.responses.decompression = .enabled(maximumRatio: 10) }
             await #expect {
                 _ = try await strict.get(server.url("/gzipped"))
             } throws: { error in
@@ -765,7 +765,7 @@ struct SecureSessionTests {
     @Test("stream hands the body over part by part, beyond the in-memory limit, over HTTP/1.1 and HTTP/2; an unacceptable response never reaches the consumer", arguments: [false, true])
     func streaming(http2: Bool) async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: http2)
-        let session = session { $0.maximumResponseBodySize = 64 * 1024 }
+        let session = session { $0.responses.maximumBodySize = 64 * 1024 }
         let total = 4 * 1024 * 1024
         let counter = NIOLockedValueBox((bytes: 0, parts: 0))
         let response = try await session.stream(SecureRequest(url: server.url("/bytes/\(total)"))) { part in
@@ -826,7 +826,7 @@ struct SecureSessionTests {
     func responseBodyLimit() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
         let limit = 256 * 1024
-        let session = session { $0.maximumResponseBodySize = limit }
+        let session = session { $0.responses.maximumBodySize = limit }
         #expect(try await session.get(server.url("/bytes/\(limit)")).body.count == limit)
         #expect(try await session.get(server.url("/chunked/\(limit)")).body.count == limit)
         for path in ["/bytes/\(limit + 1)", "/chunked/\(limit + 1)", "/endless"] {
@@ -900,7 +900,7 @@ struct SecureSessionTests {
     func truncationAttack() async throws {
         let server = try PythonTLSServer(fixture: "truncating-tls", chain: lab.loopbackChain())
         defer { server.stop() }
-        let session = session { $0.requestTimeout = .seconds(10) }
+        let session = session { $0.timeouts.request = .seconds(10) }
         await #expect {
             _ = try await session.get(server.url("/until-close-unclean"))
         } throws: { error in
@@ -929,7 +929,7 @@ struct SecureSessionTests {
     @Test("the body's framing is the session's: a caller's Content-Length or Transfer-Encoding that the body does not match is replaced, so the server neither waits for bytes that never come nor reads the next request as them")
     func framingIsTheSessions() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
-        let session = session { $0.requestTimeout = .seconds(5) }
+        let session = session { $0.timeouts.request = .seconds(5) }
         let announced = SecureRequest(url: server.url("/echo"), headers: [("Content-Length", "10")])
         #expect(try await session.send(announced).text == "")
         let mislabelled = SecureRequest(.post, url: server.url("/echo"), headers: [("Content-Length", "1"), ("Transfer-Encoding", "chunked")], body: Data("abc".utf8))
@@ -997,8 +997,8 @@ struct SecureSessionTests {
     func shutdownInFlight() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
         let session = session {
-            $0.maximumConnectionsPerHost = 1
-            $0.requestTimeout = .seconds(30)
+            $0.connections.maximumPerHost = 1
+            $0.timeouts.request = .seconds(30)
         }
         // One request holds the only connection, unanswered; the others wait for it.
         try await expectShutdownEndsRequests(to: server.url("/never"), on: session) { server.connections.total > 0 }
@@ -1067,7 +1067,7 @@ struct SecureSessionTests {
     @Test("the per-host limit holds concurrent requests to one connection each at a time")
     func perHostLimit() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
-        let session = session { $0.maximumConnectionsPerHost = 2 }
+        let session = session { $0.connections.maximumPerHost = 2 }
         let bodies = try await withThrowingTaskGroup(of: String.self) { group in
             for _ in 0..<12 { group.addTask { try await session.get(server.url("/hello")).text } }
             return try await group.reduce(into: [String]()) { $0.append($1) }
@@ -1082,7 +1082,7 @@ struct SecureSessionTests {
     @Test("once the first connection says HTTP/1.1, a burst opens connections in parallel up to the per-host limit")
     func http1Burst() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
-        let session = session { $0.maximumConnectionsPerHost = 4 }
+        let session = session { $0.connections.maximumPerHost = 4 }
         #expect(try await session.get(server.url("/hello")).httpVersion == "HTTP/1.1")
         let clock = ContinuousClock()
         let started = clock.now
@@ -1117,7 +1117,7 @@ struct SecureSessionTests {
     @Test("a request that says Connection: close does not leave its connection in the pool for the next one, which the server is closing")
     func requestConnectionClose() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
-        let session = session { $0.httpVersions = .http1Only }
+        let session = session { $0.connections.httpVersions = .http1Only }
         let closing = try await session.send(SecureRequest(url: server.url("/hello"), headers: [("Connection", "close")]))
         #expect(closing.text == "hello")
         #expect(session.poolStatus().first?.idle ?? 0 == 0)
@@ -1130,7 +1130,7 @@ struct SecureSessionTests {
     @Test("idle keep-alive connections expire")
     func idleExpiry() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
-        let session = session { $0.idleConnectionTimeout = .milliseconds(100) }
+        let session = session { $0.connections.idleTimeout = .milliseconds(100) }
         _ = try await session.get(server.url("/hello"))
         try await Task.sleep(for: .milliseconds(400))
         _ = try await session.get(server.url("/hello"))
@@ -1142,7 +1142,7 @@ struct SecureSessionTests {
     @Test("a request waiting for a pooled connection still times out and can be cancelled")
     func waitingForPoolSlot() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
-        let session = session { $0.maximumConnectionsPerHost = 1 }
+        let session = session { $0.connections.maximumPerHost = 1 }
         // The only connection is held by a request the server never answers.
         let blocker = Task { try await session.send(SecureRequest(url: server.url("/never"))) }
         try await Task.sleep(for: .milliseconds(200))
@@ -1170,7 +1170,7 @@ struct SecureSessionTests {
     @Test("requests that give up while waiting for the only connection never strand the ones still waiting")
     func contentionWithDeadlines() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain())
-        let session = session { $0.maximumConnectionsPerHost = 1 }
+        let session = session { $0.connections.maximumPerHost = 1 }
         for _ in 0..<3 {
             let outcomes = await withTaskGroup(of: (patient: Bool, succeeded: Bool).self) { group in
                 for index in 0..<24 {
@@ -1201,7 +1201,7 @@ struct SecureSessionTests {
         let verifier = PeerTrustVerifier.clients(of: clientCA, at: lab.pki.now)
         let server = try await HTTPTestServer(chain: lab.loopbackChain(), clientVerifier: verifier)
         let identity = try ClientIdentity(certificateChainPEM: alice.pemString, privateKeyPEM: alice.privateKeyPEM)
-        let withIdentity = session { $0.clientIdentity = identity }
+        let withIdentity = session { $0.tls.clientIdentity = identity }
         #expect(try await withIdentity.get(server.url("/hello")).text == "hello")
         let without = session()
         await #expect(throws: SecureSessionError.self) { _ = try await without.get(server.url("/hello")) }

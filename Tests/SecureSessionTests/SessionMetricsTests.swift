@@ -61,7 +61,7 @@ struct SessionMetricsTests {
         let server = try await HTTPTestServer(chain: files.lab.loopbackChain(), clientVerifier: .clients(of: files.clientCA, at: files.lab.pki.now))
         let session = files.lab.session(SecurityPolicy.default) {
             $0.metricsFactory = metrics
-            $0.clientIdentityFile = identityFile
+            $0.tls.clientIdentityFile = identityFile
         }
         _ = try await session.get(server.url("/hello"))
         let label = "secure_session_client_certificate_expiry_timestamp_seconds"

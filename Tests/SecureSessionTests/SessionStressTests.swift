@@ -79,8 +79,8 @@ struct SessionStressTests {
         let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: http2)
         defer { Task { await server.stop() } }
         let session = lab.session {
-            $0.maximumResponseBodySize = 256 * 1024
-            $0.maximumConnectionsPerHost = 4
+            $0.responses.maximumBodySize = 256 * 1024
+            $0.connections.maximumPerHost = 4
         }
         var random = SplitMix64(seed: http2 ? 2 : 1)
         let plan = (0..<160).map { _ in (Ending.allCases.randomElement(using: &random)!, Int.random(in: 1...150, using: &random)) }

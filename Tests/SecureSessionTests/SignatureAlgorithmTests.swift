@@ -21,8 +21,8 @@ struct SignatureAlgorithmTests {
 
     func session(trusting root: IssuedCertificate, identity: ClientIdentity? = nil) -> SecureSession {
         lab.session {
-            $0.systemStore = TrustStore([root.der], origin: "test root")
-            $0.clientIdentity = identity
+            $0.tls.systemStore = TrustStore([root.der], origin: "test root")
+            $0.tls.clientIdentity = identity
         }
     }
 

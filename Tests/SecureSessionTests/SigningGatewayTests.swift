@@ -60,15 +60,15 @@ struct SigningGatewayTests {
         let hsts = HSTSStore()
         let cache = ResponseCache()
         let session = lab.session { configuration in
-            configuration.addressOverrides = ["api.bank.test", "evil.test"].map { AddressOverride(host: $0, port: server.port, address: "127.0.0.1") }
-            configuration.responseSignatures = ResponseSignatureRequirement(
+            configuration.connections.addressOverrides = ["api.bank.test", "evil.test"].map { AddressOverride(host: $0, port: server.port, address: "127.0.0.1") }
+            configuration.responses.signatures = ResponseSignatureRequirement(
                 verifier: HTTPMessageSignatureVerifier(keys: [key], requiredComponents: [.status]),
                 hosts: [try! HostPattern("api.bank.test")]
             )
-            configuration.cookieJar = jar
-            configuration.hsts = hsts
-            configuration.responseCache = cache
-            configuration.credentialStore.set(
+            configuration.features.cookieJar = jar
+            configuration.features.hsts = hsts
+            configuration.responses.cache = cache
+            configuration.features.credentialStore.set(
                 .user("alice", password: "wonderland"),
                 for: ProtectionSpace(host: "api.bank.test", port: server.port, isSecure: true, realm: "api", method: .httpBasic)
             )
@@ -118,7 +118,7 @@ struct SigningGatewayTests {
         let from = setup.url("/redirect", to: elsewhere)
         await #expect { try await setup.session.get(from) } throws: { error in
             guard case .redirectRefused(302, from, elsewhere, let reason)? = error.sessionFailureReason else { return false }
-            return reason == "the responses of api.bank.test must be signed (responseSignatures), and those of evil.test need not be"
+            return reason == "the responses of api.bank.test must be signed (responses.signatures), and those of evil.test need not be"
         }
         #expect(try await setup.seen().map { $0["path"] } == ["/redirect"])
         // The redirect itself verified: its cookie counts.
@@ -153,7 +153,7 @@ struct SigningGatewayTests {
 
     @Test("an unsigned 503 is not retried, held or streamed: the retry policy acts on no answer that has not verified")
     func unsignedAnswerIsNotRetried() async throws {
-        let setup = try setup { $0.interceptor = RetryPolicy(initialDelay: .milliseconds(1), jitter: 0) }
+        let setup = try setup { $0.features.interceptor = RetryPolicy(initialDelay: .milliseconds(1), jitter: 0) }
         await #expect { try await setup.session.get(setup.url("/gateway-busy")) } throws: { Self.rejection($0)?.status == 503 }
         await #expect { try await setup.session.stream(SecureRequest(url: setup.url("/gateway-busy"))) { _ in } } throws: { error in
             Self.rejection(error)?.status == 503

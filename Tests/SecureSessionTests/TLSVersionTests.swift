@@ -35,7 +35,7 @@ struct TLSVersionTests {
         #expect(overTLS13.text.contains("Protocol  : TLSv1.3"))
         #expect(overTLS13.tlsVersion == .tls13, "the response says which version its connection agreed")
         await newest.shutdown()
-        let capped = lab.session { $0.maximumTLSVersion = .tls12 }
+        let capped = lab.session { $0.tls.maximumTLSVersion = .tls12 }
         let overTLS12 = try await capped.get(server.url)
         // The status page lists the server's suites of every version, then the connection's.
         #expect(overTLS12.text.contains("Protocol  : TLSv1.2"), "\(overTLS12.text.suffix(400))")
@@ -43,7 +43,7 @@ struct TLSVersionTests {
         await capped.shutdown()
         // A kept-alive connection's later responses say it too; cleartext says nothing.
         let keeping = try await HTTPTestServer(chain: lab.loopbackChain())
-        let session = lab.session { $0.httpVersions = .http1Only }
+        let session = lab.session { $0.connections.httpVersions = .http1Only }
         _ = try await session.get(keeping.url("/hello"))
         let again = try await session.get(keeping.url("/hello"))
         #expect(again.timing.reusedConnection && again.tlsVersion == .tls13)
@@ -58,7 +58,7 @@ struct TLSVersionTests {
     func minimum() async throws {
         let server = try OpenSSLServer(chain: lab.loopbackChain(), options: ["-tls1_2"])
         defer { server.stop() }
-        let session = lab.session { $0.minimumTLSVersion = .tls13 }
+        let session = lab.session { $0.tls.minimumTLSVersion = .tls13 }
         await #expect {
             _ = try await session.get(server.url)
         } throws: { error in
@@ -76,8 +76,8 @@ struct TLSVersionTests {
         let server = try OpenSSLServer(chain: lab.loopbackChain())
         defer { server.stop() }
         let session = lab.session {
-            $0.minimumTLSVersion = .tls13
-            $0.maximumTLSVersion = .tls12
+            $0.tls.minimumTLSVersion = .tls13
+            $0.tls.maximumTLSVersion = .tls12
         }
         await #expect {
             _ = try await session.get(server.url)

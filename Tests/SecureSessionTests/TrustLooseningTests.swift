@@ -39,8 +39,8 @@ struct TrustLooseningTests {
         func session(_ rules: TransportSecurityConfiguration) -> SecureSession {
             lab.session(loosening == "allow-invalid" ? AnyServerTrustEvaluator(SecurityPolicy(pinningMode: .none, allowInvalidCertificates: true, validatesDomainName: false))
                 : loosening == "disabled" ? AnyServerTrustEvaluator(InsecureDisabledTrustEvaluator()) : AnyServerTrustEvaluator(SecurityPolicy.default)) {
-                $0.transportRules = rules
-                if loosening == "handler" { $0.challengeHandler = { _ in .useCredential(.serverTrust) } }
+                $0.tls.transportRules = rules
+                if loosening == "handler" { $0.features.challengeHandler = { _ in .useCredential(.serverTrust) } }
             }
         }
         let strict = session(enforcing)
@@ -65,7 +65,7 @@ struct TrustLooseningTests {
         for dictionary in [[:], ["NSAllowsArbitraryLoads": true], ["NSExceptionDomains": ["127.0.0.1": ["NSExceptionAllowsInsecureHTTPLoads": true]]]] as [[String: Any]] {
             let configuration = try rules(dictionary)
             #expect(configuration.rule(forHost: "127.0.0.1").minimumTLSVersion == .tls12, "\(dictionary)")
-            let session = lab.session { $0.transportRules = configuration }
+            let session = lab.session { $0.tls.transportRules = configuration }
             await #expect("\(dictionary)") {
                 _ = try await session.get(server.url)
             } throws: { error in
@@ -75,7 +75,7 @@ struct TrustLooseningTests {
             await session.shutdown()
         }
         let lowered = try rules(["NSExceptionDomains": ["127.0.0.1": ["NSExceptionMinimumTLSVersion": "TLSv1.1"]]])
-        let session = lab.session { $0.transportRules = lowered }
+        let session = lab.session { $0.tls.transportRules = lowered }
         #expect(try await session.get(server.url).text.contains("Protocol  : TLSv1.1"))
         await session.shutdown()
     }
@@ -88,17 +88,17 @@ struct TrustLooseningTests {
             builtIn: [DomainPinSet(key: DomainKey("127.0.0.1")!, pins: [lab.intermediate.der.spkiPin, SPKIPin(subjectPublicKeyInfoDER: Array("backup".utf8))])]
         )
         let wrappings: [(String, (inout SecureSessionConfiguration) -> Void)] = [
-            ("transport rules", { $0.transportRules = TransportSecurityConfiguration() }),
-            ("a pin-set registry", { $0.pinSetRegistry = registry }),
-            ("both", { $0.transportRules = TransportSecurityConfiguration(); $0.pinSetRegistry = registry }),
+            ("transport rules", { $0.tls.transportRules = TransportSecurityConfiguration() }),
+            ("a pin-set registry", { $0.tls.pinSetRegistry = registry }),
+            ("both", { $0.tls.transportRules = TransportSecurityConfiguration(); $0.tls.pinSetRegistry = registry }),
         ]
         for (name, wrap) in wrappings {
             let asked = Counter()
             let cache = DecisionCache()
             let session = lab.session {
-                $0.decisionCache = cache
-                $0.idleConnectionTimeout = .milliseconds(1)
-                $0.challengeHandler = { _ in
+                $0.tls.decisionCache = cache
+                $0.connections.idleTimeout = .milliseconds(1)
+                $0.features.challengeHandler = { _ in
                     asked.increment()
                     return .useCredential(.serverTrust)
                 }

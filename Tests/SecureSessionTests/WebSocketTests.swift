@@ -46,7 +46,7 @@ struct WebSocketTests {
 
     func session(_ server: Server, _ evaluator: any ServerTrustEvaluating = SecurityPolicy.default, configure: (inout SecureSessionConfiguration) -> Void = { _ in }) -> SecureSession {
         lab.session(evaluator) { configuration in
-            configuration.addressOverrides = [AddressOverride(host: lab.host, port: server.port, address: "127.0.0.1")]
+            configuration.connections.addressOverrides = [AddressOverride(host: lab.host, port: server.port, address: "127.0.0.1")]
             configure(&configuration)
         }
     }
@@ -130,7 +130,7 @@ struct WebSocketTests {
         defer { server.stop() }
         let jar = CookieJar()
         jar.store(setCookieFields: ["session=abc; Secure"], from: URL(string: "https://\(lab.host)/")!)
-        let session = session(server) { $0.cookieJar = jar }
+        let session = session(server) { $0.features.cookieJar = jar }
         let fields = try await session.webSocket(url("/headers", server), headers: [(name: "Authorization", value: "Bearer t0ken")]) { socket in
             try await socket.messages.first { _ in true }
         }
@@ -273,7 +273,7 @@ struct WebSocketTests {
         let server = try Server(lab, clientCA: clientCA)
         defer { server.stop() }
         let identity = try ClientIdentity(certificateChainPEM: alice.pemString, privateKeyPEM: alice.privateKeyPEM)
-        let withIdentity = session(server) { $0.clientIdentity = identity }
+        let withIdentity = session(server) { $0.tls.clientIdentity = identity }
         let name = try await withIdentity.webSocket(url("/whoami", server)) { socket in try await socket.messages.first { _ in true } }
         await withIdentity.shutdown()
         #expect(name == .text("alice"))

@@ -10,12 +10,13 @@ extension TrustLab {
         configure: (inout SecureSessionConfiguration) -> Void = { _ in }
     ) -> SecureSession {
         var configuration = SecureSessionConfiguration(
-            trustEvaluator: evaluator,
-            systemStore: TrustStore(systemRoots.map(\.der), origin: "lab system store"),
-            evaluationTime: pki.now,
-            decisionCache: nil,
-            connectTimeout: .seconds(5),
-            requestTimeout: .seconds(10)
+            tls: .init(
+                trustEvaluator: evaluator,
+                systemStore: TrustStore(systemRoots.map(\.der), origin: "lab system store"),
+                evaluationTime: pki.now,
+                decisionCache: nil
+            ),
+            timeouts: .init(connect: .seconds(5), request: .seconds(10))
         )
         configure(&configuration)
         return SecureSession(configuration: configuration)

@@ -28,10 +28,8 @@ struct SessionScenario: Sendable {
 
     func session(connections: Int) -> SecureSession {
         SecureSession(configuration: SecureSessionConfiguration(
-            trustEvaluator: policy,
-            systemStore: store,
-            decisionCache: DecisionCache(),
-            maximumConnectionsPerHost: connections
+            tls: .init(trustEvaluator: policy, systemStore: store, decisionCache: DecisionCache()),
+            connections: .init(maximumPerHost: connections)
         ))
     }
 

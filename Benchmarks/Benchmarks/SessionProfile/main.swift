@@ -30,10 +30,12 @@ func profile(_ client: String, count: Int) async throws {
     switch client {
     case "secure":
         let session = SecureSession(configuration: SecureSessionConfiguration(
-            trustEvaluator: SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: [pki.root.der]),
-            systemStore: TrustStore([pki.root.der], origin: "bench root"),
-            decisionCache: DecisionCache(),
-            maximumConnectionsPerHost: 1
+            tls: .init(
+                trustEvaluator: SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: [pki.root.der]),
+                systemStore: TrustStore([pki.root.der], origin: "bench root"),
+                decisionCache: DecisionCache()
+            ),
+            connections: .init(maximumPerHost: 1)
         ))
         print("SecureSession", try await meanTime(of: count) { _ = try await session.get(url).body.count })
         await session.shutdown()

@@ -21,7 +21,7 @@ public struct SecureRequest: Sendable {
     /// What responses are acceptable; `nil` uses the session's.
     public var validation: ResponseValidation?
     /// The largest response body held in memory for this request, in bytes; `nil` uses the
-    /// session's ``SecureSessionConfiguration/maximumResponseBodySize``.
+    /// session's ``SecureSessionConfiguration/Responses/maximumBodySize``.
     public var maximumResponseBodySize: Int?
     /// Whether redirects are followed (bounded by the session's maximum).
     public var followsRedirects: Bool
@@ -36,8 +36,8 @@ public struct SecureRequest: Sendable {
     /// Answers this request's HTTP authentication challenges before the session's handler.
     public var challengeHandler: ChallengeHandler?
     /// The client certificate and key this request's connections present when a server asks,
-    /// instead of the session's (``SecureSessionConfiguration/clientIdentity`` or
-    /// ``SecureSessionConfiguration/clientIdentityFile``): a platform calling one partner API
+    /// instead of the session's (``SecureSessionConfiguration/TLS/clientIdentity`` or
+    /// ``SecureSessionConfiguration/TLS/clientIdentityFile``): a platform calling one partner API
     /// for several tenants, each with a certificate of its own. Connections are pooled per
     /// identity, so the requests of one tenant share theirs and never another tenant's. `nil`
     /// (the default): the session's.
@@ -48,20 +48,20 @@ public struct SecureRequest: Sendable {
     /// be retried. `nil` (the default) fails at once.
     public var waitsForConnectivity: Duration?
     /// Adapts every attempt of this request and decides on retries (a ``RetryPolicy``), instead
-    /// of the session's ``SecureSessionConfiguration/interceptor``.
+    /// of the session's ``SecureSessionConfiguration/Features/interceptor``.
     public var interceptor: (any RequestInterceptor)?
     /// Told how far the body has gone after every part the connection takes (64 KiB; a body in
     /// memory is then sent part by part too, not in one write), from the start again when the
     /// body is sent again. It runs on the task sending the body, so it must be quick.
     public var uploadProgress: (@Sendable (UploadProgress) -> Void)?
-    /// How the request uses the session's ``SecureSessionConfiguration/responseCache``
+    /// How the request uses the session's ``SecureSessionConfiguration/Responses/cache``
     /// (``RequestCachePolicy/useProtocolCachePolicy`` by default).
     public var cachePolicy: RequestCachePolicy
     /// The field that carries this request's idempotency key when it is not one of
     /// ``standardIdempotencyKeyFields`` (PayPal's `PayPal-Request-Id`): see ``idempotencyKey``.
     /// Set by ``setIdempotencyKey(_:field:format:)`` and ``IdempotencyKeys``; `nil` by default.
     public var idempotencyKeyField: String?
-    /// Under ``SecureSessionConfiguration/responseSignatures``: the check of the request's
+    /// Under ``SecureSessionConfiguration/Responses/signatures``: the check of the request's
     /// answer, told each request sent.
     var arrivalCheck: ArrivingResponseCheck?
     /// Whether a redirect to another origin is followed: not for the OAuth client's own

@@ -40,14 +40,14 @@ extension SecureSessionError {
         /// The media type is not acceptable.
         public static let unacceptableContentType = Code("unacceptable_content_type")
         /// The response body is longer than the most a request may hold in memory
-        /// (``SecureSessionConfiguration/maximumResponseBodySize`` or the request's own limit).
+        /// (``SecureSessionConfiguration/Responses/maximumBodySize`` or the request's own limit).
         public static let responseTooLarge = Code("response_too_large")
         /// More redirects than allowed.
         public static let tooManyRedirects = Code("too_many_redirects")
         /// A redirect from https to http, refused.
         public static let insecureRedirect = Code("insecure_redirect")
         /// A redirect to another origin the session does not follow, and why: it leaves the hosts
-        /// whose responses must be signed (``SecureSessionConfiguration/responseSignatures``), it
+        /// whose responses must be signed (``SecureSessionConfiguration/Responses/signatures``), it
         /// would send again a body that carries credentials (``SecureRequest/bodyCarriesCredentials``),
         /// or it answers one of the OAuth client's own exchanges with the authorization server.
         /// Nothing was sent to `to`.
@@ -79,17 +79,17 @@ extension SecureSessionError {
         /// nothing was sent.
         public static let notCached = Code("not_cached")
         /// The response of a host whose responses must be signed
-        /// (``SecureSessionConfiguration/responseSignatures``) carries no signature the verifier
+        /// (``SecureSessionConfiguration/Responses/signatures``) carries no signature the verifier
         /// accepts, or its body does not match what the signature covers: nothing of it is the
         /// caller's. Never retried.
         public static let responseSignatureRejected = Code("response_signature_rejected")
-        /// The server's circuit is open (``SecureSessionConfiguration/circuitBreaker``): after
+        /// The server's circuit is open (``SecureSessionConfiguration/Features/circuitBreaker``): after
         /// `failures` failures in a row, the last one `lastFailure`, requests to `server`
         /// (`https://host:port`) fail at once, and nothing of this one was sent. A trial request may
         /// go after `retryAfter`; zero: one is under way. Not retried by ``RetryPolicy``.
         public static let circuitOpen = Code("circuit_open")
         /// The request's turn to go to `server` under the session's rate limit
-        /// (``SecureSessionConfiguration/rateLimiter``) would come in `wait`, after the `timeLeft` of
+        /// (``SecureSessionConfiguration/Features/rateLimiter``) would come in `wait`, after the `timeLeft` of
         /// its time limit: it was not sent. Not retried by ``RetryPolicy``.
         public static let rateLimited = Code("rate_limited")
     }
@@ -182,7 +182,7 @@ extension SecureSessionError {
     }
 
     /// The response body is longer than the most a request may hold in memory
-    /// (``SecureSessionConfiguration/maximumResponseBodySize`` or the request's own limit).
+    /// (``SecureSessionConfiguration/Responses/maximumBodySize`` or the request's own limit).
     public static func responseTooLarge(limit: Int) -> SecureSessionError {
         SecureSessionError(.responseTooLarge(limit: limit))
     }
@@ -198,7 +198,7 @@ extension SecureSessionError {
     }
 
     /// A redirect to another origin the session does not follow, and why: it leaves the hosts
-    /// whose responses must be signed (``SecureSessionConfiguration/responseSignatures``), it
+    /// whose responses must be signed (``SecureSessionConfiguration/Responses/signatures``), it
     /// would send again a body that carries credentials (``SecureRequest/bodyCarriesCredentials``),
     /// or it answers one of the OAuth client's own exchanges with the authorization server.
     /// Nothing was sent to `to`.
@@ -258,14 +258,14 @@ extension SecureSessionError {
     }
 
     /// The response of a host whose responses must be signed
-    /// (``SecureSessionConfiguration/responseSignatures``) carries no signature the verifier
+    /// (``SecureSessionConfiguration/Responses/signatures``) carries no signature the verifier
     /// accepts, or its body does not match what the signature covers: nothing of it is the
     /// caller's. Never retried.
     public static func responseSignatureRejected(statusCode: Int, reason: HTTPSignatureError) -> SecureSessionError {
         SecureSessionError(.responseSignatureRejected(statusCode: statusCode, reason: reason), underlying: reason)
     }
 
-    /// The server's circuit is open (``SecureSessionConfiguration/circuitBreaker``): after
+    /// The server's circuit is open (``SecureSessionConfiguration/Features/circuitBreaker``): after
     /// `failures` failures in a row, the last one `lastFailure`, requests to `server`
     /// (`https://host:port`) fail at once, and nothing of this one was sent. A trial request may
     /// go after `retryAfter`; zero: one is under way. Not retried by ``RetryPolicy``.
@@ -274,7 +274,7 @@ extension SecureSessionError {
     }
 
     /// The request's turn to go to `server` under the session's rate limit
-    /// (``SecureSessionConfiguration/rateLimiter``) would come in `wait`, after the `timeLeft` of
+    /// (``SecureSessionConfiguration/Features/rateLimiter``) would come in `wait`, after the `timeLeft` of
     /// its time limit: it was not sent. Not retried by ``RetryPolicy``.
     public static func rateLimited(server: String, wait: Duration, timeLeft: Duration) -> SecureSessionError {
         SecureSessionError(.rateLimited(server: server, wait: wait, timeLeft: timeLeft))

@@ -65,14 +65,14 @@ public struct SecureSessionError: Error, Sendable, CustomStringConvertible {
         /// The media type is not acceptable.
         case unacceptableContentType(String?, acceptable: Set<String>)
         /// The response body is longer than the most a request may hold in memory
-        /// (``SecureSessionConfiguration/maximumResponseBodySize`` or the request's own limit).
+        /// (``SecureSessionConfiguration/Responses/maximumBodySize`` or the request's own limit).
         case responseTooLarge(limit: Int)
         /// More redirects than allowed.
         case tooManyRedirects(Int)
         /// A redirect from https to http, refused.
         case insecureRedirect(from: URL, to: URL)
         /// A redirect to another origin the session does not follow, and why: it leaves the hosts
-        /// whose responses must be signed (``SecureSessionConfiguration/responseSignatures``), it
+        /// whose responses must be signed (``SecureSessionConfiguration/Responses/signatures``), it
         /// would send again a body that carries credentials (``SecureRequest/bodyCarriesCredentials``),
         /// or it answers one of the OAuth client's own exchanges with the authorization server.
         /// Nothing was sent to `to`.
@@ -104,17 +104,17 @@ public struct SecureSessionError: Error, Sendable, CustomStringConvertible {
         /// nothing was sent.
         case notCached(URL)
         /// The response of a host whose responses must be signed
-        /// (``SecureSessionConfiguration/responseSignatures``) carries no signature the verifier
+        /// (``SecureSessionConfiguration/Responses/signatures``) carries no signature the verifier
         /// accepts, or its body does not match what the signature covers: nothing of it is the
         /// caller's. Never retried.
         case responseSignatureRejected(statusCode: Int, reason: HTTPSignatureError)
-        /// The server's circuit is open (``SecureSessionConfiguration/circuitBreaker``): after
+        /// The server's circuit is open (``SecureSessionConfiguration/Features/circuitBreaker``): after
         /// `failures` failures in a row, the last one `lastFailure`, requests to `server`
         /// (`https://host:port`) fail at once, and nothing of this one was sent. A trial request may
         /// go after `retryAfter`; zero: one is under way. Not retried by ``RetryPolicy``.
         case circuitOpen(server: String, failures: Int, lastFailure: String, retryAfter: Duration)
         /// The request's turn to go to `server` under the session's rate limit
-        /// (``SecureSessionConfiguration/rateLimiter``) would come in `wait`, after the `timeLeft` of
+        /// (``SecureSessionConfiguration/Features/rateLimiter``) would come in `wait`, after the `timeLeft` of
         /// its time limit: it was not sent. Not retried by ``RetryPolicy``.
         case rateLimited(server: String, wait: Duration, timeLeft: Duration)
 

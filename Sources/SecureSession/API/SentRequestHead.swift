@@ -3,7 +3,7 @@ import NIOHTTP1
 
 /// A request head as the session sent it — after redirects, challenges and retries, with the
 /// fields the session adds (`Host`, `User-Agent`, `Content-Length`, `Connection`, `Cookie`,
-/// `Authorization`, `Expect`) — for ``SecureSessionConfiguration/requestHeadObserver`` (AFNetworking's
+/// `Authorization`, `Expect`) — for ``SecureSessionConfiguration/Features/requestHeadObserver`` (AFNetworking's
 /// network activity logger; `tsec get -v` shows them as curl's `-v` does).
 public struct SentRequestHead: Sendable {
     /// The method: `GET`, `POST`, …

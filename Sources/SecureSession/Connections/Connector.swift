@@ -52,8 +52,8 @@ enum Connector {
         in environment: Environment
     ) async throws -> any HTTPConnection {
         let configuration = environment.configuration
-        let decompression = configuration.decompression
-        let waitsToContinue = configuration.expectContinue != nil
+        let decompression = configuration.responses.decompression
+        let waitsToContinue = configuration.connections.expectContinue != nil
         let established = try await establish(
             key: key,
             tlsContext: tlsContext,
@@ -75,7 +75,7 @@ enum Connector {
                 watcher: http1.watcher,
                 trustDecision: established.trustDecision,
                 establishment: established.establishment,
-                expectContinue: configuration.expectContinue,
+                expectContinue: configuration.connections.expectContinue,
                 certificateChallenge: established.certificateChallenge,
                 closingError: { firstError.withLockedValue { $0 } },
                 idleLimits: environment.idleLimits
@@ -89,10 +89,10 @@ enum Connector {
                 goAway: http2.goAway,
                 probe: http2.probe,
                 violations: http2.violations,
-                probeTimeout: configuration.connectTimeout,
+                probeTimeout: configuration.timeouts.connect,
                 trustDecision: established.trustDecision,
                 establishment: established.establishment,
-                idleTimeout: configuration.idleConnectionTimeout,
+                idleTimeout: configuration.connections.idleTimeout,
                 decompression: decompression,
                 closingError: { firstError.withLockedValue { $0 } }
             )
@@ -134,21 +134,21 @@ enum Connector {
         } : nil
         let sslContext = key.isSecure
             ? try certificateChallenge?.makeTLSContext(
-                rule: key.rule, httpVersions: key.isHTTP1Only ? .http1Only : configuration.httpVersions, versions: versions
+                rule: key.rule, httpVersions: key.isHTTP1Only ? .http1Only : configuration.connections.httpVersions, versions: versions
             ) ?? tlsContext : nil
         let verifier = key.isSecure ? PeerEvaluation.verifier(for: key, configuration: configuration) : nil
         // Connecting may take neither longer than the connect timeout nor past the request's deadline.
         // A connect timeout of zero or less allows no connection at all.
-        guard configuration.connectTimeout > .zero else {
-            throw SecureSessionError.timeout(configuration.connectTimeout, during: RequestStage.connecting(to: "\(key)").description)
+        guard configuration.timeouts.connect > .zero else {
+            throw SecureSessionError.timeout(configuration.timeouts.connect, during: RequestStage.connecting(to: "\(key)").description)
         }
-        let connectLimit = max(min(configuration.connectTimeout, deadline.remaining), .milliseconds(1))
+        let connectLimit = max(min(configuration.timeouts.connect, deadline.remaining), .milliseconds(1))
         // The limit a connect timeout reports: the request's own when it is the nearer one.
-        let bindingLimit = configuration.connectTimeout <= deadline.remaining ? configuration.connectTimeout : deadline.limit
+        let bindingLimit = configuration.timeouts.connect <= deadline.remaining ? configuration.timeouts.connect : deadline.limit
         let bootstrap = ClientBootstrap(group: environment.group)
             .connectTimeout(.nanoseconds(connectLimit.nanoseconds))
         let (channel, negotiation, handshake): (any Channel, EventLoopFuture<Negotiation>, EventLoopFuture<Void>)
-        let address = configuration.addressOverrides.address(host: key.host, port: key.port) ?? key.host
+        let address = configuration.connections.addressOverrides.address(host: key.host, port: key.port) ?? key.host
         let proxy = key.proxy
         // The first error the channel meets, to explain a connection that closes right after
         // its handshake (a TLS alert from the server).

@@ -13,7 +13,7 @@ public struct PoolStatus: Sendable, Hashable, CustomStringConvertible {
     /// Connections being made (TCP, a proxy, the TLS handshake and its trust decision).
     public var connecting: Int
     /// Requests waiting for a connection: the per-host limit
-    /// (``SecureSessionConfiguration/maximumConnectionsPerHost``) is reached.
+    /// (``SecureSessionConfiguration/Connections/maximumPerHost``) is reached.
     public var waitingRequests: Int
 
     /// Creates a status (for tests of code that reads one).

@@ -61,10 +61,10 @@ extension SecureSession {
             do {
                 let followsRedirects = request.followsRedirects
                 let sentHead = requestHead(request, key: key, body: body)
-                if let observe = configuration.requestHeadObserver {
+                if let observe = configuration.features.requestHeadObserver {
                     let isHTTP2 = connection is HTTP2Connection
                     let written = isHTTP2 ? sentHead : ExpectContinue.head(
-                        sentHead, body: body, mayWaitToContinue: mayWaitToContinue, expectContinue: configuration.expectContinue
+                        sentHead, body: body, mayWaitToContinue: mayWaitToContinue, expectContinue: configuration.connections.expectContinue
                     )
                     observe(SentRequestHead(written, url: request.url, isHTTP2: isHTTP2))
                 }

@@ -23,7 +23,7 @@ extension SecureSession {
         let port = url.port ?? (isSecure ? 443 : 80)
         guard (1...65_535).contains(port) else { throw SecureSessionError.invalidURL("\(url.redacted): the port \(port) is not between 1 and 65535") }
         let handler = request.challengeHandler.map(HandlerIdentity.init) ?? sessionHandler
-        let rule = configuration.transportRules?.rule(forHost: host)
+        let rule = configuration.tls.transportRules?.rule(forHost: host)
         if let rule, !isSecure, !rule.allowsCleartext {
             throw SecureSessionError.refusedByTransportRules(
                 host: rule.host,
@@ -31,10 +31,10 @@ extension SecureSession {
             )
         }
         let name = parsedHost.name
-        let proxy = configuration.proxies.proxy(
+        let proxy = configuration.connections.proxies.proxy(
             isSecure: isSecure,
             host: name,
-            address: configuration.addressOverrides.address(host: name, port: port) ?? name
+            address: configuration.connections.addressOverrides.address(host: name, port: port) ?? name
         )
         // A proxy given a policy for its certificate must have one to judge: failing open
         // would pass through a proxy the caller meant to pin.
@@ -51,16 +51,16 @@ extension SecureSession {
             isSingleUse: request.challengeHandler != nil,
             rule: rule,
             proxy: proxy,
-            isHTTP1Only: isSecure && configuration.httpVersions == .automatic && http1OnlyServers.value(for: HostAndPort(host: name, port: port)) != nil,
-            evaluationTime: configuration.evaluationTime
+            isHTTP1Only: isSecure && configuration.connections.httpVersions == .automatic && http1OnlyServers.value(for: HostAndPort(host: name, port: port)) != nil,
+            evaluationTime: configuration.tls.evaluationTime
         )
     }
 
     /// The client identity a new connection of the session presents now (unless its request has
     /// its own): the session's `clientIdentityFile`'s current one, else its `clientIdentity`.
     private func presentedIdentity() throws -> ClientIdentity? {
-        guard let file = configuration.clientIdentityFile else { return configuration.clientIdentity }
-        guard configuration.clientIdentity == nil else {
+        guard let file = configuration.tls.clientIdentityFile else { return configuration.tls.clientIdentity }
+        guard configuration.tls.clientIdentity == nil else {
             throw SecureSessionError.invalidRequest(
                 "the session has both a clientIdentity and a clientIdentityFile (\(file.paths.joined(separator: ", "))): set one"
             )

@@ -49,9 +49,9 @@ extension SecureSession {
     /// a connection presenting the handler's answer. `tee`, when given, is given a copy of the
     /// body of each attempt's response, whatever is done with it (for the cache).
     /// `connectionKey`: the request's (``connectionKey(for:)``), when already made.
-    /// With a ``SecureSessionConfiguration/circuitBreaker``, the exchange goes only if the
+    /// With a ``SecureSessionConfiguration/Features/circuitBreaker``, the exchange goes only if the
     /// server's circuit lets it, and its outcome is counted (``throughCircuit(of:in:deadline:_:)``);
-    /// then, with a ``SecureSessionConfiguration/rateLimiter``, it waits for its turn
+    /// then, with a ``SecureSessionConfiguration/Features/rateLimiter``, it waits for its turn
     /// (``inTurn(of:under:deadline:_:)``).
     func exchange(
         _ request: SecureRequest,
@@ -63,8 +63,8 @@ extension SecureSession {
     ) async throws -> Exchange {
         if let malformation = request.malformation() { throw SecureSessionError.invalidRequest(malformation) }
         let key = try givenKey ?? connectionKey(for: request)
-        let limiter = configuration.rateLimiter.flatMap { $0.applies(to: key.host) ? $0 : nil }
-        guard limiter != nil || configuration.circuitBreaker != nil else {
+        let limiter = configuration.features.rateLimiter.flatMap { $0.applies(to: key.host) ? $0 : nil }
+        guard limiter != nil || configuration.features.circuitBreaker != nil else {
             // Neither: straight to the connections, with no closure made for the common case.
             return try await exchangeOnConnections(request, connectionKey: key, sink: sink, closer: closer, deadline: deadline, tee: tee)
         }
@@ -75,7 +75,7 @@ extension SecureSession {
         if let limiter {
             exchangeInTurn = { try await self.inTurn(of: key, under: limiter, deadline: deadline, onConnections) }
         }
-        guard let breaker = configuration.circuitBreaker else { return try await exchangeInTurn() }
+        guard let breaker = configuration.features.circuitBreaker else { return try await exchangeInTurn() }
         return try await throughCircuit(of: key, in: breaker, deadline: deadline, exchangeInTurn)
     }
 

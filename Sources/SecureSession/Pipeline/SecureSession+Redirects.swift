@@ -60,7 +60,7 @@ extension SecureSession {
         if let check = request.arrivalCheck, check.requires(request.url), !check.requires(target) {
             throw SecureSessionError.redirectRefused(
                 status: status, from: request.url, to: target,
-                reason: "the responses of \(request.url.host(percentEncoded: false) ?? "the host") must be signed (responseSignatures), and those of \(target.host(percentEncoded: false) ?? "the target") need not be"
+                reason: "the responses of \(request.url.host(percentEncoded: false) ?? "the host") must be signed (responses.signatures), and those of \(target.host(percentEncoded: false) ?? "the target") need not be"
             )
         }
         // Credentials and cookies stay with their origin (every field that carries one:

@@ -40,7 +40,7 @@ extension SecureSession {
     private func performOnce(_ request: SecureRequest, sink: @escaping ResponseBodySink) async throws -> SecureResponse {
         let clock = ContinuousClock()
         let started = clock.now
-        let limit = request.timeout ?? configuration.requestTimeout
+        let limit = request.timeout ?? configuration.timeouts.request
         // A limit that has passed before the request starts ends it before anything is sent (a
         // pooled connection could otherwise answer before the deadline sweep comes round).
         guard limit > .zero else { throw SecureSessionError.timeout(limit) }
@@ -87,8 +87,8 @@ extension SecureSession {
                     if !heldBody.isEmpty { try await sink(head, ByteBuffer(bytes: heldBody)) }
                 }
                 if current.followsRedirects, head.isRedirect, let location = try Self.location(of: head) {
-                    guard redirects.count < self.configuration.maximumRedirects else {
-                        throw SecureSessionError.tooManyRedirects(self.configuration.maximumRedirects)
+                    guard redirects.count < self.configuration.responses.maximumRedirects else {
+                        throw SecureSessionError.tooManyRedirects(self.configuration.responses.maximumRedirects)
                     }
                     // A redirect is followed only when it verifies.
                     try current.arrivalCheck?.verifyHead(head)
@@ -121,7 +121,7 @@ extension SecureSession {
     /// What the session notes of the fields a server sent from `url` over a connection `trust`
     /// decided: its cookies, and its HSTS over a clean TLS connection.
     private func noting(_ fields: HTTPHeaders, from url: URL, over trust: TrustDecision?) -> @Sendable () -> Void {
-        let (jar, hsts, secureContext) = (configuration.cookieJar, configuration.hsts, isSecureContext(url))
+        let (jar, hsts, secureContext) = (configuration.features.cookieJar, configuration.features.hsts, isSecureContext(url))
         let noteHSTS = Self.isCleanTLS(trust)
         return {
             jar?.store(setCookieFields: fields["Set-Cookie"], from: url, secureContext: secureContext)
@@ -132,7 +132,7 @@ extension SecureSession {
     /// `request` with the cookies the jar has for its URL, added to a `Cookie` field of the
     /// request's own (one field, as RFC 6265 §5.4 asks).
     func withCookies(_ request: SecureRequest) -> SecureRequest {
-        guard let field = configuration.cookieJar?.cookieField(for: request.url, secureContext: isSecureContext(request.url)) else { return request }
+        guard let field = configuration.features.cookieJar?.cookieField(for: request.url, secureContext: isSecureContext(request.url)) else { return request }
         var sent = request
         if let index = sent.headers.firstIndex(where: { $0.name.equalsIgnoringASCIICase("Cookie") }) {
             sent.headers[index].value += "; " + field
@@ -151,9 +151,9 @@ extension SecureSession {
         if scheme == "https" || scheme == "wss" { return true }
         guard let host = url.host.map(ServerHost.init), host.isLoopback else { return false }
         let port = url.port ?? 80
-        let address = configuration.addressOverrides.address(host: host.name, port: port) ?? host.name
+        let address = configuration.connections.addressOverrides.address(host: host.name, port: port) ?? host.name
         guard ServerHost(address).isLoopback else { return false }
-        return configuration.proxies.proxy(isSecure: false, host: host.name, address: address) == nil
+        return configuration.connections.proxies.proxy(isSecure: false, host: host.name, address: address) == nil
     }
 }
 

@@ -22,14 +22,14 @@ import TransportSecurityNIO
 /// - `secure_session_client_certificate_expiry_timestamp_seconds`, a gauge by `subject`: when
 ///   the client certificate the session offers expires (seconds since 1970), set by each
 ///   connection made offering it, so that a dashboard warns before a server starts refusing it
-///   (a renewed certificate, ``SecureSessionConfiguration/clientIdentityFile``, moves it on);
+///   (a renewed certificate, ``SecureSessionConfiguration/TLS/clientIdentityFile``, moves it on);
 /// - `secure_session_cache_lookups_total`, a counter by `result`: `hit` (the session's
 ///   ``ResponseCache`` answered), `revalidated` (it answered after the server's `304`), `miss`
 ///   (the server sent a response), `stale` (a stale response answered, RFC 5861's
 ///   `stale-while-revalidate` or `stale-if-error`); requests that bypass the cache, and
 ///   background revalidations, are not counted;
 /// - `secure_session_circuit_open`, a gauge by `server` (`https://host:port`): 1 from the moment
-///   the server's circuit opens (``SecureSessionConfiguration/circuitBreaker``) until a trial
+///   the server's circuit opens (``SecureSessionConfiguration/Features/circuitBreaker``) until a trial
 ///   request closes it, then 0.
 ///
 /// The process's factory is read when the session is made; when it is swift-metrics' no-op one

@@ -2,8 +2,8 @@ import NIOSSL
 import TransportSecurity
 import TransportSecurityNIO
 
-/// The TLS versions a session allows (``SecureSessionConfiguration/minimumTLSVersion`` and
-/// ``SecureSessionConfiguration/maximumTLSVersion``), applied to every TLS configuration it
+/// The TLS versions a session allows (``SecureSessionConfiguration/TLS/minimumTLSVersion`` and
+/// ``SecureSessionConfiguration/TLS/maximumTLSVersion``), applied to every TLS configuration it
 /// makes, on top of a host's transport rule.
 struct TLSVersionBounds: Hashable, Sendable {
     /// The session's minimum; `nil`: TLS 1.2, or a host's rule's minimum.
@@ -17,7 +17,7 @@ struct TLSVersionBounds: Hashable, Sendable {
     }
 
     init(_ configuration: SecureSessionConfiguration) {
-        self.init(minimum: configuration.minimumTLSVersion, maximum: configuration.maximumTLSVersion)
+        self.init(minimum: configuration.tls.minimumTLSVersion, maximum: configuration.tls.maximumTLSVersion)
     }
 
     /// Whether the session left both bounds as they are by default.

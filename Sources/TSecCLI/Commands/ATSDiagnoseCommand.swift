@@ -179,15 +179,11 @@ public struct ATSDiagnoseCommand: TSecCommand {
             return ("the rules cannot be built: \(error)", "{}")
         }
         let session = SecureSession(configuration: SecureSessionConfiguration(
-            systemStore: store,
-            decisionCache: nil,
-            connectTimeout: TimeLimit.duration(maxTime),
-            requestTimeout: TimeLimit.duration(maxTime),
-            maximumRedirects: 0,
-            validation: .none,
-            logger: Logger(label: "tsec.ats-diagnose", factory: { _ in SwiftLogNoOpLogHandler() }),
-            addressOverrides: ResolveOption.overrides(resolve),
-            transportRules: configuration
+            tls: .init(systemStore: store, decisionCache: nil, transportRules: configuration),
+            connections: .init(addressOverrides: ResolveOption.overrides(resolve)),
+            timeouts: .init(connect: TimeLimit.duration(maxTime), request: TimeLimit.duration(maxTime)),
+            responses: .init(maximumRedirects: 0, validation: .none),
+            logger: Logger(label: "tsec.ats-diagnose", factory: { _ in SwiftLogNoOpLogHandler() })
         ))
         var request = SecureRequest(url: target)
         request.followsRedirects = false

@@ -46,16 +46,17 @@ struct DemoMatrix: Encodable {
         var rows: [Row] = []
         for configuration in DemoConfiguration.all(for: lab) {
             let session = SecureSession(configuration: SecureSessionConfiguration(
-                trustEvaluator: configuration.evaluator,
-                systemStore: store,
-                evaluationTime: lab.pki.now,
-                decisionCache: nil,
-                connectTimeout: .seconds(5),
-                requestTimeout: .seconds(5),
-                validation: .none,
+                tls: .init(
+                    trustEvaluator: configuration.evaluator,
+                    systemStore: store,
+                    evaluationTime: lab.pki.now,
+                    decisionCache: nil
+                ),
+                connections: .init(addressOverrides: overrides),
+                timeouts: .init(connect: .seconds(5), request: .seconds(5)),
+                responses: .init(validation: .none),
                 // Every rejection is in the matrix; the session's notices would repeat them.
-                logger: Logger(label: "tsec.demo", factory: { _ in SwiftLogNoOpLogHandler() }),
-                addressOverrides: overrides
+                logger: Logger(label: "tsec.demo", factory: { _ in SwiftLogNoOpLogHandler() })
             ))
             let cells = await withTaskGroup(of: (Int, Cell).self) { group in
                 for (index, server) in TrustLab.Server.allCases.enumerated() {

@@ -9,12 +9,12 @@
 /// nothing: a server that only chains to a CA would be any server of that CA.
 ///
 /// ```swift
-/// let session = SecureSession(configuration: SecureSessionConfiguration(
+/// let session = SecureSession(configuration: SecureSessionConfiguration(tls: .init(
 ///     trustEvaluator: ServerIdentityEvaluator(
 ///         anchors: meshBundle,
 ///         allowedNames: [try PeerNamePattern("spiffe://payments.example/ns/ledger/sa/api")]
 ///     )
-/// ))
+/// )))
 /// ```
 public struct ServerIdentityEvaluator: ServerTrustEvaluating {
     /// The CAs the server's chain must validate to: the only anchors.

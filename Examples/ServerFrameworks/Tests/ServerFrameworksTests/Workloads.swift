@@ -48,10 +48,12 @@ struct Workloads {
     /// certificate validated to the partner root at the PKI's time: the body, or the error.
     func whoami(port: Int, as workload: IssuedCertificate) async -> Result<String, any Error> {
         let session = SecureSession(configuration: SecureSessionConfiguration(
-            trustEvaluator: SecurityPolicy.default,
-            clientIdentity: try? ClientIdentity(certificateChainPEM: workload.pemString, privateKeyPEM: workload.privateKeyPEM),
-            systemStore: TrustStore([serverRoot.der], origin: "partner root"),
-            evaluationTime: pki.now
+            tls: .init(
+                trustEvaluator: SecurityPolicy.default,
+                clientIdentity: try? ClientIdentity(certificateChainPEM: workload.pemString, privateKeyPEM: workload.privateKeyPEM),
+                systemStore: TrustStore([serverRoot.der], origin: "partner root"),
+                evaluationTime: pki.now
+            )
         ))
         let result: Result<String, any Error>
         do {

@@ -15,7 +15,7 @@ extension Connector {
     /// An HTTP/1.1 connection's channel, and the watcher of requests that wait for `100 Continue`.
     struct HTTP1Pipeline: Sendable {
         let channel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>
-        /// `nil` when bodies never wait (``SecureSessionConfiguration/expectContinue`` unset).
+        /// `nil` when bodies never wait (``SecureSessionConfiguration/Connections/expectContinue`` unset).
         let watcher: ContinueWatcher?
     }
 

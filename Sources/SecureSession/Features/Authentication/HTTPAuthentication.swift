@@ -54,7 +54,7 @@ struct HTTPAuthentication {
                 method: challenge.scheme == "digest" ? .httpDigest : .httpBasic
             )
             let question = AuthenticationChallenge(protectionSpace: space, previousFailureCount: failures[space, default: 0])
-            let disposition = await (request.challengeHandler ?? configuration.challengeHandler)?(question) ?? .performDefaultHandling
+            let disposition = await (request.challengeHandler ?? configuration.features.challengeHandler)?(question) ?? .performDefaultHandling
             let credential: Credential?
             switch disposition {
             case .useCredential(let given):
@@ -63,7 +63,7 @@ struct HTTPAuthentication {
                 // A stored credential (else the URL's user and password) that already failed is
                 // not sent again.
                 credential = question.previousFailureCount == 0
-                    ? configuration.credentialStore.credential(for: space) ?? request.url.userCredential : nil
+                    ? configuration.features.credentialStore.credential(for: space) ?? request.url.userCredential : nil
             case .cancelAuthenticationChallenge:
                 throw SecureSessionError.challengeCancelled(space)
             case .rejectProtectionSpace:

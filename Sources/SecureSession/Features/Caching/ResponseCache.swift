@@ -4,7 +4,7 @@ import TransportSecurity
 
 /// Responses kept in memory to answer later requests without the network, or with a short
 /// revalidation (`304 Not Modified`): the `URLCache` of a ``SecureSession``, with RFC 9111's
-/// rules for a private cache (``SecureSessionConfiguration/responseCache``), and RFC 5861's
+/// rules for a private cache (``SecureSessionConfiguration/Responses/cache``), and RFC 5861's
 /// stale answers: while revalidated in the background (`stale-while-revalidate`), or when the
 /// server fails (`stale-if-error`; never in place of a rejected certificate).
 ///

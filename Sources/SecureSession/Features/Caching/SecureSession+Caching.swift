@@ -33,7 +33,7 @@ struct CacheLoad {
 
 extension SecureSession {
     /// One exchange of `request` (as sent: with its cookies), through the session's
-    /// ``SecureSessionConfiguration/responseCache`` when it has one.
+    /// ``SecureSessionConfiguration/Responses/cache`` when it has one.
     func exchangeThroughCache(
         _ request: SecureRequest,
         sink: @escaping ResponseBodySink,
@@ -42,7 +42,7 @@ extension SecureSession {
     ) async throws -> Exchange {
         // A request that cannot be written is refused, whatever the cache keeps.
         if let malformation = request.malformation() { throw SecureSessionError.invalidRequest(malformation) }
-        guard let cache = configuration.responseCache else {
+        guard let cache = configuration.responses.cache else {
             return try await exchange(request, sink: sink, closer: closer, deadline: deadline)
         }
         // Made once, for the cache's key and the exchange's connection alike.
@@ -185,7 +185,7 @@ extension SecureSession {
     /// kept as any load's, within the request's own time limit. A failure leaves `kept` as it is.
     private func revalidateInBackground(_ request: SecureRequest, kept: StoredResponse, key: CacheKey, connectionKey: ConnectionKey, in cache: ResponseCache) {
         guard cache.beginRevalidation(of: key) else { return }
-        let limit = request.timeout ?? configuration.requestTimeout
+        let limit = request.timeout ?? configuration.timeouts.request
         let logger = configuration.logger
         Task {
             defer { cache.endRevalidation(of: key) }

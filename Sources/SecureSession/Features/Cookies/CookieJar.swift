@@ -9,7 +9,7 @@ import TransportSecurity
 ///
 /// ```swift
 /// let jar = CookieJar()
-/// let session = SecureSession(configuration: .init(cookieJar: jar))
+/// let session = SecureSession(configuration: .init(features: .init(cookieJar: jar)))
 /// _ = try await session.send(.json(.post, url: URL(string: "https://api.example.com/login")!, body: credentials))
 /// let me = try await session.get(URL(string: "https://api.example.com/me")!)  // sends the session cookie
 /// ```

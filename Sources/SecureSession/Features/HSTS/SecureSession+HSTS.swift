@@ -5,7 +5,7 @@ extension SecureSession {
     /// `url` upgraded to https when its host is a known HSTS host (the caller's URL, or a
     /// redirect's, before it is judged).
     func upgradedByHSTS(_ url: URL) -> URL {
-        guard let upgraded = configuration.hsts?.upgraded(url) else { return url }
+        guard let upgraded = configuration.features.hsts?.upgraded(url) else { return url }
         configuration.logger.debug("upgraded to https (HSTS)", metadata: ["url": "\(url.redacted)"])
         return upgraded
     }

@@ -11,7 +11,7 @@ import OAuth
 /// ```swift
 /// let key = try HTTPSignatureKey(id: "client-2026", pemEncoded: pem)
 /// var configuration = SecureSessionConfiguration()
-/// configuration.interceptor = HTTPMessageSigner(key: key, covering: [.method, .targetURI, .field("content-type")])
+/// configuration.features.interceptor = HTTPMessageSigner(key: key, covering: [.method, .targetURI, .field("content-type")])
 /// ```
 ///
 /// A covered field the request lacks fails the request before anything is sent

@@ -38,7 +38,7 @@ extension SecureSession {
     /// its host and asks (``ResponseSignatureRequirement/asksForSignatures``), unless the request
     /// has an `Accept-Signature` of its own.
     func askingForSignature(_ request: SecureRequest) -> SecureRequest {
-        guard let requirement = configuration.responseSignatures, requirement.asksForSignatures, requirement.applies(to: request.url),
+        guard let requirement = configuration.responses.signatures, requirement.asksForSignatures, requirement.applies(to: request.url),
             !request.headers.contains(where: { $0.name.equalsIgnoringASCIICase("Accept-Signature") }),
             let field = requirement.acceptSignatureField
         else { return request }

@@ -8,7 +8,7 @@ import TransportSecurity
 /// proxy in between).
 ///
 /// ```swift
-/// configuration.responseSignatures = ResponseSignatureRequirement(
+/// configuration.responses.signatures = ResponseSignatureRequirement(
 ///     verifier: HTTPMessageSignatureVerifier(
 ///         keys: try HTTPSignatureVerificationKey.keys(jwkSet: bankKeys),
 ///         requiredComponents: [.status, .field("content-digest")]
@@ -51,7 +51,7 @@ import TransportSecurity
 ///
 /// A response with a body is accepted only when its signature covers `content-digest` and the
 /// body matches it (``requiresBodyCoverage``): a signature over the head alone says nothing of
-/// the body. A body is checked as it came: with ``SecureSessionConfiguration/decompression`` enabled, a
+/// the body. A body is checked as it came: with ``SecureSessionConfiguration/Responses/decompression`` enabled, a
 /// compressed answer loses its `Content-Encoding` and is decoded, and its check fails; turn
 /// decompression off for these hosts' session. A response kept by the session's response cache
 /// is verified again each time it answers, under the verifier's `maximumAge`.

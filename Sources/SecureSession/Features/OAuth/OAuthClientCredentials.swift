@@ -13,9 +13,9 @@ import TransportSecurity
 /// tokens bound to a key by DPoP, RFC 9449: ``proofOfPossession``).
 ///
 /// ```swift
-/// let tokens = SecureSession(configuration: .init(trustEvaluator: idpPolicy, clientIdentity: identity))
-/// var configuration = SecureSessionConfiguration(trustEvaluator: apiPolicy, clientIdentity: identity)
-/// configuration.interceptor = try OAuthClientCredentials(
+/// let tokens = SecureSession(configuration: .init(tls: .init(trustEvaluator: idpPolicy, clientIdentity: identity)))
+/// var configuration = SecureSessionConfiguration(tls: .init(trustEvaluator: apiPolicy, clientIdentity: identity))
+/// configuration.features.interceptor = try OAuthClientCredentials(
 ///     tokenURL: URL(string: "https://auth.bank.example/oauth2/token")!,
 ///     clientID: "partner-42", authentication: .mutualTLS, scopes: ["payments"],
 ///     hosts: ["api.bank.example"], tokenSession: tokens)
@@ -120,7 +120,7 @@ public struct OAuthClientCredentials: RequestInterceptor, OAuthAuthorizing, Cust
         proofOfPossession: DPoPKey? = nil
     ) async throws {
         let (metadata, location) = try await AuthorizationServerMetadata.discover(issuer: issuer, through: tokenSession)
-        let presentsCertificate = tokenSession.configuration.clientIdentity != nil || tokenSession.configuration.clientIdentityFile != nil
+        let presentsCertificate = tokenSession.configuration.tls.clientIdentity != nil || tokenSession.configuration.tls.clientIdentityFile != nil
         let tokenURL = try metadata.tokenEndpoint(
             issuer: issuer, location: location, authentication: authentication, presentsCertificate: presentsCertificate,
             proofAlgorithm: proofOfPossession?.algorithm.rawValue

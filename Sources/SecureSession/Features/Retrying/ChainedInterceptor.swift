@@ -3,7 +3,7 @@
 /// wants a retry decides.
 ///
 /// ```swift
-/// configuration.interceptor = ChainedInterceptor([BearerToken(tokens: store), RetryPolicy()])
+/// configuration.features.interceptor = ChainedInterceptor([BearerToken(tokens: store), RetryPolicy()])
 /// ```
 public struct ChainedInterceptor: RequestInterceptor {
     /// The interceptors, in order.

@@ -5,7 +5,7 @@
 /// its first answer.
 ///
 /// ```swift
-/// configuration.interceptor = ChainedInterceptor([IdempotencyKeys(), RetryPolicy()])
+/// configuration.features.interceptor = ChainedInterceptor([IdempotencyKeys(), RetryPolicy()])
 /// // POST https://api.psp.example/payments
 /// // Idempotency-Key: "1b4e28ba-2fa1-4d2b-a8c4-6f0e7e5a1c3d"   (the same on every retry)
 /// ```

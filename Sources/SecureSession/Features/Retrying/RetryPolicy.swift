@@ -3,7 +3,7 @@ import Foundation
 /// Tries a request again, with exponential backoff, after an answer or a failure that is worth
 /// repeating: a server overloaded or restarting (503, 502, 504, 500), rate limiting (429), a
 /// request timeout (408), a connection refused or reset, a timeout. Set it as
-/// ``SecureSessionConfiguration/interceptor`` or ``SecureRequest/interceptor``.
+/// ``SecureSessionConfiguration/Features/interceptor`` or ``SecureRequest/interceptor``.
 ///
 /// What is never repeated: a request that is not idempotent (`POST`, `PATCH`) once it may have
 /// reached the server (it is repeated only when no connection could be made), unless it carries

@@ -45,9 +45,9 @@ extension SecureSession {
         _ body: (SecureWebSocket) async throws -> Result
     ) async throws -> Result {
         let request = withCookies(SecureRequest(.get, url: try Self.httpURL(ofWebSocket: url), headers: headers))
-        if let requirement = configuration.responseSignatures, requirement.applies(to: request.url) {
+        if let requirement = configuration.responses.signatures, requirement.applies(to: request.url) {
             throw SecureSessionError.invalidRequest(
-                "the responses of \(request.url.host(percentEncoded: false) ?? "the host") must carry a verified signature (responseSignatures), and a WebSocket's messages carry none"
+                "the responses of \(request.url.host(percentEncoded: false) ?? "the host") must carry a verified signature (responses.signatures), and a WebSocket's messages carry none"
             )
         }
         guard maximumMessageSize > 0 else { throw SecureSessionError.invalidRequest("maximumMessageSize must be positive, not \(maximumMessageSize)") }
@@ -64,7 +64,7 @@ extension SecureSession {
         let proxyTLSContext = key.proxy?.kind == .https ? try tlsContexts.proxyContext() : nil
         let webSocketURL = Self.webSocketURL(of: upgradedRequest.url)
         let name = webSocketURL.redacted
-        let limit = configuration.requestTimeout
+        let limit = configuration.timeouts.request
         guard limit > .zero else { throw SecureSessionError.timeout(limit) }
         let (established, channel, head) = try await withDeadline(limit, onTimeout: {}) { deadline in
             let established = try await Connector.establish(

@@ -10,7 +10,7 @@ import TransportSecurity
 /// ```swift
 /// let fetcher = SessionIssuerFetcher(session: SecureSession())   // a session of its own
 /// let configuration = SecureSessionConfiguration(
-///     trustEvaluator: IntermediateFetchingEvaluator(SecurityPolicy.default, fetcher: fetcher))
+///     tls: .init(trustEvaluator: IntermediateFetchingEvaluator(SecurityPolicy.default, fetcher: fetcher)))
 /// ```
 ///
 /// Give it a session of its own: `caIssuers` URLs are usually plain `http`, and the session
@@ -19,7 +19,7 @@ public final class SessionIssuerFetcher: IssuerCertificateFetching {
     /// The session that fetches.
     public let session: SecureSession
     /// How long one fetch may take (3 s by default): the fetch happens inside the TLS handshake
-    /// of the connection being judged, within its session's `connectTimeout`.
+    /// of the connection being judged, within its session's ``SecureSessionConfiguration/Timeouts/connect``.
     public let timeout: Duration
     /// The most bytes one answer may have (1 MiB): an issuing CA's certificate, or a PKCS#7
     /// bundle of a few, is a few kilobytes.

@@ -16,7 +16,7 @@ public final class SessionRevocationFetcher: RevocationFetching {
     /// The session that fetches.
     public let session: SecureSession
     /// How long one fetch may take. Revocation is checked during the TLS handshake of the
-    /// connection being judged, within that session's `connectTimeout`: a responder that does
+    /// connection being judged, within that session's ``SecureSessionConfiguration/Timeouts/connect``: a responder that does
     /// not answer must give up well before, so that soft-fail lets the connection through
     /// instead of the connection timing out (Firefox waits 2 s for a soft-fail OCSP answer).
     public let timeout: Duration

@@ -48,7 +48,7 @@ public final class PinFailureReporter: @unchecked Sendable {
         window: TimeInterval = 86_400,
         logger: Logger = Logger(label: "PinFailureReporter")
     ) {
-        self.session = session ?? SecureSession(configuration: SecureSessionConfiguration(requestTimeout: .seconds(10)))
+        self.session = session ?? SecureSession(configuration: SecureSessionConfiguration(timeouts: .init(request: .seconds(10))))
         self.maximumQueue = max(1, maximumQueue)
         self.attempts = max(1, attempts)
         self.window = window

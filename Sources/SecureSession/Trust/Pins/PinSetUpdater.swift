@@ -12,7 +12,7 @@ import TransportSecurity
 ///                               builtIn: builtInSets, store: PinUpdateStore(path: storePath))
 /// _ = try? registry.loadStored()
 /// var configuration = SecureSessionConfiguration()
-/// configuration.pinSetRegistry = registry
+/// configuration.tls.pinSetRegistry = registry
 /// let session = SecureSession(configuration: configuration)
 /// let updater = PinSetUpdater(registry: registry, session: session,
 ///                             documentURL: URL(string: "https://pins.example.com/pins.json")!)

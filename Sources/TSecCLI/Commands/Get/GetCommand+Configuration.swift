@@ -22,20 +22,23 @@ extension GetCommand {
             insecure: insecure
         )
         var configuration = SecureSessionConfiguration(
-            trustEvaluator: evaluator,
-            clientIdentity: try identity.load(),
-            systemStore: try policy.makeSystemStore(replacement: cacert),
-            evaluationTime: policy.evaluationTime,
-            connectTimeout: TimeLimit.duration(connectTimeout),
-            requestTimeout: TimeLimit.duration(maxTime),
-            maximumRedirects: maxRedirs,
-            httpVersions: http1Only ? .http1Only : .automatic,
-            proxies: try makeProxies(),
-            addressOverrides: ResolveOption.overrides(resolve),
-            transportRules: try loadRules(reportingTo: terminal)
+            tls: .init(
+                trustEvaluator: evaluator,
+                clientIdentity: try identity.load(),
+                systemStore: try policy.makeSystemStore(replacement: cacert),
+                evaluationTime: policy.evaluationTime,
+                transportRules: try loadRules(reportingTo: terminal)
+            ),
+            connections: .init(
+                httpVersions: http1Only ? .http1Only : .automatic,
+                proxies: try makeProxies(),
+                addressOverrides: ResolveOption.overrides(resolve)
+            ),
+            timeouts: .init(connect: TimeLimit.duration(connectTimeout), request: TimeLimit.duration(maxTime)),
+            responses: .init(maximumRedirects: maxRedirs)
         )
-        configuration.minimumTLSVersion = tls13OrLater ? .tls13 : tls12OrLater ? .tls12 : nil
-        configuration.maximumTLSVersion = tlsMax == "1.2" ? .tls12 : tlsMax == "1.3" ? .tls13 : nil
+        configuration.tls.minimumTLSVersion = tls13OrLater ? .tls13 : tls12OrLater ? .tls12 : nil
+        configuration.tls.maximumTLSVersion = tlsMax == "1.2" ? .tls12 : tlsMax == "1.3" ? .tls13 : nil
         return configuration
     }
 
@@ -53,10 +56,10 @@ extension GetCommand {
     /// response signature key (the key is the API's; a token endpoint does not sign with it).
     func tokenFetching(like configuration: SecureSessionConfiguration) -> SecureSessionConfiguration {
         var tokens = configuration
-        tokens.interceptor = nil
-        tokens.cookieJar = nil
-        tokens.hsts = nil
-        tokens.responseSignatures = nil
+        tokens.features.interceptor = nil
+        tokens.features.cookieJar = nil
+        tokens.features.hsts = nil
+        tokens.responses.signatures = nil
         return tokens
     }
 
@@ -65,12 +68,13 @@ extension GetCommand {
     /// `configuration`.
     func sideFetching(like configuration: SecureSessionConfiguration) -> SecureSessionConfiguration {
         SecureSessionConfiguration(
-            systemStore: configuration.systemStore,
-            evaluationTime: configuration.evaluationTime,
-            connectTimeout: configuration.connectTimeout,
-            logger: configuration.logger,
-            proxies: configuration.proxies,
-            addressOverrides: configuration.addressOverrides
+            tls: .init(systemStore: configuration.tls.systemStore, evaluationTime: configuration.tls.evaluationTime),
+            connections: .init(
+                proxies: configuration.connections.proxies,
+                addressOverrides: configuration.connections.addressOverrides
+            ),
+            timeouts: .init(connect: configuration.timeouts.connect),
+            logger: configuration.logger
         )
     }
 

@@ -20,18 +20,18 @@ extension GetCommand {
             configuration = try makeConfiguration(reportingTo: terminal)
             revocationLists = try revocation.loadLists()
             configuration.logger = logger(to: terminal)
-            if verbose { configuration.requestHeadObserver = { head in Self.tell(head, to: terminal) } }
-            configuration.decompression = compressed ? .enabled() : .disabled
-            configuration.cookieJar = try makeCookieJar(logger: configuration.logger)
-            configuration.interceptor = retrying.makePolicy(method: request.method.rawValue, failsOnHTTPErrors: fail || failWithBody)
-            configuration.responseSignatures = try responseVerification.makeRequirement()
-            configuration.hsts = try loadHSTS(logger: configuration.logger)
-            configuration.expectContinue = expect100Timeout == 0 ? nil : ExpectContinue(timeout: TimeLimit.duration(expect100Timeout))
+            if verbose { configuration.features.requestHeadObserver = { head in Self.tell(head, to: terminal) } }
+            configuration.responses.decompression = compressed ? .enabled() : .disabled
+            configuration.features.cookieJar = try makeCookieJar(logger: configuration.logger)
+            configuration.features.interceptor = retrying.makePolicy(method: request.method.rawValue, failsOnHTTPErrors: fail || failWithBody)
+            configuration.responses.signatures = try responseVerification.makeRequirement()
+            configuration.features.hsts = try loadHSTS(logger: configuration.logger)
+            configuration.connections.expectContinue = expect100Timeout == 0 ? nil : ExpectContinue(timeout: TimeLimit.duration(expect100Timeout))
             // The files written at the end are checked first: a request is not sent for what
             // could not be kept.
             for file in [cookieJar, hsts, dumpHeader == "-" ? nil : dumpHeader].compactMap({ $0 }) where !file.isEmpty { try FileWriting.checkReplaceable(file) }
             // Last, so that a password is asked for only when everything else is in order.
-            try user.map { try UserArgument($0) }?.store(in: configuration.credentialStore, for: request.url)
+            try user.map { try UserArgument($0) }?.store(in: configuration.features.credentialStore, for: request.url)
         } catch {
             complain("tsec get: \(error)", to: terminal)
             return ExitStatus.usageOrInput
@@ -41,12 +41,12 @@ extension GetCommand {
         // on the path they complete.
         let sideSession = revocation.fetches || fetchIntermediates ? SecureSession(configuration: sideFetching(like: configuration)) : nil
         if fetchIntermediates, let sideSession {
-            configuration.trustEvaluator = AnyServerTrustEvaluator(
-                IntermediateFetchingEvaluator(configuration.trustEvaluator, fetcher: SessionIssuerFetcher(session: sideSession))
+            configuration.tls.trustEvaluator = AnyServerTrustEvaluator(
+                IntermediateFetchingEvaluator(configuration.tls.trustEvaluator, fetcher: SessionIssuerFetcher(session: sideSession))
             )
         }
-        configuration.trustEvaluator = revocation.evaluator(
-            around: configuration.trustEvaluator,
+        configuration.tls.trustEvaluator = revocation.evaluator(
+            around: configuration.tls.trustEvaluator,
             lists: revocationLists,
             fetcher: revocation.fetches ? sideSession.map { SessionRevocationFetcher(session: $0) } : nil
         )
@@ -54,13 +54,13 @@ extension GetCommand {
         let tokenSession = oauth.isRequested ? SecureSession(configuration: tokenFetching(like: configuration)) : nil
         do {
             if let tokenSession,
-                let interceptor = try oauth.makeInterceptor(for: request.url, tokenSession: tokenSession, hasIdentity: configuration.clientIdentity != nil)
+                let interceptor = try oauth.makeInterceptor(for: request.url, tokenSession: tokenSession, hasIdentity: configuration.tls.clientIdentity != nil)
             {
-                configuration.interceptor = ChainedInterceptor([interceptor] + [configuration.interceptor].compactMap { $0 })
+                configuration.features.interceptor = ChainedInterceptor([interceptor] + [configuration.features.interceptor].compactMap { $0 })
             }
             // Last: the signature covers what the others added (a token, a DPoP proof).
             if let signer = try signing.makeSigner() {
-                configuration.interceptor = ChainedInterceptor([configuration.interceptor].compactMap { $0 } + [signer])
+                configuration.features.interceptor = ChainedInterceptor([configuration.features.interceptor].compactMap { $0 } + [signer])
             }
         } catch {
             complain("tsec get: \(error)", to: terminal)
@@ -77,8 +77,8 @@ extension GetCommand {
         // (as curl, a jar with no cookie leaves the file as it is: a failed request does not
         // empty it).
         var kept: [(file: String, text: String)] = []
-        if let hsts, !hsts.isEmpty, let store = configuration.hsts { kept.append((hsts, CurlHSTSFile.text(of: store.entries()))) }
-        if let cookieJar, let jar = configuration.cookieJar, !jar.cookies.isEmpty {
+        if let hsts, !hsts.isEmpty, let store = configuration.features.hsts { kept.append((hsts, CurlHSTSFile.text(of: store.entries()))) }
+        if let cookieJar, let jar = configuration.features.cookieJar, !jar.cookies.isEmpty {
             var writable: [Cookie] = []
             for cookie in jar.cookies {
                 guard let problem = NetscapeCookieFile.unwritable(cookie) else {

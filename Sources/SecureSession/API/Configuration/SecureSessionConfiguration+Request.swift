@@ -1,11 +1,11 @@
 extension SecureSessionConfiguration {
     /// The interceptor of `request`: its own, else the session's; `nil` when it is sent once.
     func interceptor(for request: SecureRequest) -> (any RequestInterceptor)? {
-        request.interceptor ?? interceptor
+        request.interceptor ?? features.interceptor
     }
 
     /// The most of a response to `request` that may be held in memory.
     func memoryLimit(of request: SecureRequest) -> Int {
-        request.maximumResponseBodySize ?? maximumResponseBodySize
+        request.maximumResponseBodySize ?? responses.maximumBodySize
     }
 }
