@@ -19,7 +19,7 @@ let fuzzTargets: [(name: String, products: [String])] = [
     ("FuzzPropertyListBody", ["SecureSession"]),
     ("FuzzRevocation", ["TransportSecurity", "PKIBuilder"]),
     ("FuzzResponses", ["SecureSession"]),
-    ("FuzzMessageSignatures", ["SecureSession"]),
+    ("FuzzMessageSignatures", ["SecureSession", "HTTPMessageSignatures"]),
 ]
 
 let package = Package(

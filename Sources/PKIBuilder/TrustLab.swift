@@ -1,7 +1,7 @@
 import Foundation
 import X509
 
-/// The certificates of SPEC §2's test servers, generated at run time on a fixed clock.
+/// The certificates of the attack lab's servers (legitimate, intercepting, self-signed, wrong host, expired, not yet valid, re-issued), generated at run time on a fixed clock.
 ///
 /// A legitimate CA (root → intermediate → leaf for ``host``), a user-installed proxy root that
 /// the lab's system store trusts (a man in the middle such as Charles or mitmproxy), a rogue root

@@ -49,8 +49,9 @@ public struct CircuitBreakingInterceptor: ClientInterceptor, CustomStringConvert
     /// Calls to `host`'s `port` go through its circuit in `breaker`.
     /// - Parameters:
     ///   - host: The server's name or address, as the transport's target names it.
-    ///   - logger: Where circuits opening and closing are told (warning and notice).
-    public init(_ breaker: CircuitBreaker, host: String, port: Int = 443, logger: Logger = Logger(label: "TransportSecurityGRPC.CircuitBreaking")) {
+    ///   - logger: Where circuits opening and closing are told (at debug level); nothing is
+    ///     logged unless given.
+    public init(_ breaker: CircuitBreaker, host: String, port: Int = 443, logger: Logger = Logger(label: "TransportSecurityGRPC.CircuitBreaking", factory: SwiftLogNoOpLogHandler.init)) {
         self.breaker = breaker
         self.server = CircuitBreaker.secureServer(host: host, port: port)
         self.logger = logger
@@ -121,13 +122,13 @@ public struct CircuitBreakingInterceptor: ClientInterceptor, CustomStringConvert
     private func record(_ outcome: Circuit.Outcome, of permit: Circuit.Permit) {
         switch breaker.record(outcome, of: permit, to: server) {
         case .opened(let failures, let duration):
-            logger.warning("circuit opened: gRPC calls to the server fail at once for a while", metadata: [
+            logger.debug("circuit opened: gRPC calls to the server fail at once for a while", metadata: [
                 "server": "\(server)", "failures": "\(failures)", "for": "\(duration)",
             ])
         case .reopened(let duration):
-            logger.warning("circuit opened again: the trial call failed", metadata: ["server": "\(server)", "for": "\(duration)"])
+            logger.debug("circuit opened again: the trial call failed", metadata: ["server": "\(server)", "for": "\(duration)"])
         case .closed:
-            logger.notice("circuit closed: the trial call succeeded", metadata: ["server": "\(server)"])
+            logger.debug("circuit closed: the trial call succeeded", metadata: ["server": "\(server)"])
         case nil:
             break
         }

@@ -3,12 +3,14 @@ import Foundation
 import GRPCCore
 import GRPCNIOTransportHTTP2
 import HTTPMessageSignatures
+import Logging
 import NIOCore
 import NIOSSL
 import PKIBuilder
 import Reachability
 import SecureSession
 import SecureSessionOpenAPI
+import ServiceLifecycle
 import TransportSecurity
 import TransportSecurityGRPC
 import TransportSecurityNIO
@@ -259,6 +261,15 @@ func secureSessionConfigurationExample(pins: [DERCertificate]) {
     configuration.features.cookieJar = CookieJar()
     // example end
     _ = configuration
+}
+
+/// Sources/SecureSession/SecureSession+Service.swift and SessionGuide.md
+func secureSessionServiceExample(configuration: SecureSessionConfiguration, server: some Service, logger: Logger) async throws {
+    // example begin
+    let session = SecureSession(configuration: configuration)
+    let group = ServiceGroup(services: [session, server], gracefulShutdownSignals: [.sigterm], logger: logger)
+    try await group.run()   // on SIGTERM: the server stops first, then the session closes its connections
+    // example end
 }
 
 /// Sources/SecureSession/SecureSession.swift

@@ -49,9 +49,11 @@ struct DocumentationExamplesTests {
         return examples
     }
 
-    /// Every example the documentation shows.
+    /// Every example the documentation shows, but for excerpts of a package manifest (a first line
+    /// `// Package.swift`), which ``manifestExcerptsNameRealProducts()`` checks.
     static func documentedExamples() throws -> [Example] {
         var examples = blocks(in: try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8), place: "README.md", commentPrefix: nil)
+            .filter { $0.lines.first != "// Package.swift" }
         let sources = packageRoot.appendingPathComponent("Sources")
         let files = FileManager.default.enumerator(atPath: sources.path)?.compactMap { $0 as? String }.sorted() ?? []
         for file in files where file.hasSuffix(".swift") || (file.contains(".docc/") && file.hasSuffix(".md")) {
@@ -115,5 +117,23 @@ struct DocumentationExamplesTests {
         for copy in copies where !copied.contains(copy) {
             Issue.record("a copy no example shows any more:\n\(copy.joined(separator: "\n"))")
         }
+    }
+
+    @Test("README's Package.swift excerpt names products this package has, and depends on it by its name")
+    func manifestExcerptsNameRealProducts() throws {
+        let readme = try String(contentsOf: Self.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let manifest = try String(contentsOf: Self.packageRoot.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let excerpts = Self.blocks(in: readme, place: "README.md", commentPrefix: nil).filter { $0.lines.first == "// Package.swift" }
+        #expect(excerpts.count == 1)
+        var named = 0
+        for line in excerpts.flatMap(\.lines) {
+            guard let range = line.range(of: #".product(name: ""#) else { continue }
+            let rest = line[range.upperBound...]
+            let name = String(rest.prefix(while: { $0 != "\"" }))
+            named += 1
+            #expect(manifest.contains(#".library(name: "\#(name)""#), "README names a product the package does not have: \(name)")
+            #expect(rest.contains(#"package: "TransportSecurity")"#), "README's product \(name) names another package")
+        }
+        #expect(named >= 2)
     }
 }

@@ -12,11 +12,60 @@ import TransportSecurityGRPC
 import TransportSecurityNIO
 import X509
 
-// The Swift examples of README.md, each between `README begin` and `README end` exactly as the
-// README shows it (its imports are above), so that the compiler checks them: an example that
-// no longer compiles fails the build, and `ReadmeSnippetsTests` fails when an example and its
-// copy here differ. The functions are never called. What an example takes from its context
+// The Swift examples of README.md and of the guides (the DocC articles), each between
+// `example begin` and `example end` exactly as it is shown (its imports are above), so that the
+// compiler checks them: an example that no longer compiles fails the build, and
+// `DocumentationExamplesTests` fails when an example and its copy here differ. The functions are
+// never called. What an example takes from its context
 // (a policy, a passphrase) is a parameter; what it leaves unused is used after it.
+
+// README.md, quick start (a).
+// example begin
+struct Quote: Decodable { let price: Double }
+
+/// The partner's API, one per process.
+final class PartnerAPI: Sendable {
+    let session: SecureSession
+
+    init() throws {
+        session = SecureSession(configuration: SecureSessionConfiguration(
+            baseURL: URL(string: "https://api.partner.example/v1/")!,
+            tls: .init(trustEvaluator: PublicKeysTrustEvaluator(pins: [
+                try SPKIPin("sha256/…"),   // their key today (quick start c prints it)
+                try SPKIPin("sha256/…"),   // their backup key, for a rotation without an outage
+            ]))
+        ))
+    }
+
+    func quote(_ pair: String) async throws -> Quote {
+        try await session.get("quotes/\(pair)").decode(Quote.self)
+    }
+
+    func shutdown() async { await session.shutdown() }
+}
+// example end
+
+// README.md, quick start (b).
+// example begin
+struct Payment: Encodable { let amount: String, currency: String }
+struct Receipt: Decodable { let id: String }
+
+/// The session for the partner's payment API: make it once at start-up, shut it down at exit.
+func makePaymentsSession() throws -> SecureSession {
+    let partnerCA = try CertificateLoader.certificates(atPath: "/etc/partner/ca.pem")
+    let passphrase = ProcessInfo.processInfo.environment["PARTNER_P12_PASSPHRASE"] ?? ""
+    return SecureSession(configuration: SecureSessionConfiguration(tls: .init(
+        trustEvaluator: SecurityPolicy(pinningMode: .certificate, pinnedCertificates: partnerCA),
+        clientIdentity: try ClientIdentity(pkcs12File: "/etc/partner/client.p12", passphrase: passphrase),
+        systemStore: TrustStore(partnerCA, origin: "partner CA")   // their CA is the only root
+    )))
+}
+
+func pay(_ payment: Payment, through session: SecureSession) async throws -> Receipt {
+    let url = URL(string: "https://payments.partner.example/v2/payments")!
+    return try await session.json(.post, url, body: payment, as: Receipt.self)
+}
+// example end
 
 func aSecurityPolicy() async throws {
     // example begin
@@ -37,7 +86,7 @@ func theSession(policy: SecurityPolicy, identity: ClientIdentity, item: Item, re
     // example begin
     let session = SecureSession(configuration: SecureSessionConfiguration(tls: .init(
         trustEvaluator: policy,                 // a SecurityPolicy, evaluator or ServerTrustManager
-        clientIdentity: identity                // optional: mutual TLS (section 3)
+        clientIdentity: identity                // optional: mutual TLS
     )))
     let me: User = try await session.get(URL(string: "https://api.example.com/me")!).decode(User.self)
     let created = try await session.json(.post, URL(string: "https://api.example.com/items")!, body: item, as: Item.self)
@@ -149,7 +198,7 @@ func aServerTrustAndADecision(policy: SecurityPolicy) async throws {
 
     let decision = await policy.evaluate(trust, forDomain: "api.example.com")
     let trusted = decision.isTrusted            // Bool
-    let rule = decision.rule                    // .publicKeyPinning — which of SPEC §2's rules decided
+    let rule = decision.rule                    // .publicKeyPinning — which of the six rules decided
     let checks = decision.checks                // every evaluation made on the way, with typed failures
     let mismatch = decision.pinMismatch         // on a pin failure: the pins presented and expected, as OkHttp prints them
     let reusableUntil = decision.reusableUntil  // with revocation: the earliest nextUpdate of the answers it relied on
@@ -211,7 +260,7 @@ func gRPC(policy: SecurityPolicy, passphrase: String, credentials: OAuthClientCr
         identity: try ClientIdentity(pkcs12File: "client.p12", passphrase: passphrase),   // or identityFile: (renewed on disk)
         onDecision: { decision in /* a rejection: why, with the pins seen and expected */ }
     )
-    // OAuth 2.0 client credentials on every call (an OAuthClientCredentials, as in section 2), such as
+    // OAuth 2.0 client credentials on every call (an OAuthClientCredentials), such as
     // a Google Cloud service account's: OAuthClientCredentials(serviceAccount:scopes:hosts:tokenSession:).
     let tokens = OAuthCallCredentials(credentials)
     // DPoP-bound tokens: the proofs name the server, which interceptors are not told.

@@ -36,7 +36,7 @@ final class RecordingHandler: @unchecked Sendable {
     var trustChallenges: [AuthenticationChallenge] { lock.withLock { seen.filter { $0.protectionSpace.method == .serverTrust } } }
 }
 
-@Suite("HTTP authentication challenges (SPEC §3)")
+@Suite("HTTP authentication challenges")
 struct ChallengeTests {
     let lab = try! TrustLab()
     let alice = Credential.user("alice", password: "wonderland")

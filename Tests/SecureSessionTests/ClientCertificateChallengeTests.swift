@@ -6,7 +6,7 @@ import Testing
 import TransportSecurity
 import TransportSecurityNIO
 
-@Suite("Client-certificate challenges (SPEC §3, §4)")
+@Suite("Client-certificate challenges")
 struct ClientCertificateChallengeTests {
     let lab = try! TrustLab()
     let clientCA: IssuedCertificate

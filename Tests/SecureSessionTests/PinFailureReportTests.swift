@@ -5,7 +5,7 @@ import TestServers
 import Testing
 import TransportSecurity
 
-@Suite("Pin failure reports (SPEC §5)")
+@Suite("Pin failure reports (TrustKit's format)")
 struct PinFailureReportTests {
     let lab = try! TrustLab()
     let backup = "sha256/" + Data(repeating: 7, count: 32).base64EncodedString()

@@ -3,11 +3,11 @@ import Foundation
 import TSecCLI
 import Testing
 
-/// README.md's reference of `tsec` against the commands themselves.
-@Suite("tsec's reference in README.md")
+/// The reference of `tsec` (TSecCLI's DocC article) against the commands themselves.
+@Suite("tsec's reference")
 struct CommandReferenceTests {
     /// Every command that runs (subcommands of subcommands included), with the name of the
-    /// top-level command whose README section describes it.
+    /// top-level command whose section of the reference describes it.
     static func commands(under parent: any ParsableCommand.Type = TSec.self, section: String? = nil) -> [(command: any ParsableCommand.Type, section: String)] {
         parent.configuration.subcommands.flatMap { command -> [(command: any ParsableCommand.Type, section: String)] in
             let section = section ?? (command.configuration.commandName ?? "")
@@ -34,11 +34,11 @@ struct CommandReferenceTests {
         }
     }
 
-    /// README.md's section of `tsec NAME`: from its `### \`tsec NAME` heading to the next heading.
-    static func section(of name: String, in readme: String) -> String? {
-        guard let start = ["\n### `tsec \(name) ", "\n### `tsec \(name)`"].lazy.compactMap({ readme.range(of: $0) }).first else { return nil }
-        let rest = readme[start.upperBound...]
-        let end = ["\n## ", "\n### "].compactMap { rest.range(of: $0)?.lowerBound }.min() ?? rest.endIndex
+    /// The reference's section of `tsec NAME`: from its `## \`tsec NAME` heading to the next heading.
+    static func section(of name: String, in reference: String) -> String? {
+        guard let start = ["\n## `tsec \(name) ", "\n## `tsec \(name)`"].lazy.compactMap({ reference.range(of: $0) }).first else { return nil }
+        let rest = reference[start.upperBound...]
+        let end = ["\n# ", "\n## "].compactMap { rest.range(of: $0)?.lowerBound }.min() ?? rest.endIndex
         return String(rest[..<end])
     }
 
@@ -55,10 +55,10 @@ struct CommandReferenceTests {
         return false
     }
 
-    @Test("every command of tsec has a section in README.md, and the section names each of its options (in one of its spellings)")
+    @Test("every command of tsec has a section in its reference (TSecReference.md), and the section names each of its options (in one of its spellings)")
     func everyOptionIsDocumented() throws {
-        let readmeURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../README.md")
-        let readme = try String(contentsOf: readmeURL, encoding: .utf8)
+        let referenceURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources/TSecCLI/TSecCLI.docc/TSecReference.md")
+        let reference = try String(contentsOf: referenceURL, encoding: .utf8)
         let commands = Self.commands()
         #expect(commands.count >= 17, "\(commands.count) commands found")
         var optionsSeen = 0
@@ -66,12 +66,12 @@ struct CommandReferenceTests {
             let help = TSec.helpMessage(for: command, columns: 400)
             let options = Self.options(inHelp: help)
             optionsSeen += options.count
-            guard let section = Self.section(of: sectionName, in: readme) else {
-                Issue.record("README.md has no section for tsec \(sectionName)")
+            guard let section = Self.section(of: sectionName, in: reference) else {
+                Issue.record("TSecReference.md has no section for tsec \(sectionName)")
                 continue
             }
             for spellings in options where !spellings.contains(where: { Self.names($0, in: section) }) {
-                Issue.record("README.md's section of tsec \(sectionName) does not name \(spellings.joined(separator: "/")) (\(command.configuration.commandName ?? ""))")
+                Issue.record("TSecReference.md's section of tsec \(sectionName) does not name \(spellings.joined(separator: "/")) (\(command.configuration.commandName ?? ""))")
             }
         }
         #expect(optionsSeen >= 150, "the options were not read from the help (\(optionsSeen))")

@@ -21,7 +21,7 @@ struct DemoCommandTests {
                 #expect((cell["outcome"] == "blocked") == !(cell["reason"] ?? "").isEmpty)
             }
         }
-        // Every cell against SPEC §2, written out here rather than taken from the demo's own
+        // Every cell against the policy's rules, written out here rather than taken from the demo's own
         // expectations: "A" allowed, "." blocked, in the server order above. The last server
         // sends its own leaf, then the genuine leaf, intermediate and root: only the row that
         // accepts everything lets it through.
@@ -53,7 +53,7 @@ struct DemoCommandTests {
             let measured = String(cells.map { $0["outcome"] == "allowed" ? "A" : "." })
             #expect(measured == specification[name], "\(name)")
         }
-        // Spot checks straight from SPEC §2: the default lets the user-installed proxy through,
+        // Spot checks straight from the policy's rules: the default lets the user-installed proxy through,
         // root-key pinning does not, and leaf-certificate pinning does not survive a re-issue.
         func outcome(_ name: String, _ server: String) -> String? {
             let row = configurations.first { $0["name"] as? String == name }
@@ -73,7 +73,7 @@ struct DemoCommandTests {
         #expect(result.status == 0)
         #expect(result.output.stdout.contains("⚠ lets an intercepting proxy with a user-installed root through"))
         #expect(result.output.stdout.contains("lets ANY man in the middle through"))
-        #expect(result.output.stdout.contains("Every cell matches SPEC §2."))
+        #expect(result.output.stdout.contains("Every cell matches the documented outcomes."))
         // The advice is drawn from the results: root-key pinning is recommended, "accept everything" condemned.
         #expect(result.output.stdout.contains("pin the root or intermediate key (4 key:root / 7 cert:root / 9 cert:root, AC)"))
         // Pins matched without validation: what they still check, and what they do not.

@@ -92,7 +92,7 @@ struct ClientIdentityFileTests {
         #expect(identities.lastReloadError == nil)
         let warnings = recording.entries.filter { $0.level == .warning }
         #expect(warnings.count == 3, "one warning per change that did not load, not one per look: \(recording.text)")
-        #expect(recording.entries.filter { $0.level == .notice && $0.message == "client identity reloaded" }.count == 1)
+        #expect(recording.entries.filter { $0.level == .debug && $0.message == "client identity reloaded" }.count == 1)
         #expect(recording.text.contains("CN=bob"))
         #expect(!recording.text.contains("s3cret"), "the passphrase is never logged: \(recording.text)")
     }

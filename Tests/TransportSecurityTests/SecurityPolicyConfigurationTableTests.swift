@@ -2,7 +2,7 @@ import PKIBuilder
 import Testing
 import TransportSecurity
 
-/// SPEC §2's ten configurations against every lab server, with pins on the legitimate leaf, on
+/// The ten configurations of a security policy against every lab server, with pins on the legitimate leaf, on
 /// the legitimate root and on the self-signed certificate. Each expected outcome is written out.
 @Suite("The ten configurations × the lab servers")
 struct SecurityPolicyConfigurationTableTests {

@@ -2,7 +2,7 @@ import PKIBuilder
 import Testing
 import TransportSecurity
 
-/// Each branch of SPEC §2's six rules, and what the decision says about it.
+/// Each branch of a policy's six rules, and what the decision says about it.
 @Suite("Security policy rules")
 struct SecurityPolicyRuleTests {
     let fixture = LabFixture.shared

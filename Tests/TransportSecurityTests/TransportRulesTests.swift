@@ -10,7 +10,7 @@ private func configuration(_ dictionary: [String: Any]) throws -> (TransportSecu
 private let pinA = "sha256/" + Data(repeating: 0xA1, count: 32).base64EncodedString()
 private let pinB = "sha256/" + Data(repeating: 0xB2, count: 32).base64EncodedString()
 
-@Suite("Transport rules: resolution (SPEC §6, ATS.md §2)")
+@Suite("Transport rules: resolution (the exact host, the longest matching domain with subdomains, the global keys)")
 struct TransportRuleResolutionTests {
     let rules: TransportSecurityConfiguration
 

@@ -1,5 +1,6 @@
 import Foundation
 import FuzzDriver
+import HTTPMessageSignatures
 import SecureSession
 
 private let created = Date(timeIntervalSince1970: 1_618_884_473)

@@ -96,14 +96,14 @@ private func serve(_ connection: Int32) {
 /// redirect the fuzzer writes to any host stays on this machine (and the server's bytes answer
 /// `CONNECT` too).
 private let session: SecureSession = {
-    var configuration = SecureSessionConfiguration(connectTimeout: .seconds(1), requestTimeout: .seconds(1), maximumRedirects: 3)
     let proxy = HTTPProxy(host: "127.0.0.1", port: port)
-    configuration.proxies = HTTPProxySettings(https: proxy, http: proxy, bypassesLoopback: true)
-    configuration.decompression = .enabled()
-    configuration.cookieJar = CookieJar()
-    configuration.responseCache = cache
-    configuration.maximumResponseBodySize = 1 << 20
-    configuration.challengeHandler = { challenge in
+    var configuration = SecureSessionConfiguration(
+        connections: .init(proxies: HTTPProxySettings(https: proxy, http: proxy, bypassesLoopback: true)),
+        timeouts: .init(connect: .seconds(1), request: .seconds(1)),
+        responses: .init(maximumRedirects: 3, maximumBodySize: 1 << 20, decompression: .enabled(), cache: cache),
+        features: .init(cookieJar: CookieJar())
+    )
+    configuration.features.challengeHandler = { challenge in
         challenge.previousFailureCount == 0 ? .useCredential(.user("fuzz", password: "secret")) : .performDefaultHandling
     }
     return SecureSession(configuration: configuration)

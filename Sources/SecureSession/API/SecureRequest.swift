@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import TransportSecurity
 import TransportSecurityNIO
 
@@ -50,6 +51,10 @@ public struct SecureRequest: Sendable {
     /// Adapts every attempt of this request and decides on retries (a ``RetryPolicy``), instead
     /// of the session's ``SecureSessionConfiguration/Features/interceptor``.
     public var interceptor: (any RequestInterceptor)?
+    /// Where this request logs (its attempts, retries, redirects, cache answers, waits); `nil`
+    /// (the default): the session's ``SecureSessionConfiguration/logger``. A request made for a
+    /// server's incoming request can log with that request's logger and its metadata.
+    public var logger: Logger?
     /// Told how far the body has gone after every part the connection takes (64 KiB; a body in
     /// memory is then sent part by part too, not in one write), from the start again when the
     /// body is sent again. It runs on the task sending the body, so it must be quick.

@@ -103,7 +103,7 @@ extension SecureSession {
             } catch is ExpectationRefused where mayWaitToContinue {
                 pool.release(connection, reusable: false)
                 mayWaitToContinue = false
-                configuration.logger.debug("expectation refused (417), sending again without it", metadata: ["url": "\(request.url.redacted)"])
+                configuration.logger(for: request).debug("expectation refused (417), sending again without it", metadata: ["url": "\(request.url.redacted)"])
             } catch let notProcessed as RequestNotProcessed {
                 pool.release(connection, reusable: false)
                 try checkMayTryAgain(deadline)
@@ -111,7 +111,7 @@ extension SecureSession {
                 guard attempt - uncountedTries < 3, firstPart.withLockedValue({ $0 }) == nil else {
                     throw SecureSessionError.connectionFailed(notProcessed.description)
                 }
-                configuration.logger.debug("not processed by the server, sending again on a new connection", metadata: [
+                configuration.logger(for: request).debug("not processed by the server, sending again on a new connection", metadata: [
                     "url": "\(request.url.redacted)", "reason": "\(notProcessed)",
                 ])
             } catch let required as HTTP1Required {
@@ -125,7 +125,7 @@ extension SecureSession {
                 keyOfTry = key.offeringHTTP1Only()
                 tlsContextOfTry = try tlsContexts.context(for: key.rule, identity: key.identity, isHTTP1Only: true)
                 uncountedTries += 1
-                configuration.logger.debug("the server requires HTTP/1.1, sending again over HTTP/1.1", metadata: [
+                configuration.logger(for: request).debug("the server requires HTTP/1.1, sending again over HTTP/1.1", metadata: [
                     "url": "\(request.url.redacted)", "reason": "\(required)",
                 ])
             } catch let requested as CertificateRequestedByRenegotiation {
@@ -140,7 +140,7 @@ extension SecureSession {
                 let answer = try await deadline.bound { try await challenge.answerGiven() }
                 answeredRenegotiation = true
                 uncountedTries += 1
-                configuration.logger.debug("the server asked for a client certificate by renegotiating, sending again presenting the handler's answer", metadata: [
+                configuration.logger(for: request).debug("the server asked for a client certificate by renegotiating, sending again presenting the handler's answer", metadata: [
                     "url": "\(request.url.redacted)", "presents": "\(answer.identity?.leaf.subjectSummary ?? "no certificate")",
                 ])
             } catch {
@@ -158,7 +158,7 @@ extension SecureSession {
                         "\(detail) (on a connection kept from an earlier request, before any answer: the server may have closed it as idle just as the request went; a \(request.method.rawValue) is not sent again by itself, as it may have been processed, unless it carries an idempotency key)"
                     )
                 }
-                configuration.logger.debug("retrying on a new connection", metadata: ["url": "\(request.url.redacted)"])
+                configuration.logger(for: request).debug("retrying on a new connection", metadata: ["url": "\(request.url.redacted)"])
             }
         }
     }

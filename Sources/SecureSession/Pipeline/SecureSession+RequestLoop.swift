@@ -23,7 +23,7 @@ extension SecureSession {
             guard let patience = request.waitsForConnectivity else { throw failure }
             let target = try reachabilityTarget(for: request.url)
             guard (try? ReachabilityMonitor.currentStatus(of: target))?.isReachable != true else { throw failure }
-            configuration.logger.info("waiting for connectivity", metadata: ["host": "\(target)", "for": "\(patience)"])
+            configuration.logger(for: request).debug("waiting for connectivity", metadata: ["host": "\(target)", "for": "\(patience)"])
             let monitor = ReachabilityMonitor(target: target)
             do {
                 try monitor.startMonitoring()
@@ -32,7 +32,7 @@ extension SecureSession {
             }
             defer { monitor.stopMonitoring() }
             guard let status = await monitor.waitUntilReachable(timeout: patience) else { throw failure }
-            configuration.logger.info("reachable again, retrying", metadata: ["host": "\(target)", "via": "\(status)"])
+            configuration.logger(for: request).debug("reachable again, retrying", metadata: ["host": "\(target)", "via": "\(status)"])
             return try await performOnce(request, sink: sink)
         }
     }
@@ -57,7 +57,7 @@ extension SecureSession {
                     self.askingForSignature(self.withCookies(current)), sink: sink, closer: closer, deadline: deadline
                 )
                 let (head, heldBody) = (exchanged.head, exchanged.heldBody)
-                self.configuration.logger.debug("response", metadata: [
+                self.configuration.logger(for: current).debug("response", metadata: [
                     "request": "\(current.method.rawValue) \(current.url.redacted)", "status": "\(head.status.code) \(head.status.reasonPhrase)",
                     "timing": "\(exchanged.timing)",
                 ])
@@ -95,7 +95,7 @@ extension SecureSession {
                     current.arrivalCheck?.actedOnVerifiedHead()
                     current = try self.redirected(current, status: Int(head.status.code), location: location)
                     redirects.append(current.url)
-                    self.configuration.logger.debug("redirect", metadata: ["to": "\(current.url.redacted)"])
+                    self.configuration.logger(for: current).debug("redirect", metadata: ["to": "\(current.url.redacted)"])
                     continue
                 }
                 return SecureResponse(

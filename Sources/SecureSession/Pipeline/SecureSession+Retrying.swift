@@ -69,7 +69,7 @@ extension SecureSession {
                 if gate.hasHandedOver, startingOver?() != true { throw failure }
                 (wait, reason) = (after, failure.description)
             }
-            configuration.logger.debug("retrying", metadata: [
+            configuration.logger(for: request).debug("retrying", metadata: [
                 "url": "\(request.url.redacted)", "attempt": "\(number + 1)", "after": "\(wait)", "because": "\(reason)",
             ])
             try await Self.pause(wait)

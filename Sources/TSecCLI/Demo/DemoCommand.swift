@@ -7,7 +7,7 @@ import TransportSecurity
 /// `tsec demo`: what each security configuration really protects against.
 ///
 /// Generates the lab's PKI in memory, starts its servers on 127.0.0.1, requests each of them over
-/// HTTPS through ``SecureSession`` with every configuration of SPEC §2, and prints the matrix.
+/// HTTPS through ``SecureSession`` with each of the ten configurations of a security policy, and prints the matrix.
 public struct DemoCommand: TSecCommand {
     /// The command's name and help.
     public static let configuration = CommandConfiguration(
@@ -17,8 +17,8 @@ public struct DemoCommand: TSecCommand {
             Starts ten HTTPS servers on 127.0.0.1 (legitimate, two men in the middle, self-signed, \
             wrong host, expired, not yet valid, re-issued with the same and with a new key, and an \
             attacker who sends their own leaf followed by the genuine leaf, intermediate and root) \
-            and requests each with every configuration. Exit status 0 when every cell matches SPEC §2's \
-            expected outcome, 1 otherwise.
+            and requests each with every configuration. Exit status 0 when every cell matches its \
+            documented outcome, 1 otherwise.
             """
     )
 
@@ -35,7 +35,7 @@ public struct DemoCommand: TSecCommand {
     public init() {}
 
     /// Runs the ten configurations against the lab servers and prints the table; returns 0 when
-    /// every cell matches SPEC §2, 1 otherwise (with `--serve`, serves until interrupted).
+    /// every cell matches the documented outcome, 1 otherwise (with `--serve`, serves until interrupted).
     public func execute(output: CommandOutput) async -> Int32 {
         let servers: TrustLabServers
         do {

@@ -1,13 +1,13 @@
 import PKIBuilder
 import TransportSecurity
 
-/// One row of the demo matrix: a configuration of SPEC §2 (or a pin set) with the outcome SPEC §2
+/// One row of the demo matrix: a configuration of a security policy (or a pin set) with the outcome the policy's rules
 /// expects against each lab server.
 struct DemoConfiguration: Sendable {
     let name: String
     let summary: String
     let evaluator: AnyServerTrustEvaluator
-    /// The servers SPEC §2 says this configuration lets through; every other server is blocked.
+    /// The servers the policy's rules let through with this configuration; every other server is blocked.
     let expectedAllowed: Set<TrustLab.Server>
     /// Whether a chain that does not validate is refused: false where `allowInvalidCertificates`
     /// lets key pinning (or nothing) decide, so a CA key is matched on the server's word.

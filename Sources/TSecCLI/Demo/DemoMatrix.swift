@@ -6,13 +6,13 @@ import SecureSession
 import TransportSecurity
 
 /// The demo's result: for every configuration, what happened when it requested every lab
-/// server over real HTTPS, and what SPEC §2 expects. Encoded as `tsec demo --json`.
+/// server over real HTTPS, and what the policy's rules say it should be. Encoded as `tsec demo --json`.
 struct DemoMatrix: Encodable {
     struct Cell: Encodable {
         let server: String
         /// `allowed` or `blocked`.
         let outcome: String
-        /// What SPEC §2 expects: `allowed` or `blocked`.
+        /// What the policy's rules say: `allowed` or `blocked`.
         let expected: String
         /// Why the cell was blocked (empty when allowed).
         let reason: String
@@ -29,7 +29,7 @@ struct DemoMatrix: Encodable {
     let servers: [String]
     let configurations: [Row]
 
-    /// Whether every cell has the outcome SPEC §2 expects.
+    /// Whether every cell has the outcome the policy's rules say.
     var matchesSpecification: Bool { mismatches.isEmpty }
 
     /// `configuration/server` of every cell whose outcome is not the expected one.

@@ -11,7 +11,7 @@ struct DemoReport {
     func print(to output: CommandOutput) {
         let nameWidth = matrix.configurations.map(\.name.count).max() ?? 10
         output.line("TransportSecurity attack lab: \(matrix.configurations.count) configurations × \(matrix.servers.count) HTTPS servers on 127.0.0.1")
-        output.line("(every cell is a real request through SecureSession; ! marks a cell that differs from SPEC §2)")
+        output.line("(every cell is a real request through SecureSession; ! marks a cell that differs from the documented outcome)")
         output.line("")
         // Server labels on two lines, split at their first dash, to keep the columns narrow.
         let headers = matrix.servers.map { label -> (String, String) in
@@ -43,7 +43,7 @@ struct DemoReport {
         for line in advice() { output.line("  • " + line) }
         output.line("")
         let mismatches = matrix.mismatches
-        output.line(mismatches.isEmpty ? "Every cell matches SPEC §2." : "MISMATCH with SPEC §2 in: \(mismatches.joined(separator: ", "))")
+        output.line(mismatches.isEmpty ? "Every cell matches the documented outcomes." : "MISMATCH with the documented outcomes in: \(mismatches.joined(separator: ", "))")
     }
 
     /// Which configuration to use when, from what each one let through.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The pin sets in force, and the gate that signed updates go through (SPEC §7).
+/// The pin sets in force, and the gate that signed updates go through.
 ///
 /// It starts with the application's built-in sets. ``loadStored()`` brings back the last
 /// accepted document (its signature checked again); ``offer(document:signatureText:)`` takes a

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A signed pin-update document (SPEC §7): the pins (and optionally certificates) per domain, a
+/// A signed pin-update document: the pins (and optionally certificates) per domain, a
 /// version that only goes up, when it was issued and when it expires.
 ///
 /// ```json

@@ -1,6 +1,6 @@
 import Foundation
 
-/// AFNetworking's `AFSecurityPolicy`, with its exact semantics (SPEC §2): a pinning mode, pinned
+/// AFNetworking's `AFSecurityPolicy`, with its exact semantics (the six rules of <doc:EvaluationSemantics>): a pinning mode, pinned
 /// certificates (and their public keys), `allowInvalidCertificates` and `validatesDomainName`.
 ///
 /// ```swift
@@ -11,7 +11,7 @@ import Foundation
 ///
 /// ``evaluate(_:forDomain:)`` applies six rules, in order, and reports which one decided.
 public struct SecurityPolicy: Sendable, Hashable {
-    /// The rules of SPEC §2, in the order they are applied.
+    /// The six rules of a policy's evaluation, in the order they are applied.
     public enum Rule: Int, Sendable, Hashable, Codable, CustomStringConvertible {
         /// 1: a domain, allowInvalidCertificates, validatesDomainName and no pinned certificate: reject.
         case domainValidationRequiresPinning = 1
@@ -112,7 +112,7 @@ public struct SecurityPolicy: Sendable, Hashable {
         )
     }
 
-    /// Decides whether to trust `trust` for `domain`, by SPEC §2's six rules in order.
+    /// Decides whether to trust `trust` for `domain`, by the six rules in order (<doc:EvaluationSemantics>).
     ///
     /// The trust's chain, system store, evaluation time and limits are used; its validation
     /// policy and anchors are set by the rules.

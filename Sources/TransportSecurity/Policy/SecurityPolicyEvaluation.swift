@@ -1,4 +1,4 @@
-/// One run of ``SecurityPolicy/evaluate(_:forDomain:)``: the six rules of SPEC §2, in order,
+/// One run of ``SecurityPolicy/evaluate(_:forDomain:)``: the six rules, in order,
 /// recording every check on the way.
 struct SecurityPolicyEvaluation {
     let policy: SecurityPolicy

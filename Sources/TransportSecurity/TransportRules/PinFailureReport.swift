@@ -1,6 +1,6 @@
 import Foundation
 
-/// A pin failure as TrustKit reports it (SPEC §5): the host and port, the pin set's domain and
+/// A pin failure as TrustKit reports it: the host and port, the pin set's domain and
 /// settings, the validated chain as PEM, the pins expected, the time and the validation result.
 /// Encoded with TrustKit's field names, so existing report collectors accept it.
 public struct PinFailureReport: Sendable, Hashable, Encodable {

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The transport-security rule that applies to one host, resolved from a
-/// ``TransportSecurityConfiguration`` by SPEC §6, with where it came from.
+/// ``TransportSecurityConfiguration`` (<doc:TransportRules>), with where it came from.
 public struct TransportRule: Sendable, Hashable, CustomStringConvertible {
     /// Where the rule came from.
     public enum Origin: Sendable, Hashable {

@@ -1,10 +1,10 @@
 import Foundation
 
 extension TransportSecurityConfiguration {
-    /// The rule for `url`'s host (SPEC §6).
+    /// The rule for `url`'s host.
     public func rule(for url: URL) -> TransportRule { rule(forHost: url.host ?? "") }
 
-    /// The rule for `host` (a DNS name or an IP literal), by SPEC §6's decisions: the exact
+    /// The rule for `host` (a DNS name or an IP literal), by these decisions: the exact
     /// exception key first, then the nearest ancestor whose entry has `NSIncludesSubdomains`
     /// (any depth), or for addresses the longest matching range; an entry, even empty,
     /// overrides every global key; local names and addresses allow cleartext unless

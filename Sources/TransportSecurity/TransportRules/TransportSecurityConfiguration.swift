@@ -47,7 +47,7 @@ public struct TransportSecurityConfiguration: Sendable, Hashable {
     public init() {}
 
     /// Whether `NSAllowsArbitraryLoads` counts: it is ignored when any of the narrower global
-    /// keys is present (SPEC §6).
+    /// keys is present.
     public var arbitraryLoadsEffective: Bool {
         allowsArbitraryLoads == true && allowsArbitraryLoadsForMedia == nil && allowsArbitraryLoadsInWebContent == nil
             && allowsLocalNetworking == nil

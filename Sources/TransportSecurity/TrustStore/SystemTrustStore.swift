@@ -11,7 +11,7 @@ extension TrustStore {
 
     /// The machine's trust store, loaded once on first use and then shared.
     ///
-    /// Found per SPEC §1: the PEM bundle named by `SSL_CERT_FILE`, else the certificate files of
+    /// Found as OpenSSL finds it: the PEM bundle named by `SSL_CERT_FILE`, else the certificate files of
     /// the directories in `SSL_CERT_DIR` (colon-separated), else the first existing file of
     /// ``wellKnownBundlePaths``. Every evaluation can use another store instead; tests always do.
     /// - Throws: ``CertificateLoadingError`` when no store is found or the one named cannot be read.

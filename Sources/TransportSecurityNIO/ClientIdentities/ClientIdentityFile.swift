@@ -41,13 +41,14 @@ public final class ClientIdentityFile: @unchecked Sendable {
     ///   - passphrase: Its passphrase, kept for the reloads.
     ///   - checkInterval: How long the files are not looked at after a look (1 second unless
     ///     given; zero looks at every use).
-    ///   - logger: Where reloads and failed reloads are told.
+    ///   - logger: Where reloads (debug) and failed reloads (warning: the previous identity is
+    ///     still presented) are told; nothing is logged unless given.
     /// - Throws: ``ClientIdentityError`` when the file does not load now.
     public convenience init(
         pkcs12File path: String,
         passphrase: String,
         checkInterval: Duration = .seconds(1),
-        logger: Logger = Logger(label: "TransportSecurityNIO.ClientIdentityFile")
+        logger: Logger = Logger(label: "TransportSecurityNIO.ClientIdentityFile", factory: SwiftLogNoOpLogHandler.init)
     ) throws {
         try self.init(paths: [path], checkInterval: checkInterval, logger: logger) {
             try ClientIdentity(pkcs12File: path, passphrase: passphrase)
@@ -61,13 +62,14 @@ public final class ClientIdentityFile: @unchecked Sendable {
     ///   - passphraseFile: The file whose first line is the passphrase, read at each reload.
     ///   - checkInterval: How long the files are not looked at after a look (1 second unless
     ///     given; zero looks at every use).
-    ///   - logger: Where reloads and failed reloads are told.
+    ///   - logger: Where reloads (debug) and failed reloads (warning: the previous identity is
+    ///     still presented) are told; nothing is logged unless given.
     /// - Throws: ``ClientIdentityError`` when the files do not load now.
     public convenience init(
         pkcs12File path: String,
         passphraseFile: String,
         checkInterval: Duration = .seconds(1),
-        logger: Logger = Logger(label: "TransportSecurityNIO.ClientIdentityFile")
+        logger: Logger = Logger(label: "TransportSecurityNIO.ClientIdentityFile", factory: SwiftLogNoOpLogHandler.init)
     ) throws {
         try self.init(paths: [path, passphraseFile], checkInterval: checkInterval, logger: logger) {
             try ClientIdentity(pkcs12File: path, passphrase: Self.passphrase(in: passphraseFile))
@@ -82,14 +84,15 @@ public final class ClientIdentityFile: @unchecked Sendable {
     ///   - passphrase: The key's passphrase when it is encrypted, kept for the reloads.
     ///   - checkInterval: How long the files are not looked at after a look (1 second unless
     ///     given; zero looks at every use).
-    ///   - logger: Where reloads and failed reloads are told.
+    ///   - logger: Where reloads (debug) and failed reloads (warning: the previous identity is
+    ///     still presented) are told; nothing is logged unless given.
     /// - Throws: ``ClientIdentityError`` when the files do not load now.
     public convenience init(
         certificateFile: String,
         privateKeyFile: String,
         passphrase: String? = nil,
         checkInterval: Duration = .seconds(1),
-        logger: Logger = Logger(label: "TransportSecurityNIO.ClientIdentityFile")
+        logger: Logger = Logger(label: "TransportSecurityNIO.ClientIdentityFile", factory: SwiftLogNoOpLogHandler.init)
     ) throws {
         try self.init(paths: [certificateFile, privateKeyFile], checkInterval: checkInterval, logger: logger) {
             try ClientIdentity(certificateFile: certificateFile, privateKeyFile: privateKeyFile, passphrase: passphrase)
@@ -150,7 +153,7 @@ public final class ClientIdentityFile: @unchecked Sendable {
             current = loaded
             reloadError = nil
             if renewed {
-                logger.notice("client identity reloaded", metadata: [
+                logger.debug("client identity reloaded", metadata: [
                     "files": "\(paths.joined(separator: ", "))",
                     "subject": "\(loaded.leaf.subjectSummary)",
                     "notAfter": "\(loaded.leaf.certificate.notValidAfter)",

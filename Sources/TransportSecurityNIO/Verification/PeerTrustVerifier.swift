@@ -48,7 +48,7 @@ public struct PeerTrustVerifier: Sendable {
     ///   - limits: Path-building limits.
     ///   - options: The public suffix list for wildcards and the SHA-1 switch.
     ///   - cache: The decision cache; `nil` for none.
-    ///   - logger: Where decisions are logged (at debug; rejections at notice).
+    ///   - logger: Where decisions are logged (debug level); nothing is logged unless given.
     public init(
         evaluator: any ServerTrustEvaluating,
         host: String,
@@ -57,7 +57,7 @@ public struct PeerTrustVerifier: Sendable {
         limits: PathBuildingLimits = .default,
         options: TrustEvaluationOptions = .default,
         cache: DecisionCache? = .shared,
-        logger: Logger = Logger(label: "TransportSecurity.PeerTrustVerifier")
+        logger: Logger = Logger(label: "TransportSecurity.PeerTrustVerifier", factory: SwiftLogNoOpLogHandler.init)
     ) {
         self.evaluator = AnyServerTrustEvaluator(evaluator)
         self.host = host
@@ -137,7 +137,7 @@ public struct PeerTrustVerifier: Sendable {
         if decision.isTrusted {
             logger.debug("peer trusted", metadata: ["host": "\(host)", "decidedBy": "\(decision.decidedBy)"])
         } else {
-            logger.notice("peer rejected", metadata: ["host": "\(host)", "decidedBy": "\(decision.decidedBy)", "reason": "\(decision.reason)"])
+            logger.debug("peer rejected", metadata: ["host": "\(host)", "decidedBy": "\(decision.decidedBy)", "reason": "\(decision.reason)"])
         }
         completion(decision)
     }

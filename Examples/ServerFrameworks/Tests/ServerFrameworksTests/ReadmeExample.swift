@@ -1,6 +1,7 @@
 import Hummingbird
 import HummingbirdTLS
 import NIOSSL
+import SecureSession
 import TransportSecurity
 import TransportSecurityNIO
 import Vapor
@@ -27,4 +28,24 @@ func readmeServerFrameworksExample(meshCA: DERCertificate, serverIdentity: Clien
         tlsConfiguration: tls, customVerificationCallback: verifier.makeVerificationCallback())))
     // example end
     _ = server
+}
+
+// The guide's example of one session for a Vapor or a Hummingbird application (SecureSession's
+// SessionGuide.md). Never called.
+func sessionGuideServerFrameworksExample(partnerPins: PublicKeysTrustEvaluator, app: Vapor.Application, router: Hummingbird.Router<BasicRequestContext>) {
+    // example begin
+    // Hummingbird: the application stops its server first, then the session.
+    let partner = SecureSession(configuration: SecureSessionConfiguration(tls: .init(trustEvaluator: partnerPins)))
+    let hummingbird = Hummingbird.Application(router: router, services: [partner])
+
+    // Vapor: `req.application.storage[PartnerSessionKey.self]!` in a route.
+    struct PartnerSessionKey: StorageKey { typealias Value = SecureSession }
+    struct PartnerSessionShutdown: LifecycleHandler {
+        let session: SecureSession
+        func shutdownAsync(_ application: Vapor.Application) async { await session.shutdown() }
+    }
+    app.storage[PartnerSessionKey.self] = partner
+    app.lifecycle.use(PartnerSessionShutdown(session: partner))
+    // example end
+    _ = hummingbird
 }

@@ -32,7 +32,9 @@ public struct SecureSessionConfiguration: Sendable {
     /// The optional features, all off by default: authentication challenges, cookies, HSTS,
     /// retries, the circuit breaker, the rate limiter and a request observer.
     public var features: Features
-    /// Where the session logs (never keys or passphrases).
+    /// Where the session logs, at debug and trace levels but for what a caller must act on
+    /// (never keys or passphrases); by default nowhere: a library logs only where its caller
+    /// asks it to. A request may log elsewhere (``SecureRequest/logger``).
     public var logger: Logger
     /// Where the session's counters and timers go (swift-metrics: requests by status or error,
     /// their durations, trust decisions by rule, connections by protocol); `nil` (the default):
@@ -47,7 +49,7 @@ public struct SecureSessionConfiguration: Sendable {
         timeouts: Timeouts = Timeouts(),
         responses: Responses = Responses(),
         features: Features = Features(),
-        logger: Logger = Logger(label: "SecureSession"),
+        logger: Logger = Logger(label: "SecureSession", factory: SwiftLogNoOpLogHandler.init),
         metricsFactory: (any MetricsFactory)? = nil
     ) {
         self.baseURL = baseURL

@@ -1,7 +1,7 @@
 import TransportSecurity
 import TransportSecurityNIO
 
-/// A challenge put to a handler (SPEC §3): an HTTP authentication challenge, or, when a handler
+/// A challenge put to a handler: an HTTP authentication challenge, or, when a handler
 /// is set, the server trust of every new TLS connection and every server's request for a client
 /// certificate.
 public struct AuthenticationChallenge: Sendable {
@@ -30,7 +30,7 @@ public enum Credential: Sendable, Hashable {
     case clientIdentity(ClientIdentity)
 }
 
-/// A handler's answer (SPEC §3).
+/// A handler's answer.
 public enum ChallengeDisposition: Sendable {
     /// Answer with this credential (`nil`: continue without one; for server trust, `nil` refuses
     /// the server). A credential of another kind than the challenge asks for counts as none.

@@ -2,7 +2,7 @@ import NIOSSL
 import TransportSecurity
 import TransportSecurityNIO
 
-/// Puts a server's request for a client certificate to a challenge handler (SPEC §3), once per
+/// Puts a server's request for a client certificate to a challenge handler, once per
 /// handshake in which the server asks: `useCredential(.clientIdentity)` presents that identity,
 /// `performDefaultHandling` the session's own (if any), `useCredential` without an identity and
 /// `rejectProtectionSpace` continue without a certificate (the server decides), and

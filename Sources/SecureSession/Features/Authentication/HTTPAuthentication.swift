@@ -2,7 +2,7 @@ import Foundation
 import NIOHTTP1
 
 /// Answers the HTTP authentication challenges (401 with `WWW-Authenticate`) of one request, by
-/// SPEC §3: the request's handler, else the session's, else the built-in behaviour (a stored
+/// Who answers a challenge: the request's handler, else the session's, else the built-in behaviour (a stored
 /// credential for the protection space, else none, and the 401 reaches the caller).
 struct HTTPAuthentication {
     let configuration: SecureSessionConfiguration

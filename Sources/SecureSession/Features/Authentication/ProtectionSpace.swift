@@ -1,8 +1,8 @@
 import TransportSecurity
 
-/// What a challenge protects (SPEC §3): host, port, scheme, realm and authentication method.
+/// What a challenge protects: host, port, scheme, realm and authentication method.
 public struct ProtectionSpace: Sendable, Hashable, CustomStringConvertible {
-    /// The authentication methods of SPEC §3.
+    /// The authentication methods a challenge can ask for.
     public enum Method: String, Sendable, Hashable {
         /// The server's certificate chain.
         case serverTrust

@@ -1,7 +1,7 @@
 import Foundation
 import TransportSecurity
 
-/// Puts a connection's server trust to a challenge handler (SPEC §3) and turns the disposition
+/// Puts a connection's server trust to a challenge handler and turns the disposition
 /// into a trust decision: `useCredential(.serverTrust)` accepts the server, `useCredential`
 /// without a credential, or with one of another kind (a user, a client identity), refuses it
 /// (fail closed), `performDefaultHandling` applies the default policy

@@ -55,7 +55,7 @@ extension SecureSession {
             return exchanged
         case .answer(let stored):
             instrumentation.cacheLookup("hit")
-            configuration.logger.debug("answered from the cache", metadata: [
+            configuration.logger(for: request).debug("answered from the cache", metadata: [
                 "url": "\(request.url.redacted)", "age": "\(Int(stored.currentAge(at: Date())))",
             ])
             return try await answer(request, with: stored, source: .cache, sink: sink)
@@ -129,7 +129,7 @@ extension SecureSession {
             let updated = stored.revalidated(by: exchanged.head, requestTime: requestTime, responseTime: responseTime)
             request.whenAnswerVerified { cache.store(updated, for: load.key) }
             if !inBackground { instrumentation.cacheLookup("revalidated") }
-            configuration.logger.debug("revalidated from the cache (304)", metadata: ["url": "\(request.url.redacted)"])
+            configuration.logger(for: request).debug("revalidated from the cache (304)", metadata: ["url": "\(request.url.redacted)"])
             return try await answer(request, with: updated, source: .revalidated, by: exchanged, sink: sink)
         }
         if !inBackground { instrumentation.cacheLookup("miss") }
@@ -174,7 +174,7 @@ extension SecureSession {
     /// `stored`, stale, as the answer to `request` whose server failed with `reason`.
     private func answer(_ request: SecureRequest, staleAfter reason: String, with stored: StoredResponse, sink: @escaping ResponseBodySink) async throws -> Exchange {
         instrumentation.cacheLookup("stale")
-        configuration.logger.warning("answered with a stale response: the server failed", metadata: [
+        configuration.logger(for: request).debug("answered with a stale response: the server failed", metadata: [
             "url": "\(request.url.redacted)", "failure": "\(reason)", "age": "\(Int(stored.currentAge(at: Date())))",
         ])
         return try await answer(request, with: stored, source: .staleAfterFailure(reason: reason), sink: sink)
@@ -186,7 +186,7 @@ extension SecureSession {
     private func revalidateInBackground(_ request: SecureRequest, kept: StoredResponse, key: CacheKey, connectionKey: ConnectionKey, in cache: ResponseCache) {
         guard cache.beginRevalidation(of: key) else { return }
         let limit = request.timeout ?? configuration.timeouts.request
-        let logger = configuration.logger
+        let logger = configuration.logger(for: request)
         Task {
             defer { cache.endRevalidation(of: key) }
             let closer = ConnectionCloser()

@@ -61,15 +61,15 @@ extension SecureSession {
         let failure: String = if case .failure(let reason) = outcome { reason } else { "" }
         switch transition {
         case .opened(let failures, let duration):
-            logger.warning("circuit opened: requests to the server fail at once for a while", metadata: [
+            logger.debug("circuit opened: requests to the server fail at once for a while", metadata: [
                 "server": "\(server)", "failures": "\(failures)", "last": "\(failure)", "for": "\(duration)",
             ])
         case .reopened(let duration):
-            logger.warning("circuit opened again: the trial request failed", metadata: [
+            logger.debug("circuit opened again: the trial request failed", metadata: [
                 "server": "\(server)", "failure": "\(failure)", "for": "\(duration)",
             ])
         case .closed:
-            logger.notice("circuit closed: the trial request succeeded", metadata: ["server": "\(server)"])
+            logger.debug("circuit closed: the trial request succeeded", metadata: ["server": "\(server)"])
         }
         instrumentation.circuit(of: server, isOpen: transition != .closed)
     }

@@ -41,11 +41,12 @@ public final class CookieJar: Sendable {
     /// - Parameters:
     ///   - publicSuffixes: The domains no cookie may be set for (both sections of the list); the
     ///     list compiled into TransportSecurity by default.
-    ///   - logger: Where ignored `Set-Cookie` fields are reported (debug level, never values).
+    ///   - logger: Where ignored `Set-Cookie` fields are reported (debug level, never values);
+    ///     nothing is logged unless given.
     ///   - clock: The current time (tests fix it).
     public init(
         publicSuffixes: PublicSuffixList? = .bundled,
-        logger: Logger = Logger(label: "TransportSecurity.CookieJar"),
+        logger: Logger = Logger(label: "TransportSecurity.CookieJar", factory: SwiftLogNoOpLogHandler.init),
         clock: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.publicSuffixes = publicSuffixes

@@ -21,8 +21,9 @@ public final class HSTSStore: @unchecked Sendable {
     private var byHost: [String: HSTSEntry] = [:]
     private let logger: Logger
 
-    /// An empty store, or one holding `entries` (from a file, a preload list).
-    public init(_ entries: [HSTSEntry] = [], logger: Logger = Logger(label: "SecureSession.HSTS")) {
+    /// An empty store, or one holding `entries` (from a file, a preload list); what it ignores
+    /// is logged to `logger` (debug level), nothing unless it is given.
+    public init(_ entries: [HSTSEntry] = [], logger: Logger = Logger(label: "SecureSession.HSTS", factory: SwiftLogNoOpLogHandler.init)) {
         self.logger = logger
         for entry in entries { store(entry) }
     }

@@ -350,7 +350,7 @@ public struct OAuthClientCredentials: RequestInterceptor, OAuthAuthorizing, Cust
                 nonceRetried = true
                 continue
             }
-            logger.warning("token request refused", metadata: [
+            logger.debug("token request refused", metadata: [
                 "url": "\(request.url.redacted)", "status": "\(response.statusCode)", "error": "\(refusal?.error ?? "none")",
             ])
             throw OAuthError.tokenRequestRefused(status: response.statusCode, error: refusal?.error, description: refusal?.errorDescription)

@@ -46,7 +46,7 @@ extension SecureSession {
             let asked = RetryAfter.delay(in: ResponseHead(exchanged.head), now: Date()), asked > .zero
         {
             limiter.pause(server, for: asked)
-            configuration.logger.notice("the server asked for a pause: its requests wait", metadata: [
+            configuration.logger.debug("the server asked for a pause: its requests wait", metadata: [
                 "server": "\(server)", "status": "\(status)", "for": "\(min(asked, limiter.maximumPause))",
             ])
         }

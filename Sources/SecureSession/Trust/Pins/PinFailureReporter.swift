@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import TransportSecurity
 
-/// Sends pin-failure reports (SPEC §5) to a pin set's report URLs in the background, never
+/// Sends pin-failure reports (TrustKit's format) to a pin set's report URLs in the background, never
 /// delaying or failing the request that failed: at most once per (host, port, chain, pins,
 /// result) per day, a bounded queue (reports beyond it are dropped and counted), and a bounded
 /// number of attempts per URL.
@@ -40,13 +40,14 @@ public final class PinFailureReporter: @unchecked Sendable {
     ///   - maximumQueue: Reports waiting at most; more are dropped.
     ///   - attempts: Tries per report URL before giving up.
     ///   - window: How long an identical report is not sent again (24 hours).
-    ///   - logger: Where deliveries and failures are logged.
+    ///   - logger: Where deliveries and failures are logged (debug level); nothing is logged
+    ///     unless given.
     public init(
         session: SecureSession? = nil,
         maximumQueue: Int = 64,
         attempts: Int = 3,
         window: TimeInterval = 86_400,
-        logger: Logger = Logger(label: "PinFailureReporter")
+        logger: Logger = Logger(label: "PinFailureReporter", factory: SwiftLogNoOpLogHandler.init)
     ) {
         self.session = session ?? SecureSession(configuration: SecureSessionConfiguration(timeouts: .init(request: .seconds(10))))
         self.maximumQueue = max(1, maximumQueue)
@@ -149,10 +150,10 @@ public final class PinFailureReporter: @unchecked Sendable {
             do {
                 _ = try await session.send(request)
                 lock.withLock { statistics.delivered += 1 }
-                logger.info("pin failure reported", metadata: ["host": "\(report.hostname)", "to": "\(url.redacted)"])
+                logger.debug("pin failure reported", metadata: ["host": "\(report.hostname)", "to": "\(url.redacted)"])
                 return
             } catch {
-                logger.notice("pin failure report not delivered", metadata: ["to": "\(url.redacted)", "attempt": "\(attempt)", "error": "\(error)"])
+                logger.debug("pin failure report not delivered", metadata: ["to": "\(url.redacted)", "attempt": "\(attempt)", "error": "\(error)"])
                 if attempt < attempts { try? await Task.sleep(for: .milliseconds(200 * (1 << attempt))) }
             }
         }

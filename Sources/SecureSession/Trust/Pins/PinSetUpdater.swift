@@ -108,7 +108,7 @@ public final class PinSetUpdater: Sendable {
         let signature = try await session.send(signatureRequest).body
         do {
             let accepted = try registry.offer(document: Array(document), signatureText: String(decoding: signature, as: UTF8.self))
-            logger.info("pin update accepted", metadata: ["version": "\(accepted.version)", "url": "\(documentURL.redacted)"])
+            logger.debug("pin update accepted", metadata: ["version": "\(accepted.version)", "url": "\(documentURL.redacted)"])
             return .accepted(version: accepted.version)
         } catch {
             // The same version again is no news; an older one is a refused rollback.

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import TransportSecurity
 
-/// `tsec pins keygen|sign|verify|install`: the publisher's side of signed pin updates (SPEC §7).
+/// `tsec pins keygen|sign|verify|install`: the publisher's side of signed pin updates.
 public struct PinsCommand: ParsableCommand {
     /// The command group.
     public static let configuration = CommandConfiguration(
