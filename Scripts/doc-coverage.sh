@@ -8,12 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scratch="${1:-.build-docs}"
-graphs="$scratch/symbol-graphs"
-# Not emptied first: an incremental build emits graphs only for the modules it compiles.
-mkdir -p "$graphs"
-swift build --scratch-path "$scratch" \
-    -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$graphs" \
-    -Xswiftc -symbol-graph-minimum-access-level -Xswiftc public >/dev/null
+graphs="$(Scripts/symbol-graphs.sh "$scratch")"
 python3 - "$graphs" "$PWD/Sources/" <<'PYTHON'
 import glob, json, os, sys
 

@@ -24,7 +24,7 @@ public final class LabHTTPSServer: Sendable {
     ///   - page: The body of every response (`text/plain`).
     ///   - group: Where the server runs.
     ///   - http2: Offer HTTP/2 through ALPN besides HTTP/1.1.
-    /// - Throws: ``ClientIdentityError`` when the leaf's key is missing or does not match, or
+    /// - Throws: `ClientIdentityError` when the leaf's key is missing or does not match, or
     ///   NIO's error when the port cannot be bound.
     public static func start(
         chain: [IssuedCertificate],

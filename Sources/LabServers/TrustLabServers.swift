@@ -3,7 +3,7 @@ import NIOCore
 import NIOPosix
 import PKIBuilder
 
-/// Every server of a ``PKIBuilder/TrustLab`` running on 127.0.0.1, each presenting its chain
+/// Every server of a `TrustLab` running on 127.0.0.1, each presenting its chain
 /// and claiming to be the lab's host.
 public final class TrustLabServers: Sendable {
     /// The lab whose chains are presented.
@@ -18,7 +18,7 @@ public final class TrustLabServers: Sendable {
         self.servers = servers
     }
 
-    /// Starts one server per ``PKIBuilder/TrustLab/Server``.
+    /// Starts one server per `TrustLab.Server`.
     public static func start(_ lab: TrustLab, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> TrustLabServers {
         var ports: [TrustLab.Server: Int] = [:]
         var servers: [LabHTTPSServer] = []

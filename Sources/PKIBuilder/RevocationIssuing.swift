@@ -19,7 +19,7 @@ extension IssuedCertificate {
     /// `entryExtensions`), valid from `thisUpdate` to `nextUpdate`, with the CRL number
     /// `crlNumber` (none when `nil`; marked critical, against RFC 5280, when
     /// `crlNumberIsCritical`) and then `extensions` (an issuing distribution point's
-    /// ``TransportSecurity/IssuingDistributionPoint/certificateExtension``, for a sharded list). DER.
+    /// `IssuingDistributionPoint.certificateExtension`, for a sharded list). DER.
     public func revocationList(
         revoking revoked: [IssuedCertificate],
         thisUpdate: Date,

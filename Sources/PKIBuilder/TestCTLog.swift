@@ -5,7 +5,7 @@ import TransportSecurity
 import X509
 
 /// A certificate-transparency log made at run time: a P-256 key that signs SCTs, for tests and
-/// demos of ``CertificateTransparencyPolicy``. It logs nothing anywhere; it only signs.
+/// demos of `CertificateTransparencyPolicy`. It logs nothing anywhere; it only signs.
 public struct TestCTLog: Sendable {
     /// The log's description.
     public let name: String

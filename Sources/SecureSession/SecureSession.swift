@@ -125,7 +125,7 @@ public final class SecureSession: Sendable {
     /// fails then leaves what arrived of the body in place, for the next call to continue. It
     /// needs ``SecureSessionConfiguration/Responses/decompression`` disabled and a request without a
     /// `Range` of its own (else ``SecureSessionError/invalidRequest(_:)``). A `206` that does not
-    /// start where the file ends fails the download (``SecureSessionError/invalidResponse(_:)``).
+    /// start where the file ends fails the download (``SecureSessionError/invalidResponse(_:underlying:)``).
     ///
     /// `progress`, when given, is told after every part written how many bytes the file holds
     /// and how long the whole body is when the server said (AFNetworking's download progress);
@@ -291,8 +291,8 @@ public final class SecureSession: Sendable {
 
     /// Whether the host of `url` is reachable now, and through which interface: the route the
     /// kernel would take to it (or to the address an ``AddressOverride`` gives), read once. Ask it
-    /// after a ``SecureSessionError/connectionFailed(_:)`` to tell "no network" from "the server
-    /// refused". ``ReachabilityStatus/unknown`` when the routing table cannot be read.
+    /// after a ``SecureSessionError/connectionFailed(_:underlying:)`` to tell "no network" from "the server
+    /// refused". `ReachabilityStatus.unknown` when the routing table cannot be read.
     public func reachability(of url: URL) -> ReachabilityStatus {
         guard let target = try? reachabilityTarget(for: url) else { return .unknown }
         return (try? ReachabilityMonitor.currentStatus(of: target)) ?? .unknown

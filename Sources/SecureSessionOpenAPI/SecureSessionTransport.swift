@@ -1,9 +1,10 @@
+#if OpenAPI
 import Foundation
 import HTTPTypes
 import OpenAPIRuntime
 import SecureSession
 
-/// A swift-openapi-runtime `ClientTransport` over a ``SecureSession``: a client made by
+/// A swift-openapi-runtime `ClientTransport` over a `SecureSession`: a client made by
 /// swift-openapi-generator from a partner's OpenAPI document calls it with the session's trust
 /// evaluator and pins, client identity, transport rules, proxies, retries and metrics.
 ///
@@ -18,13 +19,13 @@ import SecureSession
 /// Every status reaches the client (the generated code decides what it means); redirects are
 /// followed by the session. Request bodies are streamed as the client produces them (a body
 /// that can be iterated once cannot be sent again by a 307/308 redirect or a retry: that
-/// request fails saying so); response bodies are streamed as they arrive (``SecureSession/bytes(for:)``),
-/// the response to a `HEAD` having none. Errors are the session's ``SecureSessionError``s
+/// request fails saying so); response bodies are streamed as they arrive (`SecureSession.bytes(for:)`),
+/// the response to a `HEAD` having none. Errors are the session's `SecureSessionError`s
 /// (the generated client wraps them in its `ClientError`).
 public struct SecureSessionTransport: ClientTransport {
     /// The session requests go through.
     public let session: SecureSession
-    /// Each request's timeout; `nil`: the session's ``SecureSessionConfiguration/Timeouts/request``.
+    /// Each request's timeout; `nil`: the session's `SecureSessionConfiguration.timeouts.request`.
     public var timeout: Duration?
 
     /// A transport through `session`.
@@ -99,3 +100,4 @@ extension String {
         hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
     }
 }
+#endif

@@ -7,8 +7,25 @@ public struct TSec: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "tsec",
         abstract: "Server-trust evaluation, certificate and public-key pinning.",
-        subcommands: [PinCommand.self, EvaluateCommand.self, GetCommand.self, FetchChainCommand.self, GRPCHealthCommand.self, ConvertCommand.self, InspectCommand.self, LintCommand.self, ATSDiagnoseCommand.self, LimboCommand.self, ReachabilityCommand.self, PinsCommand.self, VerifySignatureCommand.self, DemoCommand.self]
+        version: version,
+        subcommands: subcommands
     )
+
+    /// The version `tsec --version` prints: the package's, as CHANGELOG.md names it.
+    public static let version = "0.1.0-dev"
+
+    /// Every subcommand, `grpc-health` only with the package's `GRPC` trait (on by default).
+    static var subcommands: [any ParsableCommand.Type] {
+        var commands: [any ParsableCommand.Type] = [PinCommand.self, EvaluateCommand.self, GetCommand.self, FetchChainCommand.self]
+        #if GRPC
+        commands.append(GRPCHealthCommand.self)
+        #endif
+        commands += [
+            ConvertCommand.self, InspectCommand.self, LintCommand.self, ATSDiagnoseCommand.self, LimboCommand.self,
+            ReachabilityCommand.self, PinsCommand.self, VerifySignatureCommand.self, DemoCommand.self,
+        ]
+        return commands
+    }
 
     /// Creates the root command.
     public init() {}

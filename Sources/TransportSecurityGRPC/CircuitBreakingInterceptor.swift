@@ -1,3 +1,4 @@
+#if GRPC
 import CircuitBreaking
 import GRPCCore
 import Logging
@@ -48,7 +49,9 @@ public struct CircuitBreakingInterceptor: ClientInterceptor, CustomStringConvert
 
     /// Calls to `host`'s `port` go through its circuit in `breaker`.
     /// - Parameters:
+    ///   - breaker: The breaker that keeps the circuits (shareable with a `SecureSession`).
     ///   - host: The server's name or address, as the transport's target names it.
+    ///   - port: The server's port.
     ///   - logger: Where circuits opening and closing are told (at debug level); nothing is
     ///     logged unless given.
     public init(_ breaker: CircuitBreaker, host: String, port: Int = 443, logger: Logger = Logger(label: "TransportSecurityGRPC.CircuitBreaking", factory: SwiftLogNoOpLogHandler.init)) {
@@ -134,3 +137,4 @@ public struct CircuitBreakingInterceptor: ClientInterceptor, CustomStringConvert
         }
     }
 }
+#endif

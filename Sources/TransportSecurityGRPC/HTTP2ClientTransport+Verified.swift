@@ -1,3 +1,4 @@
+#if GRPC
 import GRPCCore
 import GRPCNIOTransportHTTP2Posix
 import NIOCore
@@ -119,3 +120,4 @@ extension HTTP2ClientTransport.Posix {
         )
     }
 }
+#endif

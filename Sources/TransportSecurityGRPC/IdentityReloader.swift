@@ -1,3 +1,4 @@
+#if GRPC
 import NIOCertificateReloading
 import NIOSSL
 import TransportSecurityNIO
@@ -32,3 +33,4 @@ struct IdentityReloader: CertificateReloader {
         NIOSSLContextConfigurationOverride(presenting: identity)
     }
 }
+#endif

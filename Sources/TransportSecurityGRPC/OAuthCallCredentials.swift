@@ -1,3 +1,4 @@
+#if GRPC
 import Foundation
 import GRPCCore
 import OAuth
@@ -158,3 +159,4 @@ public struct OAuthCallCredentials: ClientInterceptor, CustomStringConvertible {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if GRPC
 import GRPCCore
 import GRPCNIOTransportHTTP2Posix
 import SwiftASN1
@@ -36,3 +37,4 @@ extension ServerContext {
         return try PeerIdentity(certificate: peer)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if GRPC
 import GRPCNIOTransportHTTP2Posix
 import NIOSSL
 import TransportSecurity
@@ -42,7 +43,7 @@ extension HTTP2ServerTransport.Posix.TransportSecurity {
         try verifyingClients(with: verifier, reloader: IdentityReloader(source: .fixed(identity)), onDecision: onDecision)
     }
 
-    /// Mutual TLS as ``verifyingClients(with:presenting:onDecision:)-(_,ClientIdentity,_)``, presenting the identity
+    /// Mutual TLS as ``verifyingClients(with:presenting:onDecision:)``, presenting the identity
     /// `identityFile` holds at each handshake: a server certificate renewed on disk is presented
     /// from the next handshake on, without a restart.
     /// - Parameters:
@@ -72,3 +73,4 @@ extension HTTP2ServerTransport.Posix.TransportSecurity {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if GRPC
 import TransportSecurity
 
 /// Why a verified gRPC connection failed: its verifier rejected the server. The cause of the
@@ -22,3 +23,4 @@ public struct ServerTrustRejection: Error, Sendable, CustomStringConvertible {
     /// `the server api.example.com was rejected: …`, with the pin report on a mismatch.
     public var description: String { "the server \(host) was \(decision)" }
 }
+#endif

@@ -1,3 +1,4 @@
+#if GRPC
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOSSL
@@ -32,3 +33,4 @@ final class TrustRejectionHandler: ChannelInboundHandler, Sendable {
         }
     }
 }
+#endif

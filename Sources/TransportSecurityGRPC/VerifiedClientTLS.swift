@@ -1,3 +1,4 @@
+#if GRPC
 import NIOCore
 import NIOSSL
 import TransportSecurity
@@ -40,3 +41,4 @@ struct VerifiedClientTLS: Sendable {
         }
     }
 }
+#endif

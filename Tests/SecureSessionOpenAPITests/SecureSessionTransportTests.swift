@@ -1,3 +1,4 @@
+#if OpenAPI
 import Foundation
 import HTTPTypes
 import OpenAPIRuntime
@@ -98,3 +99,4 @@ struct SecureSessionTransportTests {
         await impostor.stop()
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if GRPC
 import Foundation
 import GRPCCore
 import GRPCNIOTransportHTTP2Posix
@@ -283,3 +284,4 @@ struct GRPCHealthCommandTests {
         #expect(unnamed.output.stderr.contains("127.0.0.1"), "\(unnamed.output.stderr)")
     }
 }
+#endif

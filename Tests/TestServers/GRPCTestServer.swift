@@ -1,3 +1,4 @@
+#if GRPC
 import GRPCCore
 import GRPCNIOTransportHTTP2Posix
 import PKIBuilder
@@ -40,3 +41,4 @@ public struct GRPCTestServer: Sendable {
         _ = try? await serving.value
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if GRPC
 import CircuitBreaking
 import Foundation
 import GRPCCore
@@ -155,3 +156,4 @@ final class Outage: ServerInterceptor {
         return try await next(request, context)
     }
 }
+#endif

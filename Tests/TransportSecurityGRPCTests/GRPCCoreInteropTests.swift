@@ -1,3 +1,4 @@
+#if GRPC
 import Foundation
 import GRPCCore
 import GRPCNIOTransportHTTP2Posix
@@ -132,3 +133,4 @@ struct GRPCCoreInteropTests {
         #expect(!answers.contains("anonymous|ping"))
     }
 }
+#endif

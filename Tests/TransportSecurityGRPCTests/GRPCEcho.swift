@@ -1,3 +1,4 @@
+#if GRPC
 import Foundation
 import GRPCCore
 import GRPCNIOTransportHTTP2Posix
@@ -150,3 +151,4 @@ func grpcTLSTransport(port: Int, authority: String, _ security: HTTP2ClientTrans
     config.http2.authority = authority
     return try HTTP2ClientTransport.Posix(target: .ipv4(address: "127.0.0.1", port: port), transportSecurity: security, config: config)
 }
+#endif

@@ -1,3 +1,4 @@
+#if GRPC
 import Foundation
 import GRPCCore
 import SwiftProtobuf
@@ -43,3 +44,4 @@ extension GRPCHealthCheck.ServingStatus {
         [Self.unknown, .serving, .notServing, .serviceUnknown, .unrecognized(9)].map(\.description)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if GRPC
 import Foundation
 import GRPCCore
 import GRPCNIOTransportHTTP2Posix
@@ -198,3 +199,4 @@ struct GRPCHealthServiceTests {
         #expect(condition())
     }
 }
+#endif

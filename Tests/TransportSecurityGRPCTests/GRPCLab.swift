@@ -1,3 +1,4 @@
+#if GRPC
 import Foundation
 import PKIBuilder
 import TransportSecurity
@@ -69,3 +70,4 @@ struct IdentityFolder {
         try? FileManager.default.removeItem(atPath: path)
     }
 }
+#endif

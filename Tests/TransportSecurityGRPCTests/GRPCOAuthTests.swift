@@ -1,3 +1,4 @@
+#if GRPC
 import Foundation
 import GRPCCore
 import GRPCNIOTransportHTTP2Posix
@@ -351,3 +352,4 @@ final class BearerGate: ServerInterceptor {
         return try await next(request, context)
     }
 }
+#endif

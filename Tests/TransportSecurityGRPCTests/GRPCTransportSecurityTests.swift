@@ -1,3 +1,4 @@
+#if GRPC
 import Foundation
 import GRPCCore
 import GRPCNIOTransportHTTP2Posix
@@ -197,3 +198,4 @@ struct GRPCTransportSecurityTests {
         #expect(server.service.calls == 1)
     }
 }
+#endif

@@ -3,7 +3,7 @@ import TransportSecurity
 /// Where to connect for a host and port instead of asking DNS, as curl's `--resolve`: the
 /// request's host name is still the one sent (SNI, `Host`) and verified.
 public struct AddressOverride: Sendable, Hashable, CustomStringConvertible {
-    /// The host name of the URL, normalized as ``TransportSecurity/ServerHost`` normalizes it
+    /// The host name of the URL, normalized as `ServerHost` normalizes it
     /// (ASCII letters lowercased, one trailing dot and IPv6 brackets removed).
     public let host: String
     /// The port of the URL.

@@ -71,7 +71,7 @@ public struct SecureResponse: Sendable {
     }
 
     /// The body decoded from JSON.
-    /// - Throws: ``SecureSessionError/undecodableResponse(_:)`` naming the type and the place in
+    /// - Throws: ``SecureSessionError/undecodableResponse(_:underlying:)`` naming the type and the place in
     ///   the body that does not fit it (`user.name: expected a string`, `not JSON (unexpected end
     ///   of file during JSON parse)`).
     public func decode<Value: Decodable>(_ type: Value.Type, decoder: JSONDecoder = JSONDecoder()) throws -> Value {

@@ -1,3 +1,4 @@
+#if GRPC
 import ArgumentParser
 import Foundation
 import GRPCCore
@@ -290,3 +291,4 @@ private final class DecisionRecord: Sendable {
     var last: TrustDecision? { state.withLockedValue { $0 } }
     var record: @Sendable (TrustDecision) -> Void { { [state] decision in state.withLockedValue { $0 = decision } } }
 }
+#endif

@@ -1,8 +1,11 @@
 import ArgumentParser
+import Foundation
 import TransportSecurity
+import TransportSecurityNIO
 
-/// `tsec pin FILE...`: the SPKI pin of every certificate of the files, or, in a PEM file without
-/// certificates, of every public key, private key and certificate request (backup pins).
+/// `tsec pin FILE|HOST:PORT...`: the SPKI pin of every certificate of the files or of the chains
+/// live servers present, or, in a PEM file without certificates, of every public key, private key
+/// and certificate request (backup pins).
 public struct PinCommand: TSecCommand {
     /// The command's name and help.
     public static let configuration = CommandConfiguration(
@@ -11,26 +14,39 @@ public struct PinCommand: TSecCommand {
         discussion: """
             A PEM file without certificates gives the pin of each public key, private key and \
             certificate request in it (sha256/<base64>  public key FILE): the backup pin of a key \
-            that has no certificate yet.
+            that has no certificate yet. An argument that names no file and reads as HOST:PORT or \
+            an https:// URL is a server: the pins of the chain it presents, not judged. Exit \
+            status: 0, 2 for an unreadable file, 3 when a server cannot be reached.
             """
     )
 
-    /// The certificate files (DER, PEM or PEM bundles).
-    @Argument(help: "Certificate files (DER, PEM or PEM bundles), or PEM keys and certificate requests.")
+    /// The certificate files (DER, PEM or PEM bundles), or servers.
+    @Argument(help: "Certificate files (DER, PEM or PEM bundles), PEM keys and certificate requests, or servers as HOST:PORT or https:// URLs.")
     public var files: [String]
 
     /// Creates the command (for ArgumentParser).
     public init() {}
 
     /// Prints one `sha256/<base64>  <subject>` line per certificate (or key); returns 2 when a file
-    /// cannot be read, 0 otherwise.
+    /// cannot be read, 3 when a server cannot be reached, 0 otherwise.
     public func execute(output: CommandOutput) async -> Int32 {
         guard !files.isEmpty else {
-            output.error("tsec pin: give at least one certificate file")
+            output.error("tsec pin: give at least one certificate file or server")
             return ExitStatus.usageOrInput
         }
         var status = ExitStatus.success
         for file in files {
+            if !FileManager.default.fileExists(atPath: file), let server = try? ServerArgument(file) {
+                do {
+                    for certificate in try await PeerChainFetcher.fetch(host: server.host, port: server.port, serverName: nil) {
+                        output.line("\(certificate.spkiPin)  \(certificate.subjectSummary)")
+                    }
+                } catch {
+                    output.error("tsec pin: \(file): \(error)")
+                    status = max(status, ExitStatus.connectionFailure)
+                }
+                continue
+            }
             do {
                 for certificate in try CertificateLoader.certificates(atPath: file) {
                     output.line("\(certificate.spkiPin)  \(certificate.subjectSummary)")
@@ -42,14 +58,14 @@ public struct PinCommand: TSecCommand {
                     }
                 } catch let keyError as CertificateLoadingError where keyError.reason == .noCertificates {
                     output.error("tsec pin: \(file) contains no certificate, public key, private key or certificate request")
-                    status = ExitStatus.usageOrInput
+                    status = max(status, ExitStatus.usageOrInput)
                 } catch {
                     output.error("tsec pin: \(error)")
-                    status = ExitStatus.usageOrInput
+                    status = max(status, ExitStatus.usageOrInput)
                 }
             } catch {
                 output.error("tsec pin: \(error)")
-                status = ExitStatus.usageOrInput
+                status = max(status, ExitStatus.usageOrInput)
             }
         }
         return status

@@ -7,7 +7,7 @@ import TransportSecurity
 /// `tsec demo`: what each security configuration really protects against.
 ///
 /// Generates the lab's PKI in memory, starts its servers on 127.0.0.1, requests each of them over
-/// HTTPS through ``SecureSession`` with each of the ten configurations of a security policy, and prints the matrix.
+/// HTTPS through `SecureSession` with each of the ten configurations of a security policy, and prints the matrix.
 public struct DemoCommand: TSecCommand {
     /// The command's name and help.
     public static let configuration = CommandConfiguration(
@@ -49,7 +49,7 @@ public struct DemoCommand: TSecCommand {
         if json {
             output.line(JSONOutput.encode(matrix))
         } else {
-            DemoReport(matrix: matrix, colored: !noColor && isatty(1) == 1).print(to: output)
+            DemoReport(matrix: matrix, colored: !noColor && TerminalColor.allowed(onDescriptor: 1)).print(to: output)
         }
         if serve {
             do {

@@ -8,7 +8,7 @@ import X509
 /// Made from the leaf of a validated chain: on swift-nio-ssl, `NIOSSLHandler`'s
 /// `peerValidatedCertificateChain`, which `PeerTrustVerifier`'s callback with metadata
 /// (TransportSecurityNIO) fills in; in Vapor, `Request.peerCertificateChain`
-/// (``X509/ValidatedCertificateChain/peerIdentity()``). Nothing here is trusted by itself: these are
+/// (`ValidatedCertificateChain.peerIdentity()`). Nothing here is trusted by itself: these are
 /// the names of a certificate the verifier accepted.
 ///
 /// ```swift

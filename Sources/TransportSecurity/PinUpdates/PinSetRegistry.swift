@@ -9,7 +9,7 @@ import Foundation
 /// atomically, then puts it in force. Anything refused leaves the current sets as they were. A
 /// document that has expired stops applying: the built-in sets apply again.
 ///
-/// ``SecureSession`` consults it for every new connection (`SecureSessionConfiguration.tls.pinSetRegistry`).
+/// `SecureSession` consults it for every new connection (`SecureSessionConfiguration.tls.pinSetRegistry`).
 public final class PinSetRegistry: Sendable {
     /// Where the sets in force come from.
     public enum Source: Sendable, Hashable, CustomStringConvertible {

@@ -1,3 +1,4 @@
+#if GRPC
 import GRPCCore
 
 /// gRPC's health-checking protocol from the client's side: `grpc.health.v1.Health/Check`, what
@@ -137,3 +138,4 @@ public enum GRPCHealthCheck {
         }
     }
 }
+#endif

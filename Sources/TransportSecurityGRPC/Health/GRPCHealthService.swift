@@ -1,3 +1,4 @@
+#if GRPC
 import GRPCCore
 import Synchronization
 
@@ -15,7 +16,7 @@ import Synchronization
 /// server.beginGracefulShutdown()
 /// ```
 ///
-/// Behind a transport that requires client certificates (``GRPCNIOTransportHTTP2Posix/HTTP2ServerTransport/Posix/TransportSecurity/verifyingClients(with:presenting:onDecision:)-(_,ClientIdentity,_)``),
+/// Behind a transport that requires client certificates (`HTTP2ServerTransport.Posix.TransportSecurity.verifyingClients(with:presenting:onDecision:)`),
 /// only the clients the verifier admits can ask, as for any other service.
 @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 public final class GRPCHealthService: RegistrableRPCService, Sendable {
@@ -144,3 +145,4 @@ public final class GRPCHealthService: RegistrableRPCService, Sendable {
         return service
     }
 }
+#endif

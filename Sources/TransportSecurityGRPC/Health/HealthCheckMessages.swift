@@ -1,3 +1,4 @@
+#if GRPC
 import SwiftProtobuf
 
 // The two messages of gRPC's health-checking protocol (`grpc/health/v1/health.proto`), written
@@ -57,3 +58,4 @@ extension HealthCheckResponse: Message, _MessageImplementationBase, _ProtoNamePr
         lhs.status == rhs.status && lhs.unknownFields == rhs.unknownFields
     }
 }
+#endif

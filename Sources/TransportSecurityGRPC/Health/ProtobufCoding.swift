@@ -1,3 +1,4 @@
+#if GRPC
 import GRPCCore
 import SwiftProtobuf
 
@@ -20,3 +21,4 @@ struct ProtobufCoding<M: SwiftProtobuf.Message>: MessageSerializer, MessageDeser
         }
     }
 }
+#endif

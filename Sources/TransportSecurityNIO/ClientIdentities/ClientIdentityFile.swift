@@ -15,7 +15,7 @@ import TransportSecurity
 /// ``lastReloadError``, and is tried again once the files change again; the previous identity
 /// never gives way to nothing.
 ///
-/// Give it to ``SecureSession`` through `SecureSessionConfiguration.clientIdentityFile`, or to a
+/// Give it to `SecureSession` through `SecureSessionConfiguration.clientIdentityFile`, or to a
 /// swift-nio-ssl client through
 /// `TLSConfiguration.transportSecurityClient(identityProvider: { _ in file.identity })`.
 /// The passphrase is kept in memory for the reloads; it never appears in an error or a log line.

@@ -9,7 +9,7 @@ extension PeerTrustVerifier {
     /// swift-nio-ssl the path it validated, so that the application can read it once the
     /// handshake is over: `NIOSSLHandler`'s
     /// `peerValidatedCertificateChain` (Vapor's `Request.peerCertificateChain`), and from it the
-    /// client's ``TransportSecurity/PeerIdentity`` (``NIOSSL/ValidatedCertificateChain/peerIdentity()``).
+    /// client's `PeerIdentity` (`ValidatedCertificateChain.peerIdentity()`).
     ///
     /// The chain handed on is the decision's validated path, from the peer's certificate to the
     /// anchor; a peer trusted without a validated path (an evaluator that does not validate)

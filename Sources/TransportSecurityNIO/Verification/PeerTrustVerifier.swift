@@ -8,9 +8,9 @@ import TransportSecurity
 /// Decides a TLS peer's certificate chain with a TransportSecurity evaluator, as swift-nio-ssl's
 /// custom verification callback.
 ///
-/// The policy owns the whole decision: use it with a ``NIOSSL/TLSConfiguration`` whose
+/// The policy owns the whole decision: use it with a `TLSConfiguration` whose
 /// `certificateVerification` is `.noHostnameVerification` (see
-/// ``NIOSSL/TLSConfiguration/transportSecurityClient(identity:minimumTLSVersion:)``), so that
+/// `TLSConfiguration.transportSecurityClient(identity:minimumTLSVersion:)`), so that
 /// swift-nio-ssl runs no hostname check of its own after the callback, and never with `.none`,
 /// under which swift-nio-ssl ignores a `.failed` answer.
 ///
@@ -41,9 +41,9 @@ public struct PeerTrustVerifier: Sendable {
 
     /// Creates a verifier.
     /// - Parameters:
-    ///   - evaluator: What decides (a ``SecurityPolicy``, an evaluator, a ``ServerTrustManager``).
+    ///   - evaluator: What decides (a `SecurityPolicy`, an evaluator, a `ServerTrustManager`).
     ///   - host: The host connected to.
-    ///   - systemStore: The store standing for the system; `nil` loads ``TrustStore/system`` now.
+    ///   - systemStore: The store standing for the system; `nil` loads `TrustStore.system` now.
     ///   - evaluationTime: A fixed evaluation time (tests); `nil` is the time of each handshake.
     ///   - limits: Path-building limits.
     ///   - options: The public suffix list for wildcards and the SHA-1 switch.

@@ -5,8 +5,8 @@ import TransportSecurityNIO
 extension SecureSessionConfiguration {
     /// What servers must prove and what the session offers in TLS.
     public struct TLS: Sendable {
-        /// Decides on every server's certificate: a ``SecurityPolicy`` (the default policy unless
-        /// set), an evaluator or a ``ServerTrustManager``.
+        /// Decides on every server's certificate: a `SecurityPolicy` (the default policy unless
+        /// set), an evaluator or a `ServerTrustManager`.
         public var trustEvaluator: AnyServerTrustEvaluator
         /// The certificate and key offered when a server asks for one.
         public var clientIdentity: ClientIdentity?
@@ -22,7 +22,7 @@ extension SecureSessionConfiguration {
         public var evaluationTime: Date?
         /// The public suffix list that bounds certificate wildcards (the one compiled into
         /// TransportSecurity by default; a newer file may be read with
-        /// ``TransportSecurity/PublicSuffixList/init(contentsOf:)``), and the insecure SHA-1
+        /// `PublicSuffixList.init(contentsOf:)`), and the insecure SHA-1
         /// switch (off), for every server and proxy the session judges.
         public var trustEvaluationOptions: TrustEvaluationOptions
         /// Where trust decisions are cached; `nil` evaluates every handshake.
@@ -36,7 +36,7 @@ extension SecureSessionConfiguration {
         public var pinFailureReporter: PinFailureReporter?
         /// Pin sets that can change while the session runs (signed pin updates): for every new
         /// connection, the set the registry has in force for the host must be satisfied too
-        /// (``PinSetEvaluator``).
+        /// (`PinSetEvaluator`).
         public var pinSetRegistry: PinSetRegistry?
         /// The certificate-transparency logs trusted where a transport rule requires
         /// certificate transparency (`NSRequiresCertificateTransparency`); without them such

@@ -11,7 +11,7 @@ import NIOHTTP1
 ///
 /// - `206` whose `Content-Range` starts where the file ends: the part is appended;
 /// - `206` starting anywhere else, or when no range was asked: the server answered another
-///   question, and the download fails (``SecureSessionError/invalidResponse(_:)``) rather than
+///   question, and the download fails (``SecureSessionError/invalidResponse(_:underlying:)``) rather than
 ///   splice a wrong file or keep a part for the whole;
 /// - `416` with `Content-Range: bytes */N`, N the file's length: the file was already whole;
 /// - anything else (a `200` because the body changed or the server ignores ranges, an error):

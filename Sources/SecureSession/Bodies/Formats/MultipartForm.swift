@@ -63,9 +63,11 @@ public struct MultipartForm: Sendable {
     /// Adds the file at `path`, read part by part when the request is sent (never held in
     /// memory; opened afresh when a retry, a 307/308 redirect or an answered challenge sends
     /// the form again). A file that cannot be read then, or whose length changes while it is
-    /// sent, fails the request with ``SecureSessionError/unreadableUpload(_:)`` before anything
+    /// sent, fails the request with ``SecureSessionError/unreadableUpload(_:underlying:)`` before anything
     /// is sent or before the body ends.
     /// - Parameters:
+    ///   - path: The file, read when the body is sent.
+    ///   - name: The form field's name.
     ///   - filename: What the server is told the file is called; `nil` for the last component of
     ///     `path`.
     ///   - contentType: Its media type; `nil` for the one its extension suggests
@@ -83,7 +85,7 @@ public struct MultipartForm: Sendable {
     /// The body held in memory and its `Content-Type` (`multipart/form-data; boundary=…`), the
     /// files of ``appendFile(at:name:filename:contentType:)`` read now (so the boundary is
     /// absent from them too).
-    /// - Throws: ``SecureSessionError/unreadableUpload(_:)`` for a file that cannot be read.
+    /// - Throws: ``SecureSessionError/unreadableUpload(_:underlying:)`` for a file that cannot be read.
     public func encoded() throws -> (contentType: String, body: Data) {
         var inMemory = self
         inMemory.parts = try parts.map { part in

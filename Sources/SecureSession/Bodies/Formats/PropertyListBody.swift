@@ -9,7 +9,7 @@ import TransportSecurity
 /// levels or shared references standing for exponentially many values is refused
 /// (`BinaryPropertyListGuard`, as for configurations: Foundation on Linux crashes on or never
 /// finishes such lists), and so is an XML list that is not UTF-8 or is nested more than 512
-/// levels deep (``XMLPropertyListGuard``: `PropertyListDecoder` traps on some bytes that are not
+/// levels deep (`XMLPropertyListGuard`: `PropertyListDecoder` traps on some bytes that are not
 /// UTF-8, and its XML scanner recurses without bound: a list nested 20,000 deep, 300 KB,
 /// overflows the stack). Only then does `PropertyListDecoder` read it; OpenStep lists it bounds
 /// itself. `PropertyListSerialization` is not used: it leaks memory for every list it cannot
@@ -42,7 +42,7 @@ extension ResponseValidation {
 
 extension PropertyListBody {
     /// `data` decoded from a property list (XML, binary or OpenStep), read as the type says.
-    /// - Throws: ``SecureSessionError/undecodableResponse(_:)`` naming the type and why: a list
+    /// - Throws: ``SecureSessionError/undecodableResponse(_:underlying:)`` naming the type and why: a list
     ///   Foundation could not read safely, a malformed or too deeply nested one, or the place that
     ///   does not fit the type (`user.name: expected a string`).
     public static func decode<Value: Decodable>(_ type: Value.Type, from data: Data, decoder: PropertyListDecoder = PropertyListDecoder()) throws -> Value {
@@ -65,7 +65,7 @@ extension PropertyListBody {
 extension SecureResponse {
     /// The body decoded from a property list, as ``PropertyListBody/decode(_:from:decoder:)``
     /// reads it.
-    /// - Throws: ``SecureSessionError/undecodableResponse(_:)`` saying why.
+    /// - Throws: ``SecureSessionError/undecodableResponse(_:underlying:)`` saying why.
     public func decodePropertyList<Value: Decodable>(_ type: Value.Type, decoder: PropertyListDecoder = PropertyListDecoder()) throws -> Value {
         try PropertyListBody.decode(type, from: body, decoder: decoder)
     }

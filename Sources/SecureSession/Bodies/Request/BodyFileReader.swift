@@ -22,7 +22,7 @@ struct BodyFileReader: ~Copyable {
     private var taken: Int64 = 0
 
     /// Opens the file at `path`, measured at `length` bytes.
-    /// - Throws: ``SecureSessionError/unreadableUpload(_:)`` when it cannot be opened.
+    /// - Throws: ``SecureSessionError/unreadableUpload(_:underlying:)`` when it cannot be opened.
     init(path: String, length: Int64, forbidden: Data?) throws {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
@@ -39,7 +39,7 @@ struct BodyFileReader: ~Copyable {
     }
 
     /// The next part of at most ``RequestBodySource/partSize`` bytes, `nil` once the file has given its length.
-    /// - Throws: ``SecureSessionError/unreadableUpload(_:)`` when the file cannot be read, its
+    /// - Throws: ``SecureSessionError/unreadableUpload(_:underlying:)`` when the file cannot be read, its
     ///   length changed since it was measured (the server would get a body that is not the one
     ///   announced), or it holds its form's boundary.
     mutating func next() throws -> ByteBuffer? {

@@ -43,7 +43,7 @@ public struct RequestBodyPart: Sendable, Equatable {
 
     /// A part read from the file at `path` as it is sent; its length, measured when the request
     /// is sent, counts in the `Content-Length`, and a file whose length changes meanwhile fails
-    /// the request (``SecureSessionError/unreadableUpload(_:)``).
+    /// the request (``SecureSessionError/unreadableUpload(_:underlying:)``).
     public static func file(_ path: String) -> RequestBodyPart {
         RequestBodyPart(.file(path: path))
     }

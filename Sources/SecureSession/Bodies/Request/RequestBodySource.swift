@@ -59,7 +59,7 @@ struct RequestBodySource: Sendable {
 
     /// The source of `request`'s body, or `nil` for none; files are measured now (their lengths
     /// go in `Content-Length`).
-    /// - Throws: ``SecureSessionError/unreadableUpload(_:)`` for a file that cannot be read.
+    /// - Throws: ``SecureSessionError/unreadableUpload(_:underlying:)`` for a file that cannot be read.
     static func of(_ request: SecureRequest) throws -> RequestBodySource? {
         switch request.content {
         case nil:
@@ -104,7 +104,7 @@ struct RequestBodySource: Sendable {
 
     /// Hands the body to `send` part by part, waiting for each part to be taken, and reports
     /// the bytes sent after each part (an empty body once, as all of nothing).
-    /// - Throws: ``SecureSessionError/unreadableUpload(_:)`` when a file cannot be read, its
+    /// - Throws: ``SecureSessionError/unreadableUpload(_:underlying:)`` when a file cannot be read, its
     ///   length changed since it was measured (the server would get a body that is not the
     ///   announced one), or it holds its form's boundary.
     func send(_ send: @escaping (ByteBuffer) async throws -> Void) async throws {
@@ -126,7 +126,7 @@ struct RequestBodySource: Sendable {
 
     /// The reader of a body that is not a stream, part by part as ``send(_:)`` sends it (files
     /// with its checks). This is how a body is known before it is sent (its `Content-Digest`).
-    /// - Throws: ``SecureSessionError/unreadableUpload(_:)`` for a stream (its bytes exist only
+    /// - Throws: ``SecureSessionError/unreadableUpload(_:underlying:)`` for a stream (its bytes exist only
     ///   as it is sent).
     func parts() throws -> BodyPartReader {
         switch content {

@@ -9,7 +9,7 @@ import NIOCore
 ///
 /// Without a known ``length``, HTTP/1.1 sends the body chunked and HTTP/2 without
 /// `content-length`; with one, it is the `Content-Length`, and a producer that writes more or
-/// fewer bytes fails the request (``SecureSessionError/unreadableUpload(_:)``) without the
+/// fewer bytes fails the request (``SecureSessionError/unreadableUpload(_:underlying:)``) without the
 /// server taking a wrong body for a whole one. A producer's error fails the request the same
 /// way, the connection closed (or the HTTP/2 stream reset) so that the server never sees the
 /// body end.

@@ -2,9 +2,9 @@ import Foundation
 import TransportSecurity
 
 /// The values of a JSON-lines body (`application/x-ndjson`, `application/jsonl`: one JSON
-/// document per line), decoded as they arrive (``ResponseBody/decodedLines(_:decoder:)``).
+/// document per line), decoded as they arrive (``ResponseBody/decodedLines(_:maximumLineLength:decoder:)``).
 /// Empty lines are passed over; a line that is not the JSON of the type fails the reading with
-/// ``SecureSessionError/undecodableResponse(_:)`` naming the line and the place.
+/// ``SecureSessionError/undecodableResponse(_:underlying:)`` naming the line and the place.
 public struct DecodedLines<Value: Decodable & Sendable>: AsyncSequence, Sendable {
     /// One decoded line.
     public typealias Element = Value
@@ -49,7 +49,7 @@ extension ResponseBody {
     /// - Parameters:
     ///   - type: The type of each line's value.
     ///   - maximumLineLength: The longest line held, in bytes (1 MiB by default): a longer one
-    ///     ends the reading with ``SecureSessionError/invalidResponse(_:)``.
+    ///     ends the reading with ``SecureSessionError/invalidResponse(_:underlying:)``.
     ///   - decoder: Makes the decoder of the reading (a `JSONDecoder` is not `Sendable`).
     public func decodedLines<Value: Decodable & Sendable>(
         _ type: Value.Type,

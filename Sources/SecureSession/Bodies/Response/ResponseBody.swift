@@ -49,7 +49,7 @@ public struct ResponseBody: AsyncSequence, Sendable {
 
     /// The body's lines, as ``lines``, none longer than `maximumLength` bytes: a server cannot
     /// make the reader hold a line without an end. A longer line ends the reading with
-    /// ``SecureSessionError/invalidResponse(_:)`` saying so, and the request (its connection
+    /// ``SecureSessionError/invalidResponse(_:underlying:)`` saying so, and the request (its connection
     /// closed).
     public func lines(maximumLength: Int) -> ResponseLines { ResponseLines(body: self, maximumLength: maximumLength) }
 }
@@ -74,7 +74,7 @@ public struct ResponseLines: AsyncSequence, Sendable {
         var isOver = false
 
         /// The next line; `nil` once the body is over.
-        /// - Throws: ``SecureSessionError/invalidResponse(_:)`` for a line longer than the
+        /// - Throws: ``SecureSessionError/invalidResponse(_:underlying:)`` for a line longer than the
         ///   maximum; the body's own errors.
         public mutating func next() async throws -> String? {
             while true {

@@ -32,7 +32,7 @@ public struct ServerSentEventParser: Sendable {
 
     /// Takes the next part of the stream; the events it completes, in order. An event the
     /// stream ends in the middle of is never returned.
-    /// - Throws: ``SecureSessionError/invalidResponse(_:)`` when an event grows larger than
+    /// - Throws: ``SecureSessionError/invalidResponse(_:underlying:)`` when an event grows larger than
     ///   ``maximumEventSize``.
     public mutating func parse(_ part: some Sequence<UInt8>) throws(SecureSessionError) -> [ServerSentEvent] {
         var events: [ServerSentEvent] = []

@@ -71,6 +71,6 @@ extension ResponseBody {
 
     /// The body's server-sent events, as ``events``, none larger than `maximumEventSize` bytes
     /// (its data and the line being read): a larger one ends the reading with
-    /// ``SecureSessionError/invalidResponse(_:)`` saying so, and the request.
+    /// ``SecureSessionError/invalidResponse(_:underlying:)`` saying so, and the request.
     public func events(maximumEventSize: Int) -> ServerSentEvents { ServerSentEvents(body: self, maximumEventSize: maximumEventSize) }
 }

@@ -35,7 +35,7 @@ public struct HTTPProxy: Sendable, Hashable, CustomStringConvertible {
     /// HTTP, HTTPS or SOCKS5.
     public var kind: Kind
     /// Judges the certificate of an HTTPS proxy, for the proxy's host name (curl's
-    /// `--proxy-pinnedpubkey` is a ``PublicKeysTrustEvaluator`` here); `nil`: the default policy
+    /// `--proxy-pinnedpubkey` is a `PublicKeysTrustEvaluator` here); `nil`: the default policy
     /// (a chain to the session's system store, the proxy's name) with the session's system store
     /// and evaluation time. A request through a proxy of another kind that has one fails with
     /// ``SecureSessionError/invalidURL(_:)``: pins for a proxy without TLS are never ignored.

@@ -14,7 +14,7 @@ public struct ProtectionSpace: Sendable, Hashable, CustomStringConvertible {
         case httpDigest
     }
 
-    /// The host, normalized as ``TransportSecurity/ServerHost`` normalizes it: ASCII letters
+    /// The host, normalized as `ServerHost` normalizes it: ASCII letters
     /// lowercased (not Unicode's lowercasing, which reads the KELVIN SIGN as `k`), one trailing
     /// dot and IPv6 brackets removed.
     public let host: String

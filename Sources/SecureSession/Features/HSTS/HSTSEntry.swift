@@ -19,7 +19,7 @@ public struct HSTSEntry: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether ``host`` is a DNS name a store keeps: ASCII labels of letters, digits, `-` and
-    /// `_`, none empty, as ``DomainKey`` reads names (not an address, nor a name with two
+    /// `_`, none empty, as `DomainKey` reads names (not an address, nor a name with two
     /// trailing dots or one that is not in its `xn--` form).
     public var hasWellFormedHost: Bool { DomainKey(host) == .dnsName(host) }
 

@@ -27,7 +27,7 @@ import Foundation
 public struct RetryPolicy: RequestInterceptor, Hashable {
     /// A kind of failure that may be worth repeating.
     public enum RetryableFailure: Sendable, Hashable, CaseIterable {
-        /// The connection could not be made, or broke (``SecureSessionError/connectionFailed(_:)``).
+        /// The connection could not be made, or broke (``SecureSessionError/connectionFailed(_:underlying:)``).
         case connectionFailure
         /// The attempt took longer than the request timeout (``SecureSessionError/timeout(_:during:)``).
         case timeout

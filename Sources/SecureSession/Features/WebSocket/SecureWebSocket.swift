@@ -33,7 +33,7 @@ public struct SecureWebSocket: Sendable {
     }
 
     /// Sends a binary message, returning once the socket took it.
-    /// - Throws: As ``send(_:)-(String)``.
+    /// - Throws: As ``send(_:)``.
     public func send(_ bytes: some Sequence<UInt8>) async throws {
         try await connection.send(.binary, ByteBuffer(bytes: Array(bytes)))
     }

@@ -3,7 +3,7 @@ import Logging
 import TransportSecurity
 
 /// Fetches signed pin-update documents through a ``SecureSession`` (itself pinned) and offers
-/// them to a ``PinSetRegistry``: once at start, then periodically, with jitter, and with
+/// them to a `PinSetRegistry`: once at start, then periodically, with jitter, and with
 /// exponential backoff after failures. A failed fetch or a refused document leaves the sets in
 /// force as they were.
 ///
@@ -93,7 +93,7 @@ public final class PinSetUpdater: Sendable {
 
     /// Fetches the document and its signature once and offers them to the registry.
     /// - Throws: ``SecureSessionError`` when a fetch fails (``SecureSessionError/responseTooLarge(limit:)``
-    ///   beyond ``maximumDocumentSize`` or ``maximumSignatureSize``), ``PinUpdateError`` when the document
+    ///   beyond ``maximumDocumentSize`` or ``maximumSignatureSize``), `PinUpdateError` when the document
     ///   is refused (bad signature, older version, expired, malformed); the sets in force are
     ///   then unchanged.
     @discardableResult

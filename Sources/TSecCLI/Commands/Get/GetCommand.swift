@@ -6,7 +6,7 @@ import SecureSession
 import TransportSecurity
 import TransportSecurityNIO
 
-/// `tsec get URL`: a small curl for pinned and mutual TLS, through ``SecureSession``.
+/// `tsec get URL`: a small curl for pinned and mutual TLS, through `SecureSession`.
 public struct GetCommand: TSecCommand {
     /// The command's name and help.
     public static let configuration = CommandConfiguration(

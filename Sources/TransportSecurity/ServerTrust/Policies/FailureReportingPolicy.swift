@@ -1,7 +1,7 @@
 import SwiftASN1
 import X509
 
-/// A ``VerifierPolicy`` that reports typed ``TrustFailure``s instead of a bare string.
+/// A `VerifierPolicy` that reports typed ``TrustFailure``s instead of a bare string.
 ///
 /// Every policy of this library conforms, so it can be used with swift-certificates' `Verifier`
 /// directly, and the server-trust engine can say exactly which rule failed and why. The engine
