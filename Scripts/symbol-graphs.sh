@@ -10,5 +10,5 @@ graphs="$scratch/symbol-graphs"
 mkdir -p "$graphs"
 swift build --scratch-path "$scratch" \
     -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$graphs" \
-    -Xswiftc -symbol-graph-minimum-access-level -Xswiftc public >/dev/null
+    -Xswiftc -symbol-graph-minimum-access-level -Xswiftc public >&2
 echo "$graphs"

@@ -1,34 +1,27 @@
 import ArgumentParser
 import Foundation
 import TransportSecurity
-import TransportSecurityNIO
 
 /// `tsec evaluate`: a security-policy decision (or, with `--anchors`, a raw server-trust
-/// evaluation) for a chain read from a file or fetched from a live server.
+/// evaluation) for a chain read from a file.
 public struct EvaluateCommand: TSecCommand {
     /// The command's name and help.
     public static let configuration = CommandConfiguration(
         commandName: "evaluate",
         abstract: "Decide whether a certificate chain is trusted under a security policy.",
         discussion: """
-            Exit status: 0 trusted, 1 rejected, 2 usage or unreadable input, 3 when the server \
-            cannot be reached.
+            Exit status: 0 trusted, 1 rejected, 2 usage or unreadable input.
 
-            The chain is read from --chain FILE, or fetched from a server given as HOST:PORT or \
-            an https:// URL (its host is then the --host, unless one is given). --pin-sha256 adds \
-            SPKI pins, as tsec get's: alone they decide, with the chain validated to the system \
-            roots; with --mode, the policy and the pins must agree.
+            --pin-sha256 adds SPKI pins, as tsec get's: alone they decide, with the chain \
+            validated to the system roots; with --mode, the policy and the pins must agree.
 
             With --anchors, the chain is evaluated against those anchors alone (or, with \
             --no-anchors-only, together with the system store) and no pinning policy applies.
             """
     )
 
-    @Argument(help: "A server whose chain is fetched and judged: HOST:PORT or an https:// URL (instead of --chain).")
-    var server: String?
-
     @Option(help: "The presented chain: a PEM bundle (leaf first) or a DER certificate.")
-    var chain: String?
+    var chain: String
 
     @Option(help: "The host connected to: a DNS name or an IP literal.")
     var host: String?
@@ -52,19 +45,13 @@ public struct EvaluateCommand: TSecCommand {
 
     /// Refuses option combinations that make no sense, before anything is read.
     public func validate() throws {
-        switch (server, chain) {
-        case (nil, nil): throw ValidationError("give the chain: --chain FILE, or a server as HOST:PORT or an https:// URL")
-        case (.some, .some): throw ValidationError("give either --chain FILE or a server, not both")
-        case (let server?, nil): _ = try ServerArgument(server)
-        case (nil, .some): break
-        }
         for pin in spkiPins {
             do { _ = try SPKIPin(pin) } catch { throw ValidationError("--pin-sha256 '\(pin)': \(error)") }
         }
         if !spkiPins.isEmpty, anchors != nil {
             throw ValidationError("--anchors is a raw server-trust evaluation; it cannot be combined with --pin-sha256")
         }
-        if !spkiPins.isEmpty, host == nil, server == nil, !policy.noDomainValidation {
+        if !spkiPins.isEmpty, host == nil, !policy.noDomainValidation {
             throw ValidationError("--pin-sha256 checks the host name too: give --host NAME (or --no-domain-validation)")
         }
         if let host, host.trimmingCharacters(in: .whitespaces).isEmpty {
@@ -81,26 +68,14 @@ public struct EvaluateCommand: TSecCommand {
     }
 
     /// Evaluates the chain as the options say and prints the decision; returns 0 when trusted, 1
-    /// when rejected, 2 for bad usage or unreadable input, 3 when the server cannot be reached.
+    /// when rejected, 2 for bad usage or unreadable input.
     public func execute(output: CommandOutput) async -> Int32 {
         let presented: [DERCertificate]
-        var host = self.host
-        if let chain {
-            do {
-                presented = try CertificateLoader.certificates(atPath: chain)
-            } catch {
-                output.error("tsec evaluate: \(error)")
-                return ExitStatus.usageOrInput
-            }
-        } else {
-            guard let server, let target = try? ServerArgument(server) else { return ExitStatus.usageOrInput }
-            do {
-                presented = try await PeerChainFetcher.fetch(host: target.host, port: target.port, serverName: nil)
-            } catch {
-                output.error("tsec evaluate: \(server): \(error)")
-                return ExitStatus.connectionFailure
-            }
-            host = host ?? target.host
+        do {
+            presented = try CertificateLoader.certificates(atPath: chain)
+        } catch {
+            output.error("tsec evaluate: \(error)")
+            return ExitStatus.usageOrInput
         }
         let trust: ServerTrust
         let securityPolicy: SecurityPolicy
@@ -149,7 +124,7 @@ public struct EvaluateCommand: TSecCommand {
             output.line("rejected: \(decision.reason) [\(decision.decidedBy)]")
             if let mismatch = decision.pinMismatch { output.line(mismatch.description) }
         }
-        if !decision.isTrusted, let chain, let note = ChainOrderHint.note(for: trust.chain, file: chain) { output.error(note) }
+        if !decision.isTrusted, let note = ChainOrderHint.note(for: trust.chain, file: chain) { output.error(note) }
         return decision.isTrusted ? ExitStatus.success : ExitStatus.rejected
     }
 }

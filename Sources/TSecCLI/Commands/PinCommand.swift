@@ -41,6 +41,10 @@ public struct PinCommand: TSecCommand {
                     for certificate in try await PeerChainFetcher.fetch(host: server.host, port: server.port, serverName: nil) {
                         output.line("\(certificate.spkiPin)  \(certificate.subjectSummary)")
                     }
+                    // Whoever answered at that address chose this chain, and did not have to
+                    // prove it holds the leaf's key: an intercepting proxy's pins would be printed
+                    // just the same.
+                    output.error("tsec pin: \(file): the chain as presented, not judged: check the pins over a path you trust (tsec get --pin-sha256 judges a whole handshake)")
                 } catch {
                     output.error("tsec pin: \(file): \(error)")
                     status = max(status, ExitStatus.connectionFailure)

@@ -126,6 +126,8 @@ public final class PinSetUpdater: Sendable {
                     try await updateNow()
                     failures = 0
                 } catch {
+                    // Cancelled (the updater stopped, a service group shut down): no failure.
+                    if Task.isCancelled { break }
                     failures += 1
                     logger.warning("pin update failed; keeping the sets in force", metadata: ["error": "\(error)", "failures": "\(failures)"])
                 }
