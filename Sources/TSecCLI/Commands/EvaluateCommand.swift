@@ -70,19 +70,12 @@ public struct EvaluateCommand: TSecCommand {
     /// Evaluates the chain as the options say and prints the decision; returns 0 when trusted, 1
     /// when rejected, 2 for bad usage or unreadable input.
     public func execute(output: CommandOutput) async -> Int32 {
-        let presented: [DERCertificate]
-        do {
-            presented = try CertificateLoader.certificates(atPath: chain)
-        } catch {
-            output.error("tsec evaluate: \(error)")
-            return ExitStatus.usageOrInput
-        }
         let trust: ServerTrust
         let securityPolicy: SecurityPolicy
         do {
             securityPolicy = try policy.makePolicy()
             trust = ServerTrust(
-                chain: presented,
+                chain: try CertificateLoader.certificates(atPath: chain),
                 policy: .basicX509,
                 anchors: try anchors.map { try CertificateLoader.certificates(atPath: $0) },
                 anchorsOnly: anchorsOnly,
