@@ -39,6 +39,26 @@ public final class LabHTTPSServer: Sendable {
         )
         var configuration = TLSConfiguration.transportSecurityServer(identity: identity)
         if http2 { configuration.applicationProtocols = ["h2", "http/1.1"] }
+        return try await start(configuration: configuration, page: page, group: group)
+    }
+
+    /// Starts a server on 127.0.0.1 with a TLS configuration of the caller's, on a port the
+    /// system chooses: with a key held outside BoringSSL (`NIOSSLPrivateKey(customPrivateKey:)`)
+    /// that is not the leaf's, a server that presents a genuine chain whose key it does not hold,
+    /// as an attacker replaying a public chain would (BoringSSL cannot check such a pairing).
+    /// - Parameters:
+    ///   - configuration: The server's TLS configuration (its `applicationProtocols` say whether
+    ///     HTTP/2 is offered).
+    ///   - page: The body of every response (`text/plain`).
+    ///   - group: Where the server runs.
+    /// - Throws: NIOSSL's error for a configuration it cannot load, or NIO's when the port cannot
+    ///   be bound.
+    public static func start(
+        configuration: TLSConfiguration,
+        page: String,
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) async throws -> LabHTTPSServer {
+        let http2 = configuration.applicationProtocols.contains("h2")
         let context = try NIOSSLContext(configuration: configuration)
         let body = ByteBuffer(string: page)
         let channel = try await ServerBootstrap(group: group)

@@ -78,4 +78,18 @@ struct CommandReferenceTests {
         }
         #expect(optionsSeen >= 150, "the options were not read from the help (\(optionsSeen))")
     }
+
+    @Test("every `swift run tsec …` line of README.md parses as it is written (with a real pin for `sha256/…`)")
+    func readmeCommandsParse() throws {
+        let readmeURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../README.md")
+        let readme = try String(contentsOf: readmeURL, encoding: .utf8)
+        let lines = readme.split(separator: "\n").filter { $0.hasPrefix("swift run tsec ") }
+        #expect(lines.count >= 5, "\(lines.count) lines found")
+        let pin = "sha256/" + Data(repeating: 7, count: 32).base64EncodedString()
+        for line in lines {
+            let command = line.components(separatedBy: "#")[0].dropFirst("swift run tsec ".count)
+            let arguments = command.split(separator: " ").map { $0 == "sha256/…" ? pin : String($0) }
+            #expect(throws: Never.self, "\(line)") { _ = try TSec.parseAsRoot(arguments) }
+        }
+    }
 }

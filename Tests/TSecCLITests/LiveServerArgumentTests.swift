@@ -1,5 +1,6 @@
 import Foundation
 import LabServers
+import NIOSSL
 import PKIBuilder
 @testable import TSecCLI
 import TestServers
@@ -53,6 +54,61 @@ struct LiveServerArgumentTests {
             (["evaluate", "--chain", chain, "--pin-sha256", rootPin], "--host"),
         ]
         for (arguments, words) in cases {
+            let result = await tsec(arguments)
+            #expect(result.status == 2, "\(arguments)")
+            #expect(result.output.stderr.contains(words), "\(arguments): \(result.output.stderr)")
+        }
+    }
+
+    @Test("tsec evaluate HOST:PORT judges a whole handshake: the genuine server is trusted; a replayed genuine chain whose key the server lacks, an intercepting proxy under a pin, an appended genuine chain and an unnamed host are rejected; an unreachable server exits 3")
+    func evaluateLiveServer() async throws {
+        let lab = files.lab
+        let trustedArguments = ["--system-roots", files.path("system.pem"), "--at", files.at]
+        let rootPin = lab.root.der.spkiPin.description
+        func judge(_ server: LabHTTPSServer, _ arguments: [String]) async -> (status: Int32, output: CommandOutput) {
+            await tsec(["evaluate", "127.0.0.1:\(server.port)"] + trustedArguments + arguments)
+        }
+
+        let genuine = try await LabHTTPSServer.start(chain: lab.chain(.legitimate), page: "hi")
+        defer { Task { await genuine.stop() } }
+        let trusted = await judge(genuine, ["--host", lab.host, "--pin-sha256", rootPin])
+        #expect(trusted.status == 0, "\(trusted.output.stdout)\(trusted.output.stderr)")
+        #expect(trusted.output.stdout == "trusted\n")
+        let anchored = await tsec(["evaluate", "https://127.0.0.1:\(genuine.port)/", "--host", lab.host, "--anchors", files.path("root.pem"), "--at", files.at])
+        #expect(anchored.status == 0, "\(anchored.output.stdout)\(anchored.output.stderr)")
+        // The address is the host checked when no --host is given: the certificate does not name it.
+        let byAddress = await judge(genuine, [])
+        #expect(byAddress.status == 1)
+        #expect(byAddress.output.stdout.contains("127.0.0.1"), "\(byAddress.output.stdout)")
+
+        // The attacker has the genuine chain (it is public) but not its key: the handshake is
+        // signed with the attacker's own key of the same kind. The chain alone would pass.
+        let attackerKey = try SoftwareExternalKey(keyOf: lab.chain(.reissuedNewKey)[0])
+        let replayed = TLSConfiguration.makeServerConfiguration(
+            certificateChain: try lab.chain(.legitimate).map { .certificate(try NIOSSLCertificate(bytes: $0.derBytes, format: .der)) },
+            privateKey: .privateKey(NIOSSLPrivateKey(customPrivateKey: attackerKey))
+        )
+        let replaying = try await LabHTTPSServer.start(configuration: replayed, page: "stolen")
+        defer { Task { await replaying.stop() } }
+        for arguments in [["--host", lab.host], ["--host", lab.host, "--pin-sha256", rootPin], ["--host", lab.host, "--json"]] {
+            let result = await judge(replaying, arguments)
+            #expect(result.status == 1, "\(arguments): \(result.output.stdout) \(result.output.stderr)")
+            #expect(result.output.stdout.contains("proved it holds the leaf's key"), "\(arguments): \(result.output.stdout)")
+            #expect(!result.output.stdout.hasPrefix("trusted"))
+        }
+
+        for (server, arguments) in [(TrustLab.Server.interceptingProxy, ["--pin-sha256", rootPin]), (.appendedGenuineChain, ["--pin-sha256", rootPin]), (.untrustedRoot, []), (.wrongHost, [])] {
+            let attacker = try await LabHTTPSServer.start(chain: lab.chain(server), page: "attacker")
+            let result = await judge(attacker, ["--host", lab.host] + arguments)
+            await attacker.stop()
+            #expect(result.status == 1, "\(server): \(result.output.stdout)\(result.output.stderr)")
+            #expect(result.output.stdout.hasPrefix("rejected: "), "\(server): \(result.output.stdout)")
+        }
+
+        let unreachable = await tsec(["evaluate", "127.0.0.1:1", "--host", lab.host])
+        #expect(unreachable.status == 3)
+        #expect(unreachable.output.stderr.contains("127.0.0.1:1"), "\(unreachable.output.stderr)")
+        for (arguments, words) in [(["evaluate"], "--chain FILE"), (["evaluate", "127.0.0.1:1", "--chain", files.path("legitimate.pem")], "not both"), (["evaluate", "127.0.0.1"], "no port")] {
             let result = await tsec(arguments)
             #expect(result.status == 2, "\(arguments)")
             #expect(result.output.stderr.contains(words), "\(arguments): \(result.output.stderr)")
