@@ -7,13 +7,24 @@ public final class CommandOutput: @unchecked Sendable {
     private var standardOutput = ""
     private var standardError = ""
 
+    /// Whether standard error is a terminal someone watches: progress of long work is shown
+    /// there only then (never in a file or a pipe stderr is redirected to).
+    public let errorIsTerminal: Bool
+
     /// Writes to the process's stdout and stderr.
-    public static func standardStreams() -> CommandOutput { CommandOutput(writesToStandardStreams: true) }
+    public static func standardStreams() -> CommandOutput {
+        CommandOutput(writesToStandardStreams: true, errorIsTerminal: isatty(2) == 1)
+    }
 
-    /// Collects what is written, for tests.
-    public static func capturing() -> CommandOutput { CommandOutput(writesToStandardStreams: false) }
+    /// Collects what is written, for tests; `errorIsTerminal` plays a terminal on stderr.
+    public static func capturing(errorIsTerminal: Bool = false) -> CommandOutput {
+        CommandOutput(writesToStandardStreams: false, errorIsTerminal: errorIsTerminal)
+    }
 
-    private init(writesToStandardStreams: Bool) { self.writesToStandardStreams = writesToStandardStreams }
+    private init(writesToStandardStreams: Bool, errorIsTerminal: Bool) {
+        self.writesToStandardStreams = writesToStandardStreams
+        self.errorIsTerminal = errorIsTerminal
+    }
 
     /// Writes a line to standard output.
     public func line(_ text: String) { write(text + "\n", toError: false) }

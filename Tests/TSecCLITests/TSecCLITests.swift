@@ -45,8 +45,8 @@ final class LabFiles: @unchecked Sendable {
     }
 }
 
-func tsec(_ arguments: [String]) async -> (status: Int32, output: CommandOutput) {
-    let output = CommandOutput.capturing()
+func tsec(_ arguments: [String], errorIsTerminal: Bool = false) async -> (status: Int32, output: CommandOutput) {
+    let output = CommandOutput.capturing(errorIsTerminal: errorIsTerminal)
     let status = await TSec.run(arguments: arguments, output: output)
     return (status, output)
 }

@@ -88,10 +88,14 @@ public struct ATSDiagnoseCommand: TSecCommand {
             return ExitStatus.usageOrInput
         }
         var attempts: [Attempt] = []
-        for variant in Self.variants(host: host, base: base) {
+        let variants = Self.variants(host: host, base: base)
+        let progress = ProgressLine(output: output)
+        for (index, variant) in variants.enumerated() {
+            progress.show("tsec ats-diagnose: \(index + 1)/\(variants.count) \(variant.name)", force: true)
             let (error, rulesText) = await attempt(target, rules: variant.rules, store: store)
             attempts.append(Attempt(name: variant.name, rules: rulesText, result: error == nil ? "PASS" : "FAIL", error: error, width: variant.width))
         }
+        progress.finish()
         let defaultPasses = attempts.first?.result == "PASS"
         let narrowest = attempts.filter { $0.result == "PASS" && $0.width != nil }.min { $0.width! < $1.width! }
         let advice: String? = defaultPasses ? nil : narrowest.map { "\($0.name): \($0.rules)" }

@@ -116,12 +116,15 @@ public struct LimboCommand: TSecCommand {
         var results: [Result] = []
         var tally: [String: [Outcome: Int]] = [:]
         var slowest: (id: String, duration: Duration) = ("", .zero)
-        for testcase in document.testcases {
+        let progress = ProgressLine(output: output)
+        for (index, testcase) in document.testcases.enumerated() {
+            progress.show("tsec limbo: \(index + 1)/\(document.testcases.count) \(testcase.id)")
             let (outcome, result, duration) = await run(testcase, skipping: skipped)
             results.append(result)
             tally[testcase.namespace, default: [:]][outcome, default: 0] += 1
             if duration > slowest.duration { slowest = (testcase.id, duration) }
         }
+        progress.finish()
         let total = clock.now - started
         report(tally, slowest: slowest, total: total, to: output)
         if let resultsFile {

@@ -26,9 +26,13 @@ extension GetCommand {
             if let output {
                 let before = continueAt == nil ? 0 : Self.size(of: output)
                 let held = NIOLockedValueBox<Int64>(0)
+                let meter = ProgressLine(output: terminal)
+                defer { meter.finish() }
                 response = try await session.download(request, to: output, continuingPartialFile: continueAt != nil) { progress in
                     held.withLockedValue { $0 = progress.bytesReceived }
+                    meter.show(Self.downloadProgress(progress, to: output))
                 }
+                meter.finish()
                 if verbose { Self.tell(ResponseHead(response), to: terminal) }
                 // What this run put in the file (or device): a continued file's own bytes are
                 // not counted.
@@ -146,5 +150,14 @@ extension GetCommand {
         case .connectionFailed, .timeout, .invalidResponse, .cancelled: return true
         default: return false
         }
+    }
+
+    /// The progress of `tsec get -o` on a terminal: the bytes received, of how many when the
+    /// server said, and the file's name (its folder would push the figures off a narrow line).
+    static func downloadProgress(_ progress: TransferProgress, to file: String) -> String {
+        let received = ByteCountFormatter.string(fromByteCount: progress.bytesReceived, countStyle: .file)
+        let expected = progress.expectedBytes.map { " of " + ByteCountFormatter.string(fromByteCount: $0, countStyle: .file) } ?? ""
+        let share = progress.fractionCompleted.map { String(format: " (%.0f %%)", $0 * 100) } ?? ""
+        return "tsec get: \(received)\(expected)\(share) to \((file as NSString).lastPathComponent)"
     }
 }
