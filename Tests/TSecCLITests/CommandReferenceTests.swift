@@ -16,10 +16,11 @@ struct CommandReferenceTests {
         }
     }
 
-    /// The options `help` lists, each with its other spellings: `["-H", "--header"]`,
+    /// The options `help` lists (in any of its sections), each with its other spellings: `["-H", "--header"]`,
     /// `["--anchors-only", "--no-anchors-only"]`.
     static func options(inHelp help: String) -> [[String]] {
-        guard let listed = help.components(separatedBy: "OPTIONS:").last else { return [] }
+        // Every section lists options: OPTIONS, and the titled groups (`tsec get`'s SERVER TRUST…).
+        guard let listed = help.components(separatedBy: "USAGE:").last else { return [] }
         return listed.split(separator: "\n").compactMap { line -> [String]? in
             guard line.hasPrefix("  -") else { return nil }
             var names: [String] = []
@@ -91,5 +92,24 @@ struct CommandReferenceTests {
             let arguments = command.split(separator: " ").map { $0 == "sha256/…" ? pin : String($0) }
             #expect(throws: Never.self, "\(line)") { _ = try TSec.parseAsRoot(arguments) }
         }
+    }
+
+    @Test("tsec get --help lists its options in titled sections, in the order a request is made, and leaves only --help and --version untitled")
+    func getHelpIsGrouped() {
+        let help = TSec.helpMessage(for: GetCommand.self, columns: 400)
+        let titles = help.split(separator: "\n").filter { $0.hasSuffix(":") && $0.uppercased() == $0 && !$0.hasPrefix(" ") }.map(String.init)
+        #expect(titles == [
+            "ARGUMENTS:", "SERVER TRUST:", "CLIENT IDENTITY:", "REQUEST:", "AUTHENTICATION:", "CONNECTION:",
+            "COOKIES AND HSTS:", "OUTPUT:", "MESSAGE SIGNATURES:", "OPTIONS:",
+        ])
+        let untitled = Self.options(inHelp: help.components(separatedBy: "\nOPTIONS:").last ?? "")
+        #expect(untitled.isEmpty, "left untitled: \(untitled)")
+        func section(_ title: String) -> String {
+            let rest = help.components(separatedBy: "\n\(title)\n").last ?? ""
+            return rest.components(separatedBy: "\n\n").first ?? ""
+        }
+        #expect(section("SERVER TRUST:").contains("--pin-sha256") && section("SERVER TRUST:").contains("--crl"))
+        #expect(section("REQUEST:").contains("--data-urlencode") && section("CONNECTION:").contains("--retry"))
+        #expect(section("OUTPUT:").contains("--output") && section("AUTHENTICATION:").contains("--oauth2-token-url"))
     }
 }

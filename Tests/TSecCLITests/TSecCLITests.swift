@@ -258,7 +258,7 @@ struct TSecCLITests {
     func subcommandHelp(arguments: [String]) async {
         let result = await tsec(arguments)
         #expect(result.status == 0)
-        #expect(result.output.stdout.contains("USAGE: tsec evaluate [<options>] --chain <chain>"))
+        #expect(result.output.stdout.contains("USAGE: tsec evaluate [<options>] [<server>]"))
         #expect(result.output.stdout.contains("--allow-invalid-certificates"))
     }
 

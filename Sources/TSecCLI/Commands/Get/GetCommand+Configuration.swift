@@ -9,7 +9,7 @@ import TransportSecurityNIO
 extension GetCommand {
     /// The rules of `--config`; every issue found in them goes to stderr.
     func loadRules(reportingTo terminal: CommandOutput) throws -> TransportSecurityConfiguration? {
-        guard let config else { return nil }
+        guard let config = trustOptions.config else { return nil }
         let (rules, issues) = try TransportSecurityConfiguration.load(contentsOf: config)
         for issue in issues { complain("tsec get: \(config): \(issue)", to: terminal) }
         return rules
@@ -17,28 +17,28 @@ extension GetCommand {
 
     func makeConfiguration(reportingTo terminal: CommandOutput) throws -> SecureSessionConfiguration {
         let evaluator = try policy.makeEvaluator(
-            spkiPins: try spkiPins.map(SPKIPin.init),
-            leafPins: try pinnedPublicKeys.flatMap(PinnedPublicKeyArgument.pins),
-            insecure: insecure
+            spkiPins: try trustOptions.spkiPins.map(SPKIPin.init),
+            leafPins: try trustOptions.pinnedPublicKeys.flatMap(PinnedPublicKeyArgument.pins),
+            insecure: trustOptions.insecure
         )
         var configuration = SecureSessionConfiguration(
             tls: .init(
                 trustEvaluator: evaluator,
                 clientIdentity: try identity.load(),
-                systemStore: try policy.makeSystemStore(replacement: cacert),
+                systemStore: try policy.makeSystemStore(replacement: trustOptions.cacert),
                 evaluationTime: policy.evaluationTime,
                 transportRules: try loadRules(reportingTo: terminal)
             ),
             connections: .init(
-                httpVersions: http1Only ? .http1Only : .automatic,
+                httpVersions: connectionOptions.http1Only ? .http1Only : .automatic,
                 proxies: try makeProxies(),
-                addressOverrides: ResolveOption.overrides(resolve)
+                addressOverrides: ResolveOption.overrides(connectionOptions.resolve)
             ),
-            timeouts: .init(connect: TimeLimit.duration(connectTimeout), request: TimeLimit.duration(maxTime)),
-            responses: .init(maximumRedirects: maxRedirs)
+            timeouts: .init(connect: TimeLimit.duration(connectionOptions.connectTimeout), request: TimeLimit.duration(connectionOptions.maxTime)),
+            responses: .init(maximumRedirects: connectionOptions.maxRedirs)
         )
-        configuration.tls.minimumTLSVersion = tls13OrLater ? .tls13 : tls12OrLater ? .tls12 : nil
-        configuration.tls.maximumTLSVersion = tlsMax == "1.2" ? .tls12 : tlsMax == "1.3" ? .tls13 : nil
+        configuration.tls.minimumTLSVersion = connectionOptions.tls13OrLater ? .tls13 : connectionOptions.tls12OrLater ? .tls12 : nil
+        configuration.tls.maximumTLSVersion = connectionOptions.tlsMax == "1.2" ? .tls12 : connectionOptions.tlsMax == "1.3" ? .tls13 : nil
         return configuration
     }
 
@@ -81,21 +81,21 @@ extension GetCommand {
     /// `--proxy` for both schemes, else the environment's proxies; `--noproxy` replaces the
     /// environment's bypass list.
     func makeProxies() throws -> HTTPProxySettings {
-        var proxies = try proxy.map { text in
+        var proxies = try connectionOptions.proxy.map { text in
             let given = try HTTPProxy(url: text)
             return HTTPProxySettings(https: given, http: given)
         } ?? HTTPProxySettings.fromEnvironment()
-        if !proxyPins.isEmpty {
+        if !connectionOptions.proxyPins.isEmpty {
             // Pins for a proxy without TLS would be ignored: refused instead.
             guard proxies.https?.kind == .https || proxies.http?.kind == .https else {
                 throw ValidationError("--proxy-pin-sha256 pins an https:// proxy, and no https:// proxy is used (-x or the environment)")
             }
-            let evaluator = AnyServerTrustEvaluator(PublicKeysTrustEvaluator(pins: try proxyPins.map(SPKIPin.init)))
+            let evaluator = AnyServerTrustEvaluator(PublicKeysTrustEvaluator(pins: try connectionOptions.proxyPins.map(SPKIPin.init)))
             for keyPath in [\HTTPProxySettings.https, \HTTPProxySettings.http] where proxies[keyPath: keyPath]?.kind == .https {
                 proxies[keyPath: keyPath]?.trustEvaluator = evaluator
             }
         }
-        if let noproxy {
+        if let noproxy = connectionOptions.noproxy {
             proxies.bypass = noproxy.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         }
         return proxies
@@ -103,7 +103,7 @@ extension GetCommand {
 
     /// The HSTS store of `--hsts FILE`, loaded from the file when it exists; `nil` without it.
     func loadHSTS(logger: Logger) throws -> HSTSStore? {
-        guard let hsts else { return nil }
+        guard let hsts = stateOptions.hsts else { return nil }
         // `--hsts ''`: HSTS for this run only, as curl has it.
         guard !hsts.isEmpty, FileManager.default.fileExists(atPath: hsts) else { return HSTSStore(logger: logger) }
         let data = try ArgumentFile.read(hsts, as: "the HSTS file", limit: 16 << 20)
@@ -113,8 +113,8 @@ extension GetCommand {
     /// The cookie jar of `-b FILE` and `-c FILE`, loaded from `-b`'s file; `nil` without either
     /// (or with `-b NAME=VALUE`, sent as a header).
     func makeCookieJar(logger: Logger) throws -> CookieJar? {
-        let file = cookie.flatMap { $0.contains("=") ? nil : $0 }
-        guard file != nil || cookieJar != nil else { return nil }
+        let file = stateOptions.cookie.flatMap { $0.contains("=") ? nil : $0 }
+        guard file != nil || stateOptions.cookieJar != nil else { return nil }
         let jar = CookieJar(logger: logger)
         guard let file, FileManager.default.fileExists(atPath: file) else { return jar }
         let data = try ArgumentFile.read(file, as: "the cookie file", limit: 16 << 20)

@@ -20,18 +20,18 @@ extension GetCommand {
             configuration = try makeConfiguration(reportingTo: terminal)
             revocationLists = try revocation.loadLists()
             configuration.logger = logger(to: terminal)
-            if verbose { configuration.features.requestHeadObserver = { head in Self.tell(head, to: terminal) } }
-            configuration.responses.decompression = compressed ? .enabled() : .disabled
+            if outputOptions.verbose { configuration.features.requestHeadObserver = { head in Self.tell(head, to: terminal) } }
+            configuration.responses.decompression = requestOptions.compressed ? .enabled() : .disabled
             configuration.features.cookieJar = try makeCookieJar(logger: configuration.logger)
-            configuration.features.interceptor = retrying.makePolicy(method: request.method.rawValue, failsOnHTTPErrors: fail || failWithBody)
+            configuration.features.interceptor = retrying.makePolicy(method: request.method.rawValue, failsOnHTTPErrors: outputOptions.fail || outputOptions.failWithBody)
             configuration.responses.signatures = try responseVerification.makeRequirement()
             configuration.features.hsts = try loadHSTS(logger: configuration.logger)
-            configuration.connections.expectContinue = expect100Timeout == 0 ? nil : ExpectContinue(timeout: TimeLimit.duration(expect100Timeout))
+            configuration.connections.expectContinue = connectionOptions.expect100Timeout == 0 ? nil : ExpectContinue(timeout: TimeLimit.duration(connectionOptions.expect100Timeout))
             // The files written at the end are checked first: a request is not sent for what
             // could not be kept.
-            for file in [cookieJar, hsts, dumpHeader == "-" ? nil : dumpHeader].compactMap({ $0 }) where !file.isEmpty { try FileWriting.checkReplaceable(file) }
+            for file in [stateOptions.cookieJar, stateOptions.hsts, outputOptions.dumpHeader == "-" ? nil : outputOptions.dumpHeader].compactMap({ $0 }) where !file.isEmpty { try FileWriting.checkReplaceable(file) }
             // Last, so that a password is asked for only when everything else is in order.
-            try user.map { try UserArgument($0) }?.store(in: configuration.features.credentialStore, for: request.url)
+            try authenticationOptions.user.map { try UserArgument($0) }?.store(in: configuration.features.credentialStore, for: request.url)
         } catch {
             complain("tsec get: \(error)", to: terminal)
             return ExitStatus.usageOrInput
@@ -39,8 +39,8 @@ extension GetCommand {
         // --revocation and --fetch-intermediates fetch through a session of their own, reaching
         // the network as this one does. Intermediates are fetched first: revocation is checked
         // on the path they complete.
-        let sideSession = revocation.fetches || fetchIntermediates ? SecureSession(configuration: sideFetching(like: configuration)) : nil
-        if fetchIntermediates, let sideSession {
+        let sideSession = revocation.fetches || trustOptions.fetchIntermediates ? SecureSession(configuration: sideFetching(like: configuration)) : nil
+        if trustOptions.fetchIntermediates, let sideSession {
             configuration.tls.trustEvaluator = AnyServerTrustEvaluator(
                 IntermediateFetchingEvaluator(configuration.tls.trustEvaluator, fetcher: SessionIssuerFetcher(session: sideSession))
             )
@@ -77,8 +77,8 @@ extension GetCommand {
         // (as curl, a jar with no cookie leaves the file as it is: a failed request does not
         // empty it).
         var kept: [(file: String, text: String)] = []
-        if let hsts, !hsts.isEmpty, let store = configuration.features.hsts { kept.append((hsts, CurlHSTSFile.text(of: store.entries()))) }
-        if let cookieJar, let jar = configuration.features.cookieJar, !jar.cookies.isEmpty {
+        if let hsts = stateOptions.hsts, !hsts.isEmpty, let store = configuration.features.hsts { kept.append((hsts, CurlHSTSFile.text(of: store.entries()))) }
+        if let cookieJar = stateOptions.cookieJar, let jar = configuration.features.cookieJar, !jar.cookies.isEmpty {
             var writable: [Cookie] = []
             for cookie in jar.cookies {
                 guard let problem = NetscapeCookieFile.unwritable(cookie) else {
@@ -102,14 +102,14 @@ extension GetCommand {
 
     /// An error message on standard error, unless `-s` (without `-S`) silences it.
     func complain(_ text: String, to terminal: CommandOutput) {
-        if !silent || showError { terminal.error(text) }
+        if !outputOptions.silent || outputOptions.showError { terminal.error(text) }
     }
 
     /// With `-v`, every log line of the session on standard error; otherwise none (the command
     /// reports the outcome itself).
     func logger(to terminal: CommandOutput) -> Logger {
         Logger(label: "tsec.get") { _ in
-            verbose ? CommandOutputLogHandler(output: terminal, logLevel: .debug) as any LogHandler : SwiftLogNoOpLogHandler()
+            outputOptions.verbose ? CommandOutputLogHandler(output: terminal, logLevel: .debug) as any LogHandler : SwiftLogNoOpLogHandler()
         }
     }
 }

@@ -10,7 +10,7 @@ import TransportSecurityNIO
 
 extension GetCommand {
     func fetch(_ request: SecureRequest, with session: SecureSession, writeOut: WriteOutFormat?, to terminal: CommandOutput) async -> Int32 {
-        let printedBytes = PrintedBytes(limit: maxFilesize)
+        let printedBytes = PrintedBytes(limit: outputOptions.maxFilesize)
         var transfer = WriteOutFormat.Transfer(response: nil, bodyBytes: 0, trustRejected: false, exitStatus: ExitStatus.success, errorMessage: "")
         // The bytes of the body sent, counted only when -w prints them (a body held in memory
         // then goes part by part).
@@ -24,25 +24,25 @@ extension GetCommand {
             let response: SecureResponse
             var printed = false
             if let output {
-                let before = continueAt == nil ? 0 : Self.size(of: output)
+                let before = outputOptions.continueAt == nil ? 0 : Self.size(of: output)
                 let held = NIOLockedValueBox<Int64>(0)
                 let meter = ProgressLine(output: terminal)
                 defer { meter.finish() }
-                response = try await session.download(request, to: output, continuingPartialFile: continueAt != nil) { progress in
+                response = try await session.download(request, to: output, continuingPartialFile: outputOptions.continueAt != nil) { progress in
                     held.withLockedValue { $0 = progress.bytesReceived }
                     meter.show(Self.downloadProgress(progress, to: output))
                 }
                 meter.finish()
-                if verbose { Self.tell(ResponseHead(response), to: terminal) }
+                if outputOptions.verbose { Self.tell(ResponseHead(response), to: terminal) }
                 // What this run put in the file (or device): a continued file's own bytes are
                 // not counted.
                 let after = held.withLockedValue { $0 }
                 transfer.bodyBytes = response.statusCode == 206 ? after - before : response.statusCode == 416 ? 0 : after
-            } else if !json, !responseVerification.isRequested {
+            } else if !outputOptions.json, !responseVerification.isRequested {
                 // Printed as it arrives (after the status line and headers with -i), never held
                 // whole; --max-filesize, when given, still ends it.
-                let include = include || headOnly || dumpHeader == "-"
-                let verbose = verbose
+                let include = outputOptions.include || outputOptions.headOnly || outputOptions.dumpHeader == "-"
+                let verbose = outputOptions.verbose
                 response = try await session.stream(request) { head in
                     if verbose { Self.tell(head, to: terminal) }
                     if include { Self.print(head, to: terminal) }
@@ -54,15 +54,15 @@ extension GetCommand {
                 transfer.bodyBytes = printedBytes.count
             } else {
                 response = try await session.send(request)
-                if verbose { Self.tell(ResponseHead(response), to: terminal) }
+                if outputOptions.verbose { Self.tell(ResponseHead(response), to: terminal) }
                 transfer.bodyBytes = Int64(response.body.count)
             }
             report(response, bodyPrinted: printed, to: terminal)
-            if verbose, !response.trailers.isEmpty {
+            if outputOptions.verbose, !response.trailers.isEmpty {
                 terminal.errorText(Self.trailerLines(of: response).map { "< \($0)\n" }.joined())
             }
             transfer.response = response
-            if let dumpHeader, dumpHeader != "-" {
+            if let dumpHeader = outputOptions.dumpHeader, dumpHeader != "-" {
                 do {
                     let text = Self.headText(ResponseHead(response)) + Self.trailerLines(of: response).map { $0 + "\n" }.joined()
                     try FileWriting.replaceOwnerOnly(dumpHeader, contents: Data(text.utf8))
@@ -71,7 +71,7 @@ extension GetCommand {
                     transfer.exitStatus = ExitStatus.usageOrInput
                 }
             }
-            if failWithBody, response.statusCode >= 400 {
+            if outputOptions.failWithBody, response.statusCode >= 400 {
                 let refusal = SecureSessionError.unacceptableStatus(code: response.statusCode, body: Data())
                 complain("tsec get: \(refusal)", to: terminal)
                 transfer.errorMessage = refusal.description
@@ -85,7 +85,7 @@ extension GetCommand {
             case .trustRejected:
                 guard let decision = error.trustDecision else { break }
                 if let mismatch = decision.pinMismatch { complain(mismatch.description, to: terminal) }
-                if !fetchIntermediates, let hint = Self.fetchingHint(for: decision) { complain(hint, to: terminal) }
+                if !trustOptions.fetchIntermediates, let hint = Self.fetchingHint(for: decision) { complain(hint, to: terminal) }
                 transfer.trustRejected = true
                 transfer.exitStatus = decision.decider == .transportRules ? ExitStatus.refusedByTransportRules : ExitStatus.rejected
             case .refusedByTransportRules:
@@ -129,7 +129,7 @@ extension GetCommand {
             transfer.errorMessage = "\(error)"
             transfer.exitStatus = ExitStatus.connectionFailure
         }
-        if json, let failure { terminal.line(JSONOutput.encode(GetFailureReport(failure, exitStatus: transfer.exitStatus, idempotencyKey: request.idempotencyKey))) }
+        if outputOptions.json, let failure { terminal.line(JSONOutput.encode(GetFailureReport(failure, exitStatus: transfer.exitStatus, idempotencyKey: request.idempotencyKey))) }
         if transfer.response == nil { transfer.bodyBytes = printedBytes.count }
         transfer.uploadedBytes = uploaded.withLockedValue { $0 }
         writeOut?.write(transfer, to: terminal)

@@ -8,11 +8,11 @@ import TransportSecurityNIO
 
 extension GetCommand {
     func report(_ response: SecureResponse, bodyPrinted: Bool, to terminal: CommandOutput) {
-        if json {
+        if outputOptions.json {
             terminal.line(JSONOutput.encode(GetReport(response, bodyIncluded: output == nil)))
             return
         }
-        let showsHead = include || headOnly || dumpHeader == "-"
+        let showsHead = outputOptions.include || outputOptions.headOnly || outputOptions.dumpHeader == "-"
         if showsHead, !bodyPrinted { Self.print(ResponseHead(response), to: terminal) }
         if output == nil, !bodyPrinted { terminal.bytes(response.body) }
         // Trailer fields after the body, as curl's -i and -D show them.

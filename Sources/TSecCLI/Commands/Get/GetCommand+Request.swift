@@ -9,7 +9,7 @@ import TransportSecurityNIO
 extension GetCommand {
     /// The format of `-w`: the text, or with `@` a file's (`@-`: standard input).
     func loadWriteOut() throws -> WriteOutFormat? {
-        guard let writeOutText else { return nil }
+        guard let writeOutText = outputOptions.writeOutText else { return nil }
         guard writeOutText.hasPrefix("@") else { return try WriteOutFormat(writeOutText) }
         let format = try ArgumentFile.readArgument(String(writeOutText.dropFirst()), as: "the -w format file")
         return try WriteOutFormat(String(decoding: format, as: UTF8.self))
@@ -21,46 +21,46 @@ extension GetCommand {
         }
         let parts = dataParts
         var body = parts.isEmpty ? nil : try DataArgument.body(of: parts)
-        if dataInQuery, let query = body {
+        if requestOptions.dataInQuery, let query = body {
             target = try Self.url(target, appendingQuery: query)
             body = nil
         }
         var contentType = FormURLEncoding.contentType
         var bodyParts: [RequestBodyPart]?
-        if !form.isEmpty {
-            let multipart = SecureRequest.multipart(url: target, form: try MultipartFormArgument.form(form))
+        if !requestOptions.form.isEmpty {
+            let multipart = SecureRequest.multipart(url: target, form: try MultipartFormArgument.form(requestOptions.form))
             (contentType, body, bodyParts) = (multipart.header("Content-Type") ?? contentType, multipart.body, multipart.bodyParts)
         }
         // A body changes the default method as curl's options do: -T a PUT, -d and -F a POST.
-        var method = self.method
-        if method == "GET", uploadFile != nil {
+        var method = self.requestOptions.method
+        if method == "GET", requestOptions.uploadFile != nil {
             method = "PUT"
         } else if method == "GET", body != nil || bodyParts != nil {
             method = "POST"
         }
-        var headers = header.map { field in
+        var headers = requestOptions.header.map { field in
             let parts = field.split(separator: ":", maxSplits: 1)
             return (String(parts[0]).trimmingCharacters(in: .whitespaces), String(parts.count > 1 ? parts[1] : "").trimmingCharacters(in: .whitespaces))
         }
-        if let cookie, cookie.contains("=") { headers.append(("Cookie", cookie)) }
+        if let cookie = stateOptions.cookie, cookie.contains("=") { headers.append(("Cookie", cookie)) }
         if body != nil || bodyParts != nil, !headers.contains(where: { $0.0.lowercased() == "content-type" }) {
             headers.append(("Content-Type", contentType))
         }
-        if let userAgent { headers.append(("User-Agent", userAgent)) }
+        if let userAgent = requestOptions.userAgent { headers.append(("User-Agent", userAgent)) }
         // A -H of its own wins, as curl has it.
-        if let bearerToken, !headers.contains(where: { $0.0.lowercased() == "authorization" }) { headers.append(("Authorization", "Bearer \(bearerToken)")) }
-        var request = SecureRequest(HTTPMethod(rawValue: headOnly ? "HEAD" : method), url: target, headers: headers, body: body)
+        if let bearerToken = authenticationOptions.bearerToken, !headers.contains(where: { $0.0.lowercased() == "authorization" }) { headers.append(("Authorization", "Bearer \(bearerToken)")) }
+        var request = SecureRequest(HTTPMethod(rawValue: outputOptions.headOnly ? "HEAD" : method), url: target, headers: headers, body: body)
         request.bodyParts = bodyParts
-        if let uploadFile, StreamedUpload.isStreamed(uploadFile) {
+        if let uploadFile = requestOptions.uploadFile, StreamedUpload.isStreamed(uploadFile) {
             request.bodyStream = try StreamedUpload.stream(uploadFile)
         } else {
-            request.bodyFile = uploadFile
+            request.bodyFile = requestOptions.uploadFile
         }
         // Any status is a response, unless -f: then 400 and above are failures.
-        request.validation = fail ? ResponseValidation(acceptableStatusCodes: Set(100..<400)) : ResponseValidation.none
-        request.maximumResponseBodySize = maxFilesize
-        request.timeout = TimeLimit.duration(maxTime)
-        if idempotencyKey, request.idempotencyKey == nil {
+        request.validation = outputOptions.fail ? ResponseValidation(acceptableStatusCodes: Set(100..<400)) : ResponseValidation.none
+        request.maximumResponseBodySize = outputOptions.maxFilesize
+        request.timeout = TimeLimit.duration(connectionOptions.maxTime)
+        if requestOptions.idempotencyKey, request.idempotencyKey == nil {
             try request.setIdempotencyKey(UUID().uuidString.lowercased())
         }
         return request
