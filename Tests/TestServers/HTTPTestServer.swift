@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import LabServers
 import NIOHTTP1
@@ -58,6 +59,8 @@ public final class HTTPTestServer: Sendable {
     public let channel: any Channel
     public let isSecure: Bool
     public let connections = ConnectionCounter()
+    /// The connections accepted and still open, for `crash()`.
+    private let acceptedChannels = NIOLockedValueBox<[ObjectIdentifier: any Channel]>([:])
     /// The bodies posted to `/collect`, in arrival order.
     public let collected = CollectedBodies()
     /// What `/files/NAME` serves (404 for a name not set).
@@ -89,12 +92,15 @@ public final class HTTPTestServer: Sendable {
     ///   - http2: Offer HTTP/2 through ALPN (TLS only); every stream is routed as a request.
     ///   - idleTimeout: Close a connection on which nothing was read or written for this long,
     ///     without saying so beforehand (no `Keep-Alive: timeout=N`), as uvicorn and HAProxy do.
+    ///   - port: The port to listen on; 0 lets the system choose (a restarted server takes its
+    ///     predecessor's).
     public init(
         chain: [IssuedCertificate]?,
         clientVerifier: PeerTrustVerifier? = nil,
         bindHost: String = "127.0.0.1",
         http2: Bool = false,
-        idleTimeout: TimeAmount? = nil
+        idleTimeout: TimeAmount? = nil,
+        port: Int = 0
     ) async throws {
         let clientCertificates: ClientCertificateRequirement = clientVerifier == nil ? .none : .required
         self.clientCertificates = clientCertificates
@@ -116,11 +122,16 @@ public final class HTTPTestServer: Sendable {
         let contexts = currentContext
         let offersHTTP2 = offersHTTP2
         let streams = http2Streams
+        let accepted = acceptedChannels
         channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 let connection = counter.next()
-                channel.closeFuture.whenComplete { _ in counter.close() }
+                accepted.withLockedValue { $0[ObjectIdentifier(channel)] = channel }
+                channel.closeFuture.whenComplete { _ in
+                    counter.close()
+                    accepted.withLockedValue { $0[ObjectIdentifier(channel)] = nil }
+                }
                 @Sendable func routes() -> RouteHandler {
                     RouteHandler(
                         connection: connection, collected: collected, files: files, responder: responder, tally: tally, receivedBodyBytes: receivedBodyBytes,
@@ -145,11 +156,20 @@ public final class HTTPTestServer: Sendable {
                     }
                 }
             }
-            .bind(host: bindHost, port: 0)
+            .bind(host: bindHost, port: port)
             .get()
     }
 
     public func stop() async { try? await channel.close() }
+
+    /// The server process dies: it stops listening and every connection it accepted closes at
+    /// once, requests in flight included (`stop()` leaves accepted connections open).
+    public func crash() async {
+        try? await channel.close()
+        for connection in acceptedChannels.withLockedValue({ Array($0.values) }) {
+            try? await connection.close()
+        }
+    }
 
     /// Presents `chain` on every connection accepted from now on (a certificate rotation);
     /// connections already open keep the old one.
@@ -159,6 +179,10 @@ public final class HTTPTestServer: Sendable {
 
     /// How many HTTP/2 streams the server has accepted.
     public var http2StreamCount: Int { http2Streams.total }
+
+    /// How many request heads the server has read, whatever their path: what an impostor must
+    /// never get.
+    public var requestCount: Int { tally.count(RequestTally.everyRequest) }
 
     private let currentContext = SSLContextBox()
     private let clientCertificates: ClientCertificateRequirement
@@ -222,6 +246,8 @@ public final class RequestTally: @unchecked Sendable {
     func next(_ key: String) -> Int { lock.withLock { counts[key, default: 0] += 1; return counts[key]! } }
     /// The requests counted for `key`.
     public func count(_ key: String) -> Int { lock.withLock { counts[key] ?? 0 } }
+    /// The key under which every request head is counted.
+    static let everyRequest = "*"
 }
 
 /// A count of bytes, safe to share.
@@ -288,6 +314,7 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
         case .head(let head):
             self.head = head
             body.clear()
+            _ = tally.next(RequestTally.everyRequest)
             if head.uri == "/refuse-upload" {
                 // Answers before reading the body, then closes once the answer is out (HTTP/2:
                 // resets the stream).
@@ -424,6 +451,27 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
             context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: "partial...")))), promise: nil)
         case "/never":
             _ = tally.next("/never")
+        case "/die":
+            // A server that dies part-way through a response: the head and 10 of 100 bytes, then
+            // the whole connection closes (over HTTP/2 the connection, not only the stream).
+            let headers = HTTPHeaders([("Content-Type", "text/plain"), ("Content-Length", "100")])
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+            // An HTTP/2 stream's parent is the connection (whose parent is the listener); an
+            // HTTP/1.1 connection's parent is the listener itself.
+            let connection = context.channel.parent.flatMap { $0.parent == nil ? nil : $0 } ?? context.channel
+            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: "partial...")))))
+                .whenComplete { _ in connection.close(promise: nil) }
+        case "/head-only":
+            // Slowloris: the head announces 100 bytes, and nothing more comes.
+            let headers = HTTPHeaders([("Content-Type", "text/plain"), ("Content-Length", "100")])
+            context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+        case "/trickle":
+            // A body of `bytes` bytes, one byte every `every` milliseconds.
+            let bytes = Int(query["bytes"] ?? "100") ?? 100
+            let every = Int64(query["every"] ?? "50") ?? 50
+            let headers = HTTPHeaders([("Content-Type", "text/plain"), ("Content-Length", String(bytes))])
+            context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+            trickle(context, left: bytes, every: .milliseconds(every))
         case "/collect":
             collected.append(Data(body.readableBytesView))
             send(context, .ok, "noted", type: "text/plain")
@@ -690,6 +738,19 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
     }
 
     /// A 200 that announces 100 bytes, sends 10 (`partial…`) and closes the connection.
+    private func trickle(_ context: ChannelHandlerContext, left: Int, every interval: TimeAmount) {
+        guard left > 0 else { return context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil) }
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        context.eventLoop.scheduleTask(in: interval) {
+            let (handler, context) = loopBound.value
+            guard context.channel.isActive else { return }
+            context.writeAndFlush(handler.wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: "."))))).whenSuccess {
+                let (handler, context) = loopBound.value
+                handler.trickle(context, left: left - 1, every: interval)
+            }
+        }
+    }
+
     private func cutShort(_ context: ChannelHandlerContext) {
         let headers = HTTPHeaders([("Content-Type", "text/plain"), ("Content-Length", "100")])
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)

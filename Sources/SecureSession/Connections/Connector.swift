@@ -254,7 +254,11 @@ enum Connector {
             // established is the proxy's failure.
             if !(error is SecureSessionError), let failure = proxyTLS?.failure(error) { throw failure }
             if let decision = decisions.last { instrumentation.decided(decision, server: key.description) }
-            try HandshakeFailure.throwing(error, key: key, decisions: decisions, certificateChallenge: certificateChallenge, reporter: reporter, versions: versions)
+            do {
+                try HandshakeFailure.throwing(error, key: key, decisions: decisions, certificateChallenge: certificateChallenge, reporter: reporter, versions: versions)
+            } catch let failure as SecureSessionError {
+                throw failure.through(proxy: proxy.map { "\($0)" })
+            }
         }
         certificateChallenge?.handshakeCompleted()
         // A report-only pin set lets the connection through but its failure is reported.

@@ -2,7 +2,8 @@ import NIOCore
 import NIOHTTP1
 import TransportSecurity
 
-/// Receives each part of a response body, with the response's head.
+/// Receives each part of a response body, with the response's head; an empty part first, when the
+/// head arrives.
 typealias ResponseBodySink = @Sendable (HTTPResponseHead, ByteBuffer) async throws -> Void
 
 /// A connection of the session's pool: HTTP/1.1, leased to one request at a time

@@ -15,8 +15,8 @@ struct ReadResponse: Sendable {
 /// Writes one request to a channel's outbound side and reads its response from the inbound side:
 /// the same for an HTTP/1.1 connection and for an HTTP/2 stream (translated to HTTP/1 parts).
 enum ResponseReader {
-    /// Reads one response: its head, its body into `sink`, and its trailer fields (HTTP/1.1's
-    /// chunked trailer, HTTP/2's trailing HEADERS). 1xx responses (100 Continue, 103 Early
+    /// Reads one response: its head, its body into `sink` (an empty part first, when the head
+    /// arrives), and its trailer fields (HTTP/1.1's chunked trailer, HTTP/2's trailing HEADERS). 1xx responses (100 Continue, 103 Early
     /// Hints) that precede it are passed over; a final head the session cannot read a response
     /// from (`unreadableReason`) fails.
     static func read<Responses: AsyncIteratorProtocol>(
@@ -30,6 +30,10 @@ enum ResponseReader {
                 if received.isInformational { continue }
                 if let reason = received.unreadableReason { throw SecureSessionError.invalidResponse(reason) }
                 head = received
+                // An empty part says the head came: from now on the request is reading the body
+                // (what a timeout names: a server that stalls after its head is not "waiting for
+                // the response").
+                try await sink(received, ByteBuffer())
             case .body(let buffer):
                 guard let head else { throw SecureSessionError.invalidResponse("a body came before the response head") }
                 try await sink(head, buffer)

@@ -43,6 +43,9 @@ final class Deadline: @unchecked Sendable {
         }
     }
 
+    /// What the request is doing, in words (after "while").
+    var stageDescription: String? { lock.withLock { stage?.description } }
+
     /// The timeout of this deadline, saying what the request was doing when its time ran out.
     var timeout: SecureSessionError {
         .timeout(limit, during: lock.withLock { stage?.description })

@@ -77,6 +77,8 @@ extension SecureSession {
                 ) { head, buffer in
                     firstPart.withLockedValue { if $0 == nil { $0 = clock.now } }
                     deadline.received(buffer.readableBytes, from: key)
+                    // The empty part that says the head came is nobody else's.
+                    if buffer.readableBytes == 0 { return }
                     tee?.append(buffer)
                     // The body of a redirect that will be followed is not the caller's; a
                     // challenge's body is held until it is known whether the request is resent.
@@ -150,7 +152,7 @@ extension SecureSession {
                 let error = (error as? ClosedWithoutCloseNotify)?.failure(answerBegun: firstPart.withLockedValue { $0 } != nil) ?? error
                 guard case .connectionFailed(let detail)? = error.sessionFailureReason, reused, attempt == 1, firstPart.withLockedValue({ $0 }) == nil,
                     !Task.isCancelled
-                else { throw error }
+                else { throw (error as? SecureSessionError)?.naming(stage: deadline.stageDescription) ?? error }
                 guard request.isReplayable else {
                     // (An HTTP/2 server closing an idle connection says so with a GOAWAY first.)
                     guard connection is HTTP1Connection else { throw error }
