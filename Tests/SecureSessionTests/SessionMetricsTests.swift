@@ -89,7 +89,7 @@ struct SessionMetricsTests {
         #expect(metrics.recorders(label: label).count == 1)
     }
 
-    @Test("the server certificate's expiry as a gauge by server: the earliest notAfter of the path its last trusted connection was validated through, moved on when the server renews; a rejected server sets none")
+    @Test("the server certificate's expiry as a gauge by server: the earliest notAfter of the path its last trusted connection was validated through, moved on when the server renews; the server's keys counted by pin; a rejected server sets none")
     func serverCertificateExpiry() async throws {
         let metrics = TestMetrics()
         let chain = try lab.loopbackChain()
@@ -112,8 +112,14 @@ struct SessionMetricsTests {
         _ = try await another.get(server.url("/hello"))
         #expect(try metrics.expectRecorder(label, [("server", origin)]).lastValue == renewed.certificate.notValidAfter.timeIntervalSince1970)
 
+        // The server's move to a new key shows in the keys counter, by its pin.
+        let keys = "secure_session_server_keys_total"
+        #expect(metrics.counterTotal(label: keys, dimensions: [("server", origin), ("spki", chain[0].der.spkiPin.description)]) == 1)
+        #expect(metrics.counterTotal(label: keys, dimensions: [("server", origin), ("spki", renewed.der.spkiPin.description)]) == 1)
+
         await #expect(throws: SecureSessionError.self) { _ = try await session.get(impostor.url("/hello")) }
         #expect(metrics.recorders(label: label).count == 1, "the rejected server has no gauge")
+        #expect(metrics.counterTotal(label: keys) == 2, "a rejected server's key is not counted")
         await session.shutdown()
         await another.shutdown()
         await server.stop()

@@ -12,6 +12,9 @@ import TransportSecurityNIO
 ///   redirects, challenges, retries and the reading of the body included;
 /// - `secure_session_trust_decisions_total`, a counter by `outcome` (`trusted`, `rejected`) and
 ///   `decided_by` (the rule that decided): one per verified connection;
+/// - `secure_session_server_keys_total`, a counter by `server` (`https://host:port`) and `spki`
+///   (the `sha256/…` pin of the key of the trusted server's certificate): one per trusted
+///   connection, so that a server's move to another key (its backup pin) shows as it happens;
 /// - `secure_session_connections_total`, a counter by `protocol` (`http/1.1`, `h2`): one per
 ///   connection made;
 /// - `secure_session_server_certificate_expiry_timestamp_seconds`, a gauge by `server`
@@ -73,6 +76,15 @@ struct SessionInstrumentation: Sendable {
             dimensions: [("outcome", decision.isTrusted ? "trusted" : "rejected"), ("decided_by", decision.decidedBy)],
             factory: metrics
         ).increment()
+        // The key the trusted server proved it holds (its handshake was signed with it): a
+        // rotation to a backup key shows as a new pin.
+        if decision.isTrusted, let leaf = decision.lastEvaluation?.presentedChain.first {
+            Counter(
+                label: "secure_session_server_keys_total",
+                dimensions: [("server", server), ("spki", leaf.spkiPin.description)],
+                factory: metrics
+            ).increment()
+        }
         // The path validated, else (certificates allowed without validation) the chain presented.
         guard decision.isTrusted, let evaluation = decision.lastEvaluation,
             let expiry = (evaluation.path.isEmpty ? evaluation.presentedChain : evaluation.path).lazy.map(\.certificate.notValidAfter).min()
