@@ -15,6 +15,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/swift-server/async-http-client.git", exact: "1.37.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
     ],
     targets: [
         .executableTarget(
@@ -107,6 +108,26 @@ let package = Package(
             ],
             path: "Benchmarks/MessageSignatures",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // Not a benchmark of the plugin: the soak, a long mixed run with a summary at the end
+        // (swift run -c release Soak [REQUESTS] [CONCURRENCY]; BENCHMARKS.md).
+        .executableTarget(
+            name: "Soak",
+            dependencies: [
+                .product(name: "TransportSecurity", package: "TransportSecurity"),
+                .product(name: "TransportSecurityNIO", package: "TransportSecurity"),
+                .product(name: "SecureSession", package: "TransportSecurity"),
+                .product(name: "PKIBuilder", package: "TransportSecurity"),
+                .product(name: "LabServers", package: "TransportSecurity"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
+            path: "Benchmarks/Soak"
         ),
     ]
 )

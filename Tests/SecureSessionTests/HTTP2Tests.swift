@@ -359,7 +359,7 @@ struct HTTP2Tests {
             Issue.record("a request on a connection that failed got an answer")
         } catch let sessionError as SecureSessionError where sessionError.code == .connectionFailed {
             if case .connectionFailed(let detail) = sessionError.reason {
-                #expect(detail.hasSuffix("the server broke HTTP/2's rules: a frame on stream 1001, which the client never opened; the client ended the connection (GOAWAY)"), "\(detail)")
+                #expect(detail.contains("the server broke HTTP/2's rules: a frame on stream 1001, which the client never opened; the client ended the connection (GOAWAY), while "), "\(detail)")
             }
         } catch {
             Issue.record("\(error)")
@@ -412,7 +412,7 @@ struct HTTP2Tests {
         } catch let sessionError as SecureSessionError where sessionError.code == .connectionFailed {
             if case .connectionFailed(let detail) = sessionError.reason {
                 #expect(detail.contains("the server's GOAWAY (ENHANCE_YOUR_CALM) says it processed streams up to HTTP2StreamID(0)"), "\(detail)")
-                #expect(detail.hasSuffix("a POST without an idempotency key is not sent again after a GOAWAY with an error code"), "\(detail)")
+                #expect(detail.contains("a POST without an idempotency key is not sent again after a GOAWAY with an error code, while "), "\(detail)")
             }
         }
         #expect(try await session.get(server.url("/unprocessed?by=goaway&code=11")).text == "processed on connection 2")

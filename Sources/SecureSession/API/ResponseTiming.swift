@@ -17,8 +17,8 @@ public struct ResponseTiming: Sendable, Hashable, CustomStringConvertible {
     /// included (through a proxy, the opening of its tunnel and TLS with an HTTPS proxy too);
     /// `nil` on a reused connection or in cleartext.
     public let tlsHandshake: Duration?
-    /// From the connection being ready to the first bytes of the response (its end, for a
-    /// response without a body): the request and its body sent, the server's answer awaited.
+    /// From the connection being ready to the response's head: the request and its body sent,
+    /// the server's answer awaited.
     public let waiting: Duration
     /// From the head to the end of the body.
     public let download: Duration

@@ -16,9 +16,9 @@ struct ReadResponse: Sendable {
 /// the same for an HTTP/1.1 connection and for an HTTP/2 stream (translated to HTTP/1 parts).
 enum ResponseReader {
     /// Reads one response: its head, its body into `sink` (an empty part first, when the head
-    /// arrives), and its trailer fields (HTTP/1.1's chunked trailer, HTTP/2's trailing HEADERS). 1xx responses (100 Continue, 103 Early
-    /// Hints) that precede it are passed over; a final head the session cannot read a response
-    /// from (`unreadableReason`) fails.
+    /// arrives), and its trailer fields (HTTP/1.1's chunked trailer, HTTP/2's trailing HEADERS).
+    /// 1xx responses (100 Continue, 103 Early Hints) that precede it are passed over; a final
+    /// head the session cannot read a response from (`unreadableReason`) fails.
     static func read<Responses: AsyncIteratorProtocol>(
         from responses: inout Responses,
         into sink: ResponseBodySink

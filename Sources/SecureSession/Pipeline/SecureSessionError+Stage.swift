@@ -1,15 +1,11 @@
 extension SecureSessionError {
     /// The failure with what the request was doing added to its detail: a connection that
-    /// failed, or a response that could not be read, says whether the request was still waiting
-    /// for the response or reading its body (and how much of it had come). Other failures name
-    /// their stage already (a timeout, a TLS failure) and are returned as they are.
+    /// failed says whether the request was still waiting for the response or reading its body
+    /// (and how much of it had come). Other failures name their stage already (a timeout, a TLS
+    /// failure) or are about the response itself (an invalid one), and are returned as they are.
     func naming(stage: String?) -> SecureSessionError {
-        guard let stage else { return self }
-        switch reason {
-        case .connectionFailed(let detail): return SecureSessionError(.connectionFailed("\(detail), while \(stage)"), underlying: underlying)
-        case .invalidResponse(let detail): return SecureSessionError(.invalidResponse("\(detail), while \(stage)"), underlying: underlying)
-        default: return self
-        }
+        guard let stage, case .connectionFailed(let detail) = reason else { return self }
+        return SecureSessionError(.connectionFailed("\(detail), while \(stage)"), underlying: underlying)
     }
 
     /// A TLS failure of a handshake made through `proxy`, saying so: the proxy, or the server
