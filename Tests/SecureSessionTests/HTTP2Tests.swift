@@ -35,6 +35,36 @@ struct HTTP2Tests {
         await server.stop()
     }
 
+    @Test("2,000 requests, 64 at once, on one HTTP/2 connection: no liveness PING is sent for streams whose response ended (the task may close its stream before the event loop has ended it); their acknowledgements had tripped the client's own flood heuristic and ended a sound connection")
+    func endedStreamsSendNoPing() async throws {
+        let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)
+        let session = lab.session()
+        let url = server.url("/hello")
+        let failures = try await withThrowingTaskGroup(of: Int.self) { group in
+            for worker in 0..<64 {
+                group.addTask {
+                    var failures = 0
+                    for _ in stride(from: worker, to: 2_000, by: 64) {
+                        do { _ = try await session.get(url) } catch { failures += 1 }
+                    }
+                    return failures
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        #expect(failures == 0)
+        #expect(server.connections.total == 1, "one connection carried them all")
+        #expect(server.pingCount == 0, "\(server.pingCount) PINGs for streams that ended")
+        // A request that gives up on its stream does send one (the liveness probe).
+        var abandoned = SecureRequest(url: server.url("/never"))
+        abandoned.timeout = .milliseconds(200)
+        _ = try? await session.send(abandoned)
+        for _ in 0..<100 where server.pingCount == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(server.pingCount >= 1, "the probe after a stream given up on")
+        await session.shutdown()
+        await server.stop()
+    }
+
     @Test("a header value with a control character is an invalid response over HTTP/2 as over HTTP/1.1 (swift-nio-http2 refuses only CR, LF and NUL); a tab is a value's own")
     func controlCharacterInHeaderValue() async throws {
         let server = try await HTTPTestServer(chain: lab.loopbackChain(), http2: true)

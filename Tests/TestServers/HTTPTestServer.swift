@@ -150,7 +150,9 @@ public final class HTTPTestServer: Sendable {
                         try channel.pipeline.syncOperations.addHandlers(IdleStateHandler(allTimeout: idleTimeout), IdleConnectionCloser())
                     }
                 }.flatMap {
-                    channel.configureLabHTTPServer(http2: offersHTTP2) { forHTTP2Stream in
+                    channel.configureLabHTTPServer(http2: offersHTTP2, onConnectionFrame: { frame in
+                        if case .ping(_, ack: false) = frame.payload { _ = tally.next(RequestTally.pings) }
+                    }) { forHTTP2Stream in
                         if forHTTP2Stream { _ = streams.next() }
                         return routes()
                     }
@@ -183,6 +185,9 @@ public final class HTTPTestServer: Sendable {
     /// How many request heads the server has read, whatever their path: what an impostor must
     /// never get.
     public var requestCount: Int { tally.count(RequestTally.everyRequest) }
+
+    /// How many PINGs HTTP/2 clients have sent (acknowledgements not counted).
+    public var pingCount: Int { tally.count(RequestTally.pings) }
 
     private let currentContext = SSLContextBox()
     private let clientCertificates: ClientCertificateRequirement
@@ -248,6 +253,8 @@ public final class RequestTally: @unchecked Sendable {
     public func count(_ key: String) -> Int { lock.withLock { counts[key] ?? 0 } }
     /// The key under which every request head is counted.
     static let everyRequest = "*"
+    /// The key under which an HTTP/2 client's PINGs are counted.
+    static let pings = "PING"
 }
 
 /// A count of bytes, safe to share.

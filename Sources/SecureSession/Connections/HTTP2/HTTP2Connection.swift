@@ -347,7 +347,11 @@ private final class StreamHandle: ClosableConnection {
     }
 
     func close() {
-        if bridge.finish(SecureSessionError.connectionFailed("the HTTP/2 stream was closed")) { onAbandoned() }
+        // The task that read the response's end closes the stream, sometimes before the event
+        // loop has ended the bridge: that stream was not given up on. Taken for one, each sent
+        // a liveness PING, and under load their acknowledgements tripped swift-nio-http2's flood
+        // heuristic (200 control frames in 30 s), which ended a sound connection (the soak).
+        if bridge.finish(SecureSessionError.connectionFailed("the HTTP/2 stream was closed")), !bridge.hasReceivedEnd { onAbandoned() }
         stream.whenSuccess { $0.close(promise: nil) }
     }
 }
