@@ -149,10 +149,14 @@ final class HTTP2Connection: HTTPConnection, Sendable {
                     try await streamedBody.send { part in try await stream.writeAndFlush(HTTPClientRequestPart.body(.byteBuffer(part))).get() }
                     try await stream.writeAndFlush(HTTPClientRequestPart.end(nil)).get()
                 } catch {
-                    return ExchangedResponse(try await ResponseReader.answer(sentBefore: error, from: &responses, into: sink), reusable: true)
+                    let early = try await ResponseReader.answer(sentBefore: error, from: &responses, into: sink)
+                    handle.exchangeEnded()
+                    return ExchangedResponse(early, reusable: true)
                 }
             }
-            return ExchangedResponse(try await ResponseReader.read(from: &responses, into: sink), reusable: true)
+            let read = try await ResponseReader.read(from: &responses, into: sink)
+            handle.exchangeEnded()
+            return ExchangedResponse(read, reusable: true)
         } catch {
             if probe.wentSilent {
                 throw SecureSessionError.connectionFailed("\(key): the server did not answer a PING within \(probeTimeout); the HTTP/2 connection was closed")
@@ -346,12 +350,20 @@ private final class StreamHandle: ClosableConnection {
         self.onAbandoned = onAbandoned
     }
 
+    /// The task read the whole response (and sent the whole request): the stream was not given
+    /// up on, whatever the bridge says when it is closed.
+    private let ended = NIOLockedValueBox(false)
+
+    func exchangeEnded() { ended.withLockedValue { $0 = true } }
+
     func close() {
         // The task that read the response's end closes the stream, sometimes before the event
         // loop has ended the bridge: that stream was not given up on. Taken for one, each sent
         // a liveness PING, and under load their acknowledgements tripped swift-nio-http2's flood
-        // heuristic (200 control frames in 30 s), which ended a sound connection (the soak).
-        if bridge.finish(SecureSessionError.connectionFailed("the HTTP/2 stream was closed")), !bridge.hasReceivedEnd { onAbandoned() }
+        // heuristic (200 control frames in 30 s), which ended a sound connection (the soak). A
+        // task still sending its body when its deadline closes the stream did give up on it,
+        // even if the response's end came already.
+        if bridge.finish(SecureSessionError.connectionFailed("the HTTP/2 stream was closed")), !ended.withLockedValue({ $0 }) { onAbandoned() }
         stream.whenSuccess { $0.close(promise: nil) }
     }
 }

@@ -19,20 +19,14 @@ final class StreamResponseBridge: AsyncIteratorProtocol, @unchecked Sendable {
     private var paused = false
     private var resumeReading: (@Sendable () -> Void)?
     private var delivered = false
-    private var receivedEnd = false
 
     /// Whether any part of the response arrived: the server processed the request.
     var hasDelivered: Bool { lock.withLock { delivered } }
-
-    /// Whether the response's end arrived: its stream was not given up on, even when the task
-    /// that read the end closes the stream before the event loop has ended the bridge.
-    var hasReceivedEnd: Bool { lock.withLock { receivedEnd } }
 
     /// The event loop side: a part arrived. Returns whether the stream may read more.
     func deliver(_ part: HTTPClientResponsePart) -> Bool {
         let (resumed, keepReading): (CheckedContinuation<HTTPClientResponsePart?, any Error>?, Bool) = lock.withLock {
             delivered = true
-            if case .end = part { receivedEnd = true }
             guard ending == nil else { return (nil, false) }
             if let waiting {
                 self.waiting = nil

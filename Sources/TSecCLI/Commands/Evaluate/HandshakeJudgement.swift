@@ -49,6 +49,9 @@ struct HandshakeJudgement: Sendable {
     ) async throws(Unreachable) -> HandshakeJudgement {
         let endpoint = ConnectionFailureText.endpoint(host, port)
         let decided = NIOLockedValueBox<TrustDecision?>(nil)
+        // Set when the server's chain reaches the verifier, whose decision comes from a task: a
+        // server that breaks off while it is being judged still presented a chain.
+        let presented = NIOLockedValueBox(false)
         let channel: any Channel
         let completed: EventLoopFuture<Void>
         do {
@@ -58,11 +61,13 @@ struct HandshakeJudgement: Sendable {
                 .connect(host: host, port: port) { channel in
                     channel.eventLoop.makeCompletedFuture {
                         let promise = channel.eventLoop.makePromise(of: Void.self)
+                        let verify = verifier.makeVerificationCallback { decision in decided.withLockedValue { $0 = decision } }
                         let tls = try NIOSSLClientHandler(
                             context: context,
                             serverHostname: verifier.serverNameIndication,
-                            customVerificationCallback: verifier.makeVerificationCallback { decision in
-                                decided.withLockedValue { $0 = decision }
+                            customVerificationCallback: { certificates, promise in
+                                presented.withLockedValue { $0 = true }
+                                verify(certificates, promise)
                             }
                         )
                         try channel.pipeline.syncOperations.addHandler(tls)
@@ -88,7 +93,16 @@ struct HandshakeJudgement: Sendable {
         } catch {
             failure = timedOut.withLockedValue { $0 } ? "timed out after \(timeout.nanoseconds / 1_000_000) ms" : ConnectionFailureText.describe(error)
         }
+        // A chain presented and still being judged when the handshake failed: its decision is
+        // awaited (a rejection stays a rejection, exit 1, not an unreachable server).
+        for _ in 0..<500 where presented.withLockedValue({ $0 }) && decided.withLockedValue({ $0 }) == nil {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
         guard let decision = decided.withLockedValue({ $0 }) else {
+            if presented.withLockedValue({ $0 }) {
+                let reason = "the handshake failed while the chain was being judged: \(failure ?? "the handshake ended early")"
+                return HandshakeJudgement(decision: TrustDecision(isTrusted: false, decider: .peerVerifier, reason: reason), handshakeFailure: failure)
+            }
             throw Unreachable(description: "\(endpoint) presented no certificate: \(failure ?? "the handshake ended early")")
         }
         return HandshakeJudgement(decision: decision, handshakeFailure: failure)
