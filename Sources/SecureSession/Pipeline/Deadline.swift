@@ -48,7 +48,7 @@ final class Deadline: @unchecked Sendable {
 
     /// The timeout of this deadline, saying what the request was doing when its time ran out.
     var timeout: SecureSessionError {
-        .timeout(limit, during: lock.withLock { stage?.description })
+        .timeout(limit, during: stageDescription)
     }
 
     /// Why the deadline ended the request, if it did: timeout or cancellation.

@@ -88,17 +88,19 @@ public struct EvaluateCommand: TSecCommand {
     /// decision; returns 0 when trusted, 1 when rejected, 2 for bad usage or unreadable input, 3
     /// when the server cannot be reached.
     public func execute(output: CommandOutput) async -> Int32 {
+        // validate() has parsed the server argument already.
+        let target = server.flatMap { try? ServerArgument($0) }
         let evaluator: any ServerTrustEvaluating
         let systemStore: TrustStore?
         do {
-            evaluator = try makeEvaluator()
+            evaluator = try makeEvaluator(checkedHost: host ?? target?.host)
             systemStore = try policy.makeSystemStore()
         } catch {
             output.error("tsec evaluate: \(error)")
             return ExitStatus.usageOrInput
         }
         let decision: TrustDecision
-        if let server, let target = try? ServerArgument(server) {
+        if let target {
             let host = self.host ?? target.host
             let verifier = PeerTrustVerifier(
                 evaluator: evaluator, host: host, systemStore: systemStore ?? (try? TrustStore.system),
@@ -140,13 +142,13 @@ public struct EvaluateCommand: TSecCommand {
     }
 
     /// What decides: the raw anchors evaluation, the SPKI pins (with the policy when a mode is
-    /// given), or the policy alone.
-    private func makeEvaluator() throws -> any ServerTrustEvaluating {
+    /// given), or the policy alone; `checkedHost` is the name the anchors evaluation checks.
+    private func makeEvaluator(checkedHost: String?) throws -> any ServerTrustEvaluating {
         if let anchors {
             return AnchorsTrustEvaluator(
                 anchors: try CertificateLoader.certificates(atPath: anchors),
                 anchorsOnly: anchorsOnly,
-                validation: policy.noDomainValidation ? .basicX509 : .ssl(host ?? server.flatMap { try? ServerArgument($0).host })
+                validation: policy.noDomainValidation ? .basicX509 : .ssl(checkedHost)
             )
         }
         if spkiPins.isEmpty { return try policy.makePolicy() }
